@@ -1,0 +1,268 @@
+"""The hand-history file: a night of Napalm as JSON (``napalm-hand-history/1``).
+
+The format is documented in ``docs/hand-history.md``; this module is its one
+reader and writer.  Reading is strict: every key is known, every value has the
+type the format says, and a wrong entry is reported with where it is
+("stages[4] (game 1, hand 2, stage 2): …"), so a person can fix the file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from .table import (
+    Challenge,
+    Declare,
+    IllegalAction,
+    Phase,
+    Rules,
+    Showdown,
+    Table,
+)
+
+FORMAT = "napalm-hand-history/1"
+
+#: A file larger than this is refused before it is parsed (a 12-hour night is ~100 KB).
+MAX_BYTES = 2_000_000
+#: Nesting deeper than this is refused: the format itself is three levels deep.
+MAX_DEPTH = 8
+
+UNFINISHED_POT_CHOICES = ("return_antes", "split_leaders", "carry")
+
+_RULE_KEYS = {"ante", "ante_every", "tokens_to_win"}
+_SETTING_KEYS = {"chip_value", "currency", "unfinished_pot"}
+_TOP_KEYS = {"format", "rules", "players", "first_dealer", "stages", "name"}
+_STAGE_KEYS = {"stage", "yes", "challengers", "winners", "cards", "in_progress"}
+
+
+class HistoryError(ValueError):
+    """A hand-history file that cannot be read; the message says where it is wrong."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The night's money settings, kept beside the game rules in a file's ``rules``."""
+
+    chip_value: Decimal = Decimal("0")
+    currency: str = ""
+    unfinished_pot: str = "return_antes"
+
+
+@dataclass(frozen=True)
+class History:
+    """A parsed file: the table it describes and the settings that go with it."""
+
+    table: Table
+    settings: Settings = field(default_factory=Settings)
+    name: str | None = None
+
+
+def loads(text: str | bytes) -> History:
+    """Parse and replay a hand-history file's text."""
+    if len(text) > MAX_BYTES:
+        raise HistoryError(f"the file is larger than {MAX_BYTES // 1_000_000} MB; a night's history is far smaller")
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise HistoryError("the file is nested far too deeply to be a hand history") from None
+    except (ValueError, UnicodeDecodeError) as error:
+        raise HistoryError(f"not valid JSON: {error}") from None
+    _check_depth(data, 0)
+    return from_dict(data)
+
+
+def _check_depth(value: Any, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        raise HistoryError("the file is nested too deeply to be a hand history")
+    if isinstance(value, dict):
+        for item in value.values():
+            _check_depth(item, depth + 1)
+    elif isinstance(value, list):
+        for item in value:
+            _check_depth(item, depth + 1)
+
+
+def from_dict(data: Any) -> History:
+    """Replay a decoded hand-history document into a :class:`Table`."""
+    if not isinstance(data, dict):
+        raise HistoryError("the file must hold one JSON object")
+    unknown = sorted(set(data) - _TOP_KEYS)
+    if unknown:
+        raise HistoryError(f"unknown key '{unknown[0]}' at the top level")
+    if data.get("format") != FORMAT:
+        raise HistoryError(f"'format' must be \"{FORMAT}\"")
+    rules, settings = _rules(data.get("rules", {}))
+    players = data.get("players")
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise HistoryError("'players' must be a list of names, in seating order")
+    first_dealer = data.get("first_dealer")
+    if first_dealer is not None and not isinstance(first_dealer, str):
+        raise HistoryError("'first_dealer' must be a player's name")
+    name = data.get("name")
+    if name is not None and not isinstance(name, str):
+        raise HistoryError("'name' must be text")
+    try:
+        table = Table(players, first_dealer, rules)
+    except IllegalAction as error:
+        raise HistoryError(str(error)) from None
+    stages = data.get("stages", [])
+    if not isinstance(stages, list):
+        raise HistoryError("'stages' must be a list")
+    for index, entry in enumerate(stages):
+        where = (
+            f"stages[{index}] (game {table.game_number}, hand {table.hand_number}, stage {int(table.stage)})"
+        )
+        try:
+            _play(table, entry, last=index == len(stages) - 1)
+        except (IllegalAction, HistoryError) as error:
+            raise HistoryError(f"{where}: {error}") from None
+    return History(table=table, settings=settings, name=name)
+
+
+def _rules(raw: Any) -> tuple[Rules, Settings]:
+    if not isinstance(raw, dict):
+        raise HistoryError("'rules' must be an object")
+    unknown = sorted(set(raw) - _RULE_KEYS - _SETTING_KEYS)
+    if unknown:
+        raise HistoryError(f"unknown rule '{unknown[0]}'")
+    kwargs = {k: raw[k] for k in _RULE_KEYS if k in raw}
+    try:
+        rules = Rules(**kwargs)
+    except IllegalAction as error:
+        raise HistoryError(f"rules: {error}") from None
+    chip_value = raw.get("chip_value", "0")
+    if isinstance(chip_value, bool) or not isinstance(chip_value, (str, int)):
+        raise HistoryError("rules: 'chip_value' must be a decimal written as a string, e.g. \"0.25\"")
+    try:
+        value = Decimal(str(chip_value))
+    except InvalidOperation:
+        raise HistoryError(f"rules: 'chip_value' {chip_value!r} is not a number") from None
+    if not value.is_finite() or value < 0 or value.as_tuple().exponent < -4:  # type: ignore[operator]
+        raise HistoryError("rules: 'chip_value' must be 0 or more, with at most 4 decimal places")
+    currency = raw.get("currency", "")
+    if not isinstance(currency, str) or len(currency) > 8:
+        raise HistoryError("rules: 'currency' must be a short text such as \"EUR\" or \"$\"")
+    unfinished = raw.get("unfinished_pot", "return_antes")
+    if unfinished not in UNFINISHED_POT_CHOICES:
+        raise HistoryError(f"rules: 'unfinished_pot' must be one of {', '.join(UNFINISHED_POT_CHOICES)}")
+    return rules, Settings(chip_value=value, currency=currency, unfinished_pot=unfinished)
+
+
+def _name_list(entry: Mapping[str, Any], key: str) -> tuple[str, ...] | None:
+    if key not in entry:
+        return None
+    value = entry[key]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise HistoryError(f"'{key}' must be a list of names")
+    return tuple(value)
+
+
+def _play(table: Table, entry: Any, *, last: bool) -> None:
+    """Push the actions one stage entry stands for."""
+    if not isinstance(entry, dict):
+        raise HistoryError("each stage must be an object")
+    unknown = sorted(set(entry) - _STAGE_KEYS)
+    if unknown:
+        raise HistoryError(f"unknown key '{unknown[0]}'")
+    in_progress = entry.get("in_progress", False)
+    if not isinstance(in_progress, bool):
+        raise HistoryError("'in_progress' must be true or false")
+    if in_progress and not last:
+        raise HistoryError("only the last stage can be in progress")
+    if "stage" in entry:
+        stage = entry["stage"]
+        if isinstance(stage, bool) or not isinstance(stage, int):
+            raise HistoryError("'stage' must be 1, 2 or 3")
+        if stage != int(table.stage):
+            raise HistoryError(f"this is stage {int(table.stage)}, not stage {stage}")
+    yes = _name_list(entry, "yes")
+    if yes is None:
+        raise HistoryError("'yes' is missing (write [] when nobody said Yes)")
+    challengers = _name_list(entry, "challengers")
+    winners = _name_list(entry, "winners")
+    cards = entry.get("cards")
+    if cards is not None and (
+        not isinstance(cards, dict) or not all(isinstance(v, str) for v in cards.values())
+    ):
+        raise HistoryError("'cards' must map each Yes player to their cards, e.g. {\"Ann\": \"AsKd\"}")
+    table.declare(yes)
+    if table.phase is Phase.CHALLENGE:
+        if challengers is None and in_progress:
+            return
+        table.challenge(challengers or ())
+    elif challengers is not None:
+        raise HistoryError("'challengers' is only for a stage where the dealer alone said Yes")
+    if table.phase is Phase.SHOWDOWN:
+        if winners is None and cards is None:
+            if in_progress:
+                return
+            raise HistoryError("two or more said Yes: give 'winners' or 'cards'")
+        table.push(Showdown(winners=winners, cards=None if cards is None else tuple(cards.items())))
+    elif winners is not None or cards is not None:
+        raise HistoryError("'winners' and 'cards' are only for a stage where two or more said Yes")
+
+
+def to_dict(table: Table, settings: Settings | None = None, name: str | None = None) -> dict[str, Any]:
+    """Export the live actions of ``table`` (voided ones left out) as a hand-history document."""
+    settings = settings or Settings()
+    rules: dict[str, Any] = {
+        "ante": table.rules.ante,
+        "ante_every": table.rules.ante_every,
+        "tokens_to_win": table.rules.tokens_to_win,
+    }
+    if settings != Settings():
+        rules["chip_value"] = str(settings.chip_value)
+        rules["currency"] = settings.currency
+        rules["unfinished_pot"] = settings.unfinished_pot
+    stages: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    for record in table.live_records():
+        action = record.action
+        if isinstance(action, Declare):
+            current = {"stage": int(record.stage), "yes": list(action.yes)}
+            stages.append(current)
+        elif isinstance(action, Challenge):
+            assert current is not None
+            current["challengers"] = list(action.challengers)
+        elif isinstance(action, Showdown):
+            assert current is not None
+            if action.winners is not None:
+                current["winners"] = list(action.winners)
+            if action.cards is not None:
+                current["cards"] = dict(action.cards)
+    if table.phase is not Phase.DECLARE and stages:
+        stages[-1]["in_progress"] = True
+    document: dict[str, Any] = {"format": FORMAT}
+    if name:
+        document["name"] = name
+    document.update(
+        {
+            "rules": rules,
+            "players": list(table.players),
+            "first_dealer": table.first_dealer,
+            "stages": stages,
+        }
+    )
+    return document
+
+
+def dumps(table: Table, settings: Settings | None = None, name: str | None = None) -> str:
+    return json.dumps(to_dict(table, settings, name), indent=2, ensure_ascii=False) + "\n"
+
+
+def standings(table: Table) -> dict[str, Any]:
+    """The replay summary: net chips, tokens, pot, finished games, dealer and next stage."""
+    tokens = table.tokens
+    return {
+        "players": {
+            name: {"net_chips": net, "tokens": tokens[name]} for name, net in table.net_chips.items()
+        },
+        "pot": table.pot,
+        "games": [{"winner": g.winner, "pot": g.pot} for g in table.games],
+        "dealer": table.dealer,
+        "next_stage": int(table.stage),
+    }

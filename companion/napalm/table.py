@@ -1,0 +1,700 @@
+"""Napalm as a fold over actions: the table state, its legal moves, and its log.
+
+The engine is deliberately shaped like pokerkit's ``State`` and python-chess's
+``Board``: ``verify(action)`` raises :class:`IllegalAction` with a sentence a
+scorekeeper understands, ``is_legal(action)`` asks, ``push(action)`` acts and
+appends a frozen :class:`Record` to an append-only log, and ``void()`` (the
+``pop`` of python-chess) undoes the latest live action *by appending* a
+:class:`Void` record, so the history keeps every line.
+
+Every action is resolved by the pure function :func:`resolve`, which maps a
+small frozen :class:`Position` and an action to the next position and the chip
+transfers and tokens it causes.  A position holds only what the rules need to
+go on (O(players)); the growing history lives in the log, so recording the
+1000th action of a night costs what recording the first did.
+
+Chips move between accounts: a player's name, or :data:`POT`.  Every record's
+transfers balance by construction (a transfer has one payer and one payee), so
+the sum of all players' net chips plus the pot is always zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import Enum, IntEnum
+
+from .cards import Card, CardError, format_cards, parse_cards
+from .rankings import CARDS_PER_STAGE, best_hands, hand_strength
+
+#: The pot's account in a :class:`Transfer`.  Player names are never empty, so
+#: ``None`` cannot be mistaken for a player.
+POT = None
+
+MAX_PLAYERS = 7
+MIN_PLAYERS = 2
+MAX_NAME_LENGTH = 24
+
+
+class IllegalAction(ValueError):
+    """An action the rules do not allow now; the message is for the scorekeeper."""
+
+
+class Stage(IntEnum):
+    """The three stages of a hand, named for how claims are compared."""
+
+    TWO_CARD_HIGH = 1
+    DEUCE_TO_SEVEN_LOW = 2
+    SEVEN_CARD_HIGH = 3
+
+    @property
+    def title(self) -> str:
+        return STAGE_TITLES[self]
+
+
+STAGE_TITLES = {
+    Stage.TWO_CARD_HIGH: "best two-card high hand",
+    Stage.DEUCE_TO_SEVEN_LOW: "lowest five-card hand (deuce to seven)",
+    Stage.SEVEN_CARD_HIGH: "best five of seven, high",
+}
+
+
+class Phase(str, Enum):
+    """What the table waits for within a stage."""
+
+    DECLARE = "declare"  # everyone says Yes or No, dealer last
+    CHALLENGE = "challenge"  # the dealer alone said Yes: who changes No to Yes?
+    SHOWDOWN = "showdown"  # two or more Yes: who has the best hand?
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The settings a group agrees on before play (RULES.md, "Left to the group")."""
+
+    ante: int = 1
+    ante_every: int = 1
+    tokens_to_win: int = 5
+
+    def __post_init__(self) -> None:
+        for name in ("ante", "ante_every", "tokens_to_win"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise IllegalAction(f"{name.replace('_', ' ')} must be a whole number")
+        if not 0 <= self.ante <= 1_000_000:
+            raise IllegalAction("the ante must be between 0 and 1,000,000 chips")
+        if self.ante_every not in (1, 2):
+            raise IllegalAction("the ante is paid on every hand (1) or every other hand (2)")
+        if not 1 <= self.tokens_to_win <= 99:
+            raise IllegalAction("tokens to win must be between 1 and 99")
+
+    def antes_on_hand(self, hand: int) -> bool:
+        """Whether the ``hand``-th hand of a game (1-based) antes: 1st, 3rd, 5th… when every other."""
+        return (hand - 1) % self.ante_every == 0
+
+
+# --- actions ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Declare:
+    """The first round of a stage: the players who said Yes (everyone else said No)."""
+
+    yes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Challenge:
+    """After the dealer alone said Yes: the players who changed their No to Yes."""
+
+    challengers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Showdown:
+    """The result of a contest between two or more Yes players.
+
+    ``winners`` are the tapped winners (several on a tie); ``cards`` maps each Yes
+    player to the cards shown.  Either decides; when both are given they must agree.
+    """
+
+    winners: tuple[str, ...] | None = None
+    cards: tuple[tuple[str, str], ...] | None = None
+
+    def cards_by_player(self) -> dict[str, str] | None:
+        return None if self.cards is None else dict(self.cards)
+
+
+@dataclass(frozen=True)
+class Void:
+    """Undo the latest live action; the voided record stays in the log, marked."""
+
+
+Action = Declare | Challenge | Showdown | Void
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """Chips from ``payer`` to ``payee`` (a player's name, or :data:`POT`)."""
+
+    payer: str | None
+    payee: str | None
+    chips: int
+    reason: str  # "ante", "side bet", "pot", "undo"
+
+    def reversed(self) -> Transfer:
+        return Transfer(self.payee, self.payer, self.chips, "undo")
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """A finished game: who reached the target and the pot they took."""
+
+    number: int
+    winner: str
+    pot: int
+    hands: int
+
+
+@dataclass(frozen=True)
+class Position:
+    """Everything the rules need to go on, and nothing that grows with the night."""
+
+    game: int  # 1-based game number within the night
+    hand: int  # 1-based hand number within the game
+    dealer: int  # seat index of the dealer of the hand in progress (or next)
+    stage: Stage
+    phase: Phase
+    yes: tuple[str, ...]  # the stage's Yes players so far, in declaration order
+    pot: int
+    tokens: tuple[int, ...]  # per seat, in the game in progress
+    net: tuple[int, ...]  # per seat, net chips over the night
+    shown: tuple[tuple[str, tuple[Card, ...]], ...]  # cards shown so far in this hand
+    games: tuple[GameResult, ...]  # finished games, in order
+    ante_paid: bool  # whether this hand's ante (if any) has been taken
+
+
+@dataclass(frozen=True)
+class Record:
+    """One line of the log: an action, where it happened, and what it did."""
+
+    seq: int
+    action: Action
+    game: int
+    hand: int
+    stage: Stage
+    dealer: str
+    transfers: tuple[Transfer, ...]
+    tokens: tuple[tuple[str, int], ...]  # (player, +1/-1)
+    winners: tuple[str, ...]  # showdown winners, when decided
+    game_won: GameResult | None
+    summary: str
+    voids: int | None = None  # for a Void: the seq it undoes
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What :func:`resolve` returns: the next position and the effects of the action."""
+
+    position: Position
+    transfers: tuple[Transfer, ...] = ()
+    tokens: tuple[tuple[str, int], ...] = ()
+    winners: tuple[str, ...] = ()
+    game_won: GameResult | None = None
+    summary: str = ""
+
+
+# --- the table ---------------------------------------------------------------
+
+
+def validate_players(players: Sequence[str]) -> tuple[str, ...]:
+    """Check a seating: 2 to 7 distinct, non-empty names (case-insensitively distinct)."""
+    if isinstance(players, str) or not isinstance(players, Sequence):
+        raise IllegalAction("players must be a list of names")
+    names = []
+    for name in players:
+        if not isinstance(name, str) or not name.strip():
+            raise IllegalAction("every player needs a name")
+        name = " ".join(name.split())
+        if len(name) > MAX_NAME_LENGTH:
+            raise IllegalAction(f"the name '{name[:MAX_NAME_LENGTH]}…' is longer than {MAX_NAME_LENGTH} characters")
+        names.append(name)
+    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
+        raise IllegalAction(f"Napalm needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}")
+    seen: dict[str, str] = {}
+    for name in names:
+        if name.casefold() in seen:
+            raise IllegalAction(f"two players are called '{name}'; give each a different name")
+        seen[name.casefold()] = name
+    return tuple(names)
+
+
+def start_position(players: Sequence[str], first_dealer: str | None) -> Position:
+    n = len(players)
+    dealer = 0 if first_dealer is None else _seat_of(players, first_dealer, "first dealer")
+    return Position(
+        game=1,
+        hand=1,
+        dealer=dealer,
+        stage=Stage.TWO_CARD_HIGH,
+        phase=Phase.DECLARE,
+        yes=(),
+        pot=0,
+        tokens=(0,) * n,
+        net=(0,) * n,
+        shown=(),
+        games=(),
+        ante_paid=False,
+    )
+
+
+def _seat_of(players: Sequence[str], name: object, role: str = "player") -> int:
+    if isinstance(name, str):
+        for seat, player in enumerate(players):
+            if player == name:
+                return seat
+        folded = name.strip().casefold()
+        for seat, player in enumerate(players):
+            if player.casefold() == folded:
+                return seat
+    raise IllegalAction(f"{role} '{name}' is not at this table")
+
+
+class Table:
+    """A night of Napalm at one table: seating, rules, position and log."""
+
+    def __init__(
+        self,
+        players: Sequence[str],
+        first_dealer: str | None = None,
+        rules: Rules | None = None,
+    ) -> None:
+        self.players: tuple[str, ...] = validate_players(players)
+        self.rules: Rules = rules if rules is not None else Rules()
+        self._position = start_position(self.players, first_dealer)
+        self.first_dealer: str = self.players[self._position.dealer]
+        self._log: list[Record] = []
+        # (seq of a live action, the position before it): the undo stack
+        self._live: list[tuple[int, Position]] = []
+        self._voided: dict[int, int] = {}
+
+    # --- reading the state ---------------------------------------------------
+
+    @property
+    def position(self) -> Position:
+        return self._position
+
+    @property
+    def log(self) -> tuple[Record, ...]:
+        return tuple(self._log)
+
+    @property
+    def version(self) -> int:
+        """How many records the log holds; a form shown at version v is stale once it grows."""
+        return len(self._log)
+
+    @property
+    def dealer(self) -> str:
+        return self.players[self._position.dealer]
+
+    @property
+    def stage(self) -> Stage:
+        return self._position.stage
+
+    @property
+    def phase(self) -> Phase:
+        return self._position.phase
+
+    @property
+    def pot(self) -> int:
+        return self._position.pot
+
+    @property
+    def game_number(self) -> int:
+        return self._position.game
+
+    @property
+    def hand_number(self) -> int:
+        return self._position.hand
+
+    @property
+    def yes(self) -> tuple[str, ...]:
+        return self._position.yes
+
+    @property
+    def tokens(self) -> dict[str, int]:
+        return dict(zip(self.players, self._position.tokens))
+
+    @property
+    def net_chips(self) -> dict[str, int]:
+        return dict(zip(self.players, self._position.net))
+
+    @property
+    def games(self) -> tuple[GameResult, ...]:
+        return self._position.games
+
+    @property
+    def voided(self) -> Mapping[int, int]:
+        """seq of each voided record → seq of the Void that undid it."""
+        return dict(self._voided)
+
+    def live_records(self) -> list[Record]:
+        """The records that count: neither voided nor themselves a Void."""
+        return [r for r in self._log if r.voids is None and r.seq not in self._voided]
+
+    def declaration_order(self) -> tuple[str, ...]:
+        """Who speaks, in order: from the dealer's left, clockwise, the dealer last."""
+        n = len(self.players)
+        d = self._position.dealer
+        return tuple(self.players[(d + i) % n] for i in range(1, n + 1))
+
+    def antes_this_hand(self) -> bool:
+        return self.rules.antes_on_hand(self._position.hand)
+
+    def prompt(self) -> str:
+        """What the table is waiting for, in one sentence."""
+        p = self._position
+        if p.phase is Phase.DECLARE:
+            return f"Stage {int(p.stage)} · {p.stage.title}: who said Yes?"
+        if p.phase is Phase.CHALLENGE:
+            return f"{self.dealer} (dealer) alone said Yes: who challenges?"
+        return f"Showdown between {', '.join(p.yes)}: who won?"
+
+    # --- verify / ask / act ---------------------------------------------------
+
+    def verify(self, action: Action) -> Outcome:
+        """Resolve ``action`` against the current position, or raise :class:`IllegalAction`."""
+        if isinstance(action, Void):
+            if not self._live:
+                raise IllegalAction("there is nothing to undo")
+            seq, before = self._live[-1]
+            record = self._log[seq - 1]
+            return Outcome(
+                position=before,
+                transfers=tuple(t.reversed() for t in reversed(record.transfers)),
+                tokens=tuple((name, -delta) for name, delta in record.tokens),
+                summary=f"Undid #{seq}: {record.summary}",
+            )
+        return resolve(self.players, self.rules, self._position, action)
+
+    def is_legal(self, action: Action) -> bool:
+        try:
+            self.verify(action)
+        except IllegalAction:
+            return False
+        return True
+
+    def push(self, action: Action) -> Record:
+        """Record ``action``; raises :class:`IllegalAction` and changes nothing if it is illegal."""
+        outcome = self.verify(action)
+        before = self._position
+        seq = len(self._log) + 1
+        voids = None
+        if isinstance(action, Void):
+            voids, _ = self._live.pop()
+            self._voided[voids] = seq
+        else:
+            self._live.append((seq, before))
+        record = Record(
+            seq=seq,
+            action=action,
+            game=before.game,
+            hand=before.hand,
+            stage=before.stage,
+            dealer=self.players[before.dealer],
+            transfers=outcome.transfers,
+            tokens=outcome.tokens,
+            winners=outcome.winners,
+            game_won=outcome.game_won,
+            summary=outcome.summary,
+            voids=voids,
+        )
+        self._log.append(record)
+        self._position = outcome.position
+        return record
+
+    # the named verbs, for readable callers and tests
+
+    def declare(self, yes: Iterable[str] = ()) -> Record:
+        return self.push(Declare(tuple(yes)))
+
+    def can_declare(self, yes: Iterable[str] = ()) -> bool:
+        return self.is_legal(Declare(tuple(yes)))
+
+    def challenge(self, challengers: Iterable[str] = ()) -> Record:
+        return self.push(Challenge(tuple(challengers)))
+
+    def can_challenge(self, challengers: Iterable[str] = ()) -> bool:
+        return self.is_legal(Challenge(tuple(challengers)))
+
+    def showdown(
+        self,
+        winners: Iterable[str] | None = None,
+        cards: Mapping[str, str] | None = None,
+    ) -> Record:
+        return self.push(make_showdown(winners, cards))
+
+    def can_showdown(
+        self,
+        winners: Iterable[str] | None = None,
+        cards: Mapping[str, str] | None = None,
+    ) -> bool:
+        return self.is_legal(make_showdown(winners, cards))
+
+    def void(self) -> Record:
+        return self.push(Void())
+
+    def can_void(self) -> bool:
+        return bool(self._live)
+
+
+def make_showdown(winners: Iterable[str] | None = None, cards: Mapping[str, str] | None = None) -> Showdown:
+    return Showdown(
+        winners=None if winners is None else tuple(winners),
+        cards=None if cards is None else tuple(cards.items()),
+    )
+
+
+# --- the rules, as one pure function -----------------------------------------------
+
+
+def resolve(players: tuple[str, ...], rules: Rules, p: Position, action: Action) -> Outcome:
+    """The next position and the effects of ``action`` at position ``p``.
+
+    Raises :class:`IllegalAction` (and so changes nothing) when the rules forbid it.
+    """
+    if isinstance(action, Declare):
+        return _declare(players, rules, p, action)
+    if isinstance(action, Challenge):
+        return _challenge(players, rules, p, action)
+    if isinstance(action, Showdown):
+        return _showdown(players, rules, p, action)
+    raise IllegalAction(f"unknown action {action!r}")
+
+
+def _names(players: tuple[str, ...], names: object, role: str) -> tuple[str, ...]:
+    """Canonical names in seat order; unknown or repeated names are illegal."""
+    if isinstance(names, str) or not isinstance(names, Iterable):
+        raise IllegalAction(f"{role} must be a list of players")
+    seats: list[int] = []
+    for name in names:
+        seat = _seat_of(players, name, role)
+        if seat in seats:
+            raise IllegalAction(f"{players[seat]} is listed twice among {role}")
+        seats.append(seat)
+    return tuple(players[s] for s in sorted(seats))
+
+
+def _in_declaration_order(players: tuple[str, ...], dealer: int, names: Iterable[str]) -> tuple[str, ...]:
+    n = len(players)
+    rank = {players[(dealer + i) % n]: i for i in range(1, n + 1)}
+    return tuple(sorted(names, key=rank.__getitem__))
+
+
+def _declare(players: tuple[str, ...], rules: Rules, p: Position, action: Declare) -> Outcome:
+    if p.phase is Phase.CHALLENGE:
+        raise IllegalAction("the dealer alone said Yes: record who challenges first")
+    if p.phase is Phase.SHOWDOWN:
+        raise IllegalAction(f"the declarations are in: record who won between {', '.join(p.yes)} first")
+    yes = _in_declaration_order(players, p.dealer, _names(players, action.yes, "the Yes players"))
+    transfers: list[Transfer] = []
+    pot = p.pot
+    net = list(p.net)
+    ante_paid = p.ante_paid
+    if p.stage is Stage.TWO_CARD_HIGH and not p.ante_paid:
+        ante_paid = True
+        if rules.antes_on_hand(p.hand) and rules.ante:
+            for seat, name in enumerate(players):
+                transfers.append(Transfer(name, POT, rules.ante, "ante"))
+                net[seat] -= rules.ante
+                pot += rules.ante
+    p = replace(p, pot=pot, net=tuple(net), ante_paid=ante_paid)
+    ante_note = f"Ante {rules.ante} each, pot {pot}. " if transfers else ""
+    dealer = players[p.dealer]
+    if not yes:
+        outcome = _next_stage(players, p)
+        return replace(outcome, transfers=tuple(transfers), summary=ante_note + "Nobody said Yes.")
+    if len(yes) == 1 and yes[0] == dealer and len(players) > 1:
+        return Outcome(
+            position=replace(p, phase=Phase.CHALLENGE, yes=yes),
+            transfers=tuple(transfers),
+            summary=ante_note + f"{dealer} (dealer) alone said Yes.",
+        )
+    if len(yes) == 1:
+        outcome = _award_token(players, rules, p, yes[0])
+        return replace(outcome, transfers=tuple(transfers) + outcome.transfers, summary=ante_note + outcome.summary)
+    return Outcome(
+        position=replace(p, phase=Phase.SHOWDOWN, yes=yes),
+        transfers=tuple(transfers),
+        summary=ante_note + f"Yes: {', '.join(yes)}.",
+    )
+
+
+def _challenge(players: tuple[str, ...], rules: Rules, p: Position, action: Challenge) -> Outcome:
+    if p.phase is not Phase.CHALLENGE:
+        raise IllegalAction("a challenge is only allowed when every other player said No and the dealer alone said Yes")
+    dealer = players[p.dealer]
+    challengers = _names(players, action.challengers, "the challengers")
+    if dealer in challengers:
+        raise IllegalAction(f"{dealer} is the dealer and cannot challenge his own Yes")
+    if not challengers:
+        outcome = _award_token(players, rules, p, dealer)
+        return replace(outcome, summary="No challenge. " + outcome.summary)
+    yes = _in_declaration_order(players, p.dealer, (dealer, *challengers))
+    return Outcome(
+        position=replace(p, phase=Phase.SHOWDOWN, yes=yes),
+        summary=f"Challenged by {', '.join(_in_declaration_order(players, p.dealer, challengers))}.",
+    )
+
+
+def _showdown(players: tuple[str, ...], rules: Rules, p: Position, action: Showdown) -> Outcome:
+    if p.phase is not Phase.SHOWDOWN:
+        if p.phase is Phase.CHALLENGE:
+            raise IllegalAction("the dealer alone said Yes: record who challenges first")
+        raise IllegalAction("there is no showdown yet: record who said Yes first")
+    if action.winners is None and action.cards is None:
+        raise IllegalAction("tap the winner(s) or enter the cards shown")
+    winners: tuple[str, ...] | None = None
+    if action.winners is not None:
+        winners = _names(players, action.winners, "the winners")
+        if not winners:
+            raise IllegalAction("tap at least one winner")
+        for name in winners:
+            if name not in p.yes:
+                raise IllegalAction(f"{name} did not say Yes and cannot win this showdown")
+    shown = p.shown
+    labels: dict[str, str] = {}
+    if action.cards is not None:
+        hands, shown = _check_cards(players, p, action.cards)
+        by_cards = best_hands(int(p.stage), hands)
+        by_cards = tuple(n for n in p.yes if n in by_cards)
+        labels = {name: hand_strength(int(p.stage), cards).label for name, cards in hands.items()}
+        if winners is not None and set(winners) != set(by_cards):
+            raise IllegalAction(
+                f"the cards say {_and(by_cards)} won, not {_and(winners)}: check the winners or the cards"
+            )
+        winners = by_cards
+    assert winners is not None
+    winners = tuple(n for n in p.yes if n in winners)
+    losers = tuple(n for n in p.yes if n not in winners)
+    transfers = tuple(
+        Transfer(loser, winner, p.pot, "side bet") for loser in losers for winner in winners if p.pot
+    )
+    net = list(p.net)
+    for t in transfers:
+        net[players.index(t.payer)] -= t.chips
+        net[players.index(t.payee)] += t.chips
+    p = replace(p, net=tuple(net), shown=shown)
+    outcome = _next_stage(players, p)
+    shown_note = ""
+    if labels:
+        shown_note = " (" + "; ".join(f"{n}: {labels[n]}" for n in p.yes) + ")"
+    if not losers:
+        summary = f"{_and(winners)} tied: nothing changes hands."
+    elif len(winners) == 1:
+        summary = f"{winners[0]} won; {_and(losers)} paid {p.pot} each."
+    else:
+        summary = f"{_and(winners)} tied for best; {_and(losers)} paid {p.pot} to each winner."
+    return replace(outcome, transfers=transfers, winners=winners, summary=summary + shown_note)
+
+
+def _check_cards(
+    players: tuple[str, ...], p: Position, cards: Iterable[tuple[str, str]]
+) -> tuple[dict[str, tuple[Card, ...]], tuple[tuple[str, tuple[Card, ...]], ...]]:
+    """Parse the shown cards: every Yes player, the stage's count, no card twice in the hand."""
+    needed = CARDS_PER_STAGE[int(p.stage)]
+    hands: dict[str, tuple[Card, ...]] = {}
+    for name, text in cards:
+        canonical = players[_seat_of(players, name, "card holder")]
+        if canonical not in p.yes:
+            raise IllegalAction(f"{canonical} did not say Yes, so has no cards to show")
+        if canonical in hands:
+            raise IllegalAction(f"cards for {canonical} are entered twice")
+        try:
+            parsed = parse_cards(text)
+        except CardError as error:
+            raise IllegalAction(f"{canonical}'s cards: {error}") from None
+        if len(parsed) != needed:
+            raise IllegalAction(
+                f"stage {int(p.stage)} needs {needed} cards for {canonical}, got {len(parsed)}"
+            )
+        hands[canonical] = parsed
+    missing = [n for n in p.yes if n not in hands]
+    if missing:
+        raise IllegalAction(f"enter the cards of every Yes player: {_and(missing)} missing")
+    earlier = dict(p.shown)
+    owner: dict[Card, str] = {}
+    for name, held in list(earlier.items()) + list(hands.items()):
+        for card in held:
+            if owner.get(card, name) != name:
+                raise IllegalAction(f"{card} is shown twice in this hand ({owner[card]} and {name})")
+            owner[card] = name
+    for name, held in hands.items():
+        before = earlier.get(name, ())
+        lost = [c for c in before if c not in held]
+        if lost:
+            raise IllegalAction(
+                f"{name} showed {format_cards(before)} earlier in this hand; "
+                f"the cards at stage {int(p.stage)} must include them"
+            )
+        earlier[name] = held
+    return hands, tuple(earlier.items())
+
+
+def _award_token(players: tuple[str, ...], rules: Rules, p: Position, name: str) -> Outcome:
+    seat = players.index(name)
+    tokens = list(p.tokens)
+    tokens[seat] += 1
+    if tokens[seat] >= rules.tokens_to_win:
+        result = GameResult(number=p.game, winner=name, pot=p.pot, hands=p.hand)
+        net = list(p.net)
+        net[seat] += p.pot
+        transfers = (Transfer(POT, name, p.pot, "pot"),) if p.pot else ()
+        n = len(players)
+        position = replace(
+            p,
+            game=p.game + 1,
+            hand=1,
+            dealer=(p.dealer + 1) % n,
+            stage=Stage.TWO_CARD_HIGH,
+            phase=Phase.DECLARE,
+            yes=(),
+            pot=0,
+            tokens=(0,) * n,
+            net=tuple(net),
+            shown=(),
+            games=p.games + (result,),
+            ante_paid=False,
+        )
+        return Outcome(
+            position=position,
+            transfers=transfers,
+            tokens=((name, 1),),
+            game_won=result,
+            summary=f"{name} took a token, reached {rules.tokens_to_win} and wins the pot of {p.pot}: game {p.game} over.",
+        )
+    outcome = _next_stage(players, replace(p, tokens=tuple(tokens)))
+    return replace(outcome, tokens=((name, 1),), summary=f"{name} took a token ({tokens[seat]}).")
+
+
+def _next_stage(players: tuple[str, ...], p: Position) -> Outcome:
+    if p.stage is not Stage.SEVEN_CARD_HIGH:
+        return Outcome(position=replace(p, stage=Stage(p.stage + 1), phase=Phase.DECLARE, yes=()))
+    return Outcome(
+        position=replace(
+            p,
+            hand=p.hand + 1,
+            dealer=(p.dealer + 1) % len(players),
+            stage=Stage.TWO_CARD_HIGH,
+            phase=Phase.DECLARE,
+            yes=(),
+            shown=(),
+            ante_paid=False,
+        )
+    )
+
+
+def _and(names: Sequence[str]) -> str:
+    names = list(names)
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
