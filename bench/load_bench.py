@@ -1,0 +1,570 @@
+"""A real table's load: 20 tables x 7 players' phones polling while the scorekeepers record.
+
+Run: .venv/bin/python bench/load_bench.py [--seconds 1.5] [--rounds 3]
+     [--servers waitress,gunicorn] [--databases sqlite,postgresql]   (see bench/README.md)
+
+Loopback only (127.0.0.1), bounded in requests and seconds; it stops by itself (about
+three minutes for both servers on both databases).
+
+The server is the production command, ``flask --app bench/load_app.py serve`` in a
+subprocess with ``COMPANION_ENV=production``: waitress with 8 threads (the default),
+and gunicorn with 2 processes x 4 threads.  ``bench/load_app.py`` is the app plus
+``/hello``.  Each server runs on a fresh temporary SQLite file and, when PostgreSQL
+answers at 127.0.0.1:5432 (user postgres, trust auth), on a fresh database
+``companion_load``, dropped afterwards.  Each table's night has 10 hands played.
+
+The client is one asyncio process speaking raw HTTP/1.1 over 140 keep-alive
+connections, one per phone; every phone first says "this is me", so it sends the
+session cookie a real phone would.  The back-to-back phases run in interleaved rounds
+(so a change in the machine's other load touches them alike); each reports the median
+round's requests per second, latencies over all rounds, and the server's CPU time per
+request (all its processes, from /proc; PostgreSQL's own CPU is not in it):
+
+- hello: ``GET /hello`` with the phones' cookies, back to back: the ceiling.
+- 304: each phone's conditional ``GET /p/<key>/live`` with its current ETag, back to back.
+- 200: the same with an outdated ETag (the standings after a change): the full fragment.
+- a real night, faster: every phone polls every 2 s as ``static/app.js`` does, while
+  each table's scorekeeper records a stage ("Nobody said Yes") every 4 s and follows
+  the redirect to the table screen, as the browser does.
+
+Goals: 304 at >= 80 % of the ceiling's requests per second, 200 at >= 50 %, and
+recording a stage (the POST) at p95 <= 50 ms.  In the back-to-back phases all 140
+connections wait on the server at once, so their latencies are mostly queueing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from urllib.parse import quote, urlencode
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+TABLES = 20
+PHONES = 7  # one per player
+SEVEN = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus"]
+POLL_EVERY = 2.0  # seconds, as static/app.js
+RECORD_EVERY = 4.0  # seconds per table: five times faster than a real table, or more
+REAL_NIGHT_SECONDS = 10.0
+MAX_REQUESTS = 300_000  # per phase, a bound besides time
+SERVERS = {
+    "waitress": ["--threads", "8"],
+    "gunicorn": ["--workers", "2", "--threads", "4"],
+}
+PG_ADMIN = ["psql", "-h", "127.0.0.1", "-p", "5432", "-U", "postgres", "-qAt", "-d", "postgres", "-c"]
+PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/companion_load"
+
+
+# --- a tiny HTTP/1.1 keep-alive client ---------------------------------------------------
+
+
+@dataclass
+class Reply:
+    status: int
+    headers: dict[str, str]
+    cookies: list[str]
+    body: bytes
+
+
+class Conn:
+    """One keep-alive connection to the server on 127.0.0.1, with one cookie."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.cookie: str | None = None
+
+    async def request(self, method: str, path: str, headers: tuple[str, ...] = (), body: bytes = b"") -> Reply:
+        reused = self.writer is not None
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        lines = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", *headers]
+        if self.cookie:
+            lines.append("Cookie: " + self.cookie)
+        if method == "POST":
+            lines += ["Content-Type: application/x-www-form-urlencoded", f"Content-Length: {len(body)}"]
+        self.writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body)
+        assert self.reader is not None
+        try:
+            head = await self.reader.readuntil(b"\r\n\r\n")
+        except (asyncio.IncompleteReadError, ConnectionError) as error:
+            self.close()
+            if reused and not getattr(error, "partial", b""):
+                # the server closed an idle keep-alive connection: a browser sends again on a new one
+                return await self.request(method, path, headers, body)
+            raise
+        status_line, *header_lines = head.decode("latin-1").split("\r\n")
+        status = int(status_line.split()[1])
+        found: dict[str, str] = {}
+        cookies = []
+        for line in header_lines:
+            if line:
+                name, _, value = line.partition(":")
+                name, value = name.strip().lower(), value.strip()
+                found[name] = value
+                if name == "set-cookie":
+                    cookies.append(value)
+        if status in (204, 304) or method == "HEAD":
+            data = b""
+        elif "content-length" in found:
+            data = await self.reader.readexactly(int(found["content-length"]))
+        elif found.get("transfer-encoding", "").lower() == "chunked":
+            data = await self._chunked()
+        else:
+            data = await self.reader.read()
+            self.close()
+        if found.get("connection", "").lower() == "close":
+            self.close()
+        for cookie in cookies:
+            pair = cookie.split(";", 1)[0]
+            if pair.startswith("session="):
+                self.cookie = pair if pair != "session=" else None
+        return Reply(status, found, cookies, data)
+
+    async def _chunked(self) -> bytes:
+        assert self.reader is not None
+        parts = []
+        while True:
+            size = int((await self.reader.readline()).split(b";")[0], 16)
+            if size == 0:
+                await self.reader.readline()
+                return b"".join(parts)
+            parts.append(await self.reader.readexactly(size))
+            await self.reader.readline()
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+
+# --- measuring --------------------------------------------------------------------------
+
+
+@dataclass
+class Sample:
+    """Latencies (seconds) and status counts of one kind of request in one phase."""
+
+    latencies: list[float] = field(default_factory=list)
+    statuses: dict[int, int] = field(default_factory=dict)
+    errors: int = 0
+    elapsed: float = 0.0
+    cpu: float = 0.0  # the server's CPU seconds (all its processes) while this ran
+    rounds: list[float] = field(default_factory=list)  # requests per second of each round
+
+    def merge(self, other: Sample) -> None:
+        self.latencies += other.latencies
+        for status, n in other.statuses.items():
+            self.statuses[status] = self.statuses.get(status, 0) + n
+        self.errors += other.errors
+        self.elapsed += other.elapsed
+        self.cpu += other.cpu
+        self.rounds.append(other.rps)
+
+    def add(self, seconds: float, status: int) -> None:
+        self.latencies.append(seconds)
+        self.statuses[status] = self.statuses.get(status, 0) + 1
+
+    @property
+    def count(self) -> int:
+        return len(self.latencies)
+
+    @property
+    def rps(self) -> float:
+        """Requests per second: the median round's when there were rounds."""
+        if self.rounds:
+            return sorted(self.rounds)[len(self.rounds) // 2]
+        return self.count / self.elapsed if self.elapsed else 0.0
+
+    @property
+    def cpu_per_request(self) -> float:
+        return self.cpu / self.count if self.count else float("nan")
+
+    def pct(self, q: float) -> float:
+        if not self.latencies:
+            return float("nan")
+        s = sorted(self.latencies)
+        return s[min(len(s) - 1, round(q * (len(s) - 1)))]
+
+    def line(self, label: str) -> str:
+        statuses = " ".join(f"{k}x{v}" for k, v in sorted(self.statuses.items()))
+        cpu = f"  server CPU {self.cpu_per_request * 1e6:5.0f} us/req" if self.cpu else ""
+        return (
+            f"  {label:<34} {self.rps:6.0f} req/s  p50 {self.pct(0.5) * 1000:6.1f} ms  "
+            f"p95 {self.pct(0.95) * 1000:6.1f} ms{cpu}  ({self.count} requests: {statuses}"
+            f"{f', {self.errors} errors' if self.errors else ''})"
+        )
+
+
+@dataclass
+class Phone:
+    conn: Conn
+    live: str
+    etag: str = ""
+
+
+@dataclass
+class Keeper:
+    conn: Conn
+    url: str
+    csrf: str = ""
+    version: int = 0
+
+
+VERSION = re.compile(r'name="version"[^>]*value="(\d+)"')
+CSRF = re.compile(r'name="csrf_token"[^>]*value="([^"]+)"')
+
+
+def read_table_page(keeper: Keeper, body: bytes) -> None:
+    html = body.decode()
+    version, csrf = VERSION.search(html), CSRF.search(html)
+    assert version and csrf, "the table screen has no declare form"
+    keeper.version, keeper.csrf = int(version.group(1)), csrf.group(1)
+
+
+def etag_of(reply: Reply) -> str:
+    return reply.headers.get("etag", "").removeprefix("W/").strip('"')
+
+
+async def back_to_back(phones: list[Phone], make, seconds: float, expect: int, cpu=lambda: 0.0) -> Sample:
+    """Every phone sends ``make(phone)`` again as soon as its answer is read, for ``seconds``.
+
+    ``seconds <= 0`` warms up for half a second and measures nothing.
+    """
+    sample = Sample()
+    budget = [MAX_REQUESTS]
+
+    async def run(phone: Phone, until: float, record: bool) -> None:
+        while time.perf_counter() < until and budget[0] > 0:
+            budget[0] -= 1
+            path, headers = make(phone)
+            start = time.perf_counter()
+            try:
+                reply = await phone.conn.request("GET", path, headers)
+            except (OSError, asyncio.IncompleteReadError):
+                sample.errors += 1
+                continue
+            if record:
+                sample.add(time.perf_counter() - start, reply.status)
+            if reply.status != expect:
+                raise SystemExit(f"{path}: expected {expect}, got {reply.status}")
+
+    if seconds <= 0:
+        await asyncio.gather(*(run(p, time.perf_counter() + 0.5, False) for p in phones))
+        return sample
+    cpu_before, start = cpu(), time.perf_counter()
+    await asyncio.gather(*(run(p, start + seconds, True) for p in phones))
+    sample.elapsed = time.perf_counter() - start
+    sample.cpu = cpu() - cpu_before
+    return sample
+
+
+async def real_night(phones: list[Phone], keepers: list[Keeper], seconds: float) -> dict[str, Sample]:
+    """Phones poll every 2 s with their ETag while every scorekeeper records a stage each second."""
+    polls, records, pages = Sample(), Sample(), Sample()
+    rng = random.Random(1)
+    start = time.perf_counter()
+    until = start + seconds
+
+    async def phone_loop(phone: Phone) -> None:
+        next_at = start + rng.uniform(0, POLL_EVERY)
+        while True:
+            await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+            if time.perf_counter() >= until:
+                return
+            t0 = time.perf_counter()
+            try:
+                reply = await phone.conn.request("GET", phone.live, (f'If-None-Match: "{phone.etag}"',))
+            except (OSError, asyncio.IncompleteReadError):
+                polls.errors += 1
+            else:
+                polls.add(time.perf_counter() - t0, reply.status)
+                if reply.status == 200:
+                    phone.etag = etag_of(reply)
+            next_at = max(next_at + POLL_EVERY, time.perf_counter())
+
+    async def keeper_loop(keeper: Keeper) -> None:
+        next_at = start + rng.uniform(0, RECORD_EVERY)
+        while True:
+            await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+            if time.perf_counter() >= until:
+                return
+            form = {
+                "csrf_token": keeper.csrf,
+                "version": str(keeper.version),
+                "request_key": secrets.token_urlsafe(16),
+                "nobody": "Nobody said Yes",
+            }
+            t0 = time.perf_counter()
+            reply = await keeper.conn.request("POST", keeper.url + "/declare", body=urlencode(form).encode())
+            records.add(time.perf_counter() - t0, reply.status)
+            t0 = time.perf_counter()
+            page = await keeper.conn.request("GET", keeper.url)  # the redirect, as a browser follows it
+            pages.add(time.perf_counter() - t0, page.status)
+            if reply.status != 303 or page.status != 200:
+                records.errors += 1
+            read_table_page(keeper, page.body)
+            next_at = max(next_at + RECORD_EVERY, time.perf_counter())
+
+    await asyncio.gather(*(phone_loop(p) for p in phones), *(keeper_loop(k) for k in keepers))
+    for sample in (polls, records, pages):
+        sample.elapsed = seconds  # the loops stop sending at ``until``
+    return {"polls": polls, "records": records, "pages": pages}
+
+
+async def drive(server: Server, nights: list[tuple[str, str]], seconds: float, rounds: int) -> dict[str, Sample]:
+    """The phones and scorekeepers of every night against ``server``: the phases, in rounds."""
+    port = server.port
+    phones: list[Phone] = []
+    keepers: list[Keeper] = []
+    for keeper_key, viewer_key in nights:
+        for name in SEVEN[:PHONES]:
+            phone = Phone(Conn(port), f"/p/{viewer_key}/live")
+            reply = await phone.conn.request("GET", f"/p/{viewer_key}/me?name={quote(name)}")
+            assert reply.status == 303 and phone.conn.cookie, reply.status
+            reply = await phone.conn.request("GET", phone.live)
+            assert reply.status == 200, reply.status
+            phone.etag = etag_of(reply)
+            phones.append(phone)
+        keeper = Keeper(Conn(port), f"/k/{keeper_key}")
+        page = await keeper.conn.request("GET", keeper.url)
+        assert page.status == 200, page.status
+        read_table_page(keeper, page.body)
+        keepers.append(keeper)
+    # each Conn sends its phone's session cookie, /hello included: the same request, less the work
+    phases = {
+        "hello": (lambda p: ("/hello", ()), 200),
+        "304": (lambda p: (p.live, (f'If-None-Match: "{p.etag}"',)), 304),
+        "200": (lambda p: (p.live, ('If-None-Match: "outdated"',)), 200),
+    }
+    results = {name: Sample() for name in phases}
+    for make, expect in phases.values():
+        await back_to_back(phones, make, 0, expect)
+    # rounds, interleaved, so that a change in the machine's other load touches every phase alike
+    for _ in range(rounds):
+        for name, (make, expect) in phases.items():
+            results[name].merge(await back_to_back(phones, make, seconds, expect, server.cpu))
+    results.update(await real_night(phones, keepers, REAL_NIGHT_SECONDS))
+    for conn in [p.conn for p in phones] + [k.conn for k in keepers]:
+        conn.close()
+    return results
+
+
+# --- the server, its database and the nights --------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def postgres_available() -> bool:
+    if not shutil.which("psql"):
+        return False
+    try:
+        return subprocess.run([*PG_ADMIN, "SELECT 1"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def fresh_database(kind: str, tmp: Path, run: str) -> str:
+    if kind == "sqlite":
+        return f"sqlite:///{tmp / (run + '.sqlite')}"
+    for sql in ("DROP DATABASE IF EXISTS companion_load WITH (FORCE)", "CREATE DATABASE companion_load"):
+        subprocess.run([*PG_ADMIN, sql], check=True, capture_output=True)
+    return PG_URL
+
+
+def drop_database(kind: str) -> None:
+    if kind == "postgresql":
+        subprocess.run([*PG_ADMIN, "DROP DATABASE IF EXISTS companion_load WITH (FORCE)"], capture_output=True)
+
+
+def history(seed: int) -> str:
+    """Ten hands for 7 players, with showdowns and tokens, ending where a hand starts."""
+    from companion.napalm import Phase, Table
+    from companion.napalm import history as hh
+
+    rng = random.Random(seed)
+    table = Table(SEVEN, SEVEN[seed % 7], None)
+    for _ in range(10):
+        start_hand = (table.game_number, table.hand_number)
+        while (table.game_number, table.hand_number) == start_hand:
+            if table.phase is Phase.DECLARE:
+                table.declare(rng.sample(SEVEN, rng.choice([0, 1, 2, 2, 3])))
+            elif table.phase is Phase.CHALLENGE:
+                table.challenge(rng.sample([n for n in SEVEN if n != table.dealer], rng.choice([0, 1])))
+            else:
+                table.showdown(winners=[rng.choice(table.yes)])
+    settings = hh.Settings(chip_value=Decimal("0.25"), currency="EUR", unfinished_pot="return_antes")
+    return hh.dumps(table, settings, f"Table {seed}")
+
+
+def seed_nights(url: str) -> list[tuple[str, str]]:
+    """Import a night for each table straight into the server's database."""
+    from companion import create_app, services
+    from companion.extensions import db
+
+    app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": secrets.token_urlsafe(48)})
+    keys = []
+    with app.app_context():
+        for i in range(TABLES):
+            night = services.import_history(history(i + 1))
+            keys.append((night.keeper_key, night.viewer_key))
+        db.session.remove()
+        db.engine.dispose()
+    return keys
+
+
+class Server:
+    """The production serve command in a subprocess, stopped on exit."""
+
+    def __init__(self, args: list[str], url: str, instance: Path) -> None:
+        self.port = free_port()
+        self.log = instance / "server.log"
+        instance.mkdir(parents=True, exist_ok=True)
+        env = {
+            **os.environ,
+            "COMPANION_ENV": "production",
+            "COMPANION_SECRET_KEY": secrets.token_urlsafe(48),
+            "COMPANION_DATABASE_URL": url,
+            "COMPANION_INSTANCE_PATH": str(instance),
+        }
+        command = [sys.executable, "-m", "flask", "--app", "bench/load_app.py", "serve",
+                   "--host", "127.0.0.1", "--port", str(self.port), *args]
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise SystemExit(f"the server stopped:\n{self.log.read_text()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
+                    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                    if b" 200 " in s.recv(100):
+                        return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise SystemExit("the server did not answer /healthz within 60 s")
+
+    def cpu(self) -> float:
+        """CPU seconds used so far by the server and its child processes (gunicorn's workers)."""
+        pid = self.process.pid
+        total = 0
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if stat.parent.name == str(pid) or fields[1] == str(pid):
+                total += int(fields[11]) + int(fields[12])  # utime + stime, in clock ticks
+        return total / os.sysconf("SC_CLK_TCK")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+# --- the report ---------------------------------------------------------------------------
+
+
+ROWS = [
+    ("hello", "hello world (the ceiling)"),
+    ("304", "standings unchanged (304)"),
+    ("200", "standings after a change (200)"),
+    ("polls", "real night: polls every 2 s"),
+    ("records", "real night: record a stage (POST)"),
+    ("pages", "real night: table screen after it"),
+]
+
+
+def goals(r: dict[str, Sample]) -> list[str]:
+    ceiling = r["hello"].rps
+    return [
+        f"304 at {r['304'].rps / ceiling:.0%} of the ceiling (goal >= 80%)",
+        f"200 at {r['200'].rps / ceiling:.0%} of the ceiling (goal >= 50%)",
+        f"record a stage p95 {r['records'].pct(0.95) * 1000:.1f} ms (goal <= 50 ms)",
+    ]
+
+
+def table(all_results: dict[tuple[str, str], dict[str, Sample]]) -> str:
+    runs = list(all_results)
+    head = "| | " + " | ".join(f"{db}, {server}" for db, server in runs) + " |"
+    lines = [head, "|---" * (len(runs) + 1) + "|"]
+    for key, label in ROWS:
+        cells = []
+        for run in runs:
+            s = all_results[run][key]
+            ratio = f" ({s.rps / all_results[run]['hello'].rps:.0%})" if key in ("304", "200") else ""
+            cpu = f", CPU {s.cpu_per_request * 1e6:.0f} µs" if s.cpu else ""
+            cells.append(f"{s.rps:.0f}/s{ratio}, {s.pct(0.5) * 1000:.1f} / {s.pct(0.95) * 1000:.1f} ms{cpu}")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seconds", type=float, default=1.5, help="length of each back-to-back phase")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the back-to-back phases")
+    parser.add_argument("--servers", default=",".join(SERVERS))
+    parser.add_argument("--databases", default="sqlite,postgresql")
+    args = parser.parse_args()
+    args.seconds = min(max(args.seconds, 0.5), 30.0)
+    args.rounds = min(max(args.rounds, 1), 10)
+    databases = args.databases.split(",")
+    if "postgresql" in databases and not postgres_available():
+        print("PostgreSQL does not answer at 127.0.0.1:5432 as postgres: skipped")
+        databases.remove("postgresql")
+    print(f"{TABLES} tables x {PHONES} phones, {TABLES} scorekeepers; {os.cpu_count()} cores; "
+          f"Python {sys.version.split()[0]}; {time.strftime('%Y-%m-%d')}", flush=True)
+    results: dict[tuple[str, str], dict[str, Sample]] = {}
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        os.environ["COMPANION_INSTANCE_PATH"] = str(tmp / "seed-instance")
+        for kind in databases:
+            for server_name in args.servers.split(","):
+                run = f"{kind}-{server_name}"
+                url = fresh_database(kind, tmp, run)
+                server = Server(SERVERS[server_name], url, tmp / run)
+                try:
+                    nights = seed_nights(url)
+                    r = asyncio.run(drive(server, nights, args.seconds, args.rounds))
+                finally:
+                    server.stop()
+                    drop_database(kind)
+                results[(kind, server_name)] = r
+                print(f"{kind}, {server_name} ({' '.join(SERVERS[server_name])}):", flush=True)
+                for key, label in ROWS:
+                    print(r[key].line(label))
+                for goal in goals(r):
+                    print("  " + goal, flush=True)
+    print("\nreq/s (share of the ceiling), p50 / p95 latency:\n")
+    print(table(results))
+
+
+if __name__ == "__main__":
+    main()

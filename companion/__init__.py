@@ -1,0 +1,103 @@
+"""companion: the web app a home poker group keeps open beside real cards and chips.
+
+The application factory follows Flask's tutorial: ``create_app(test_config=None)``
+with an instance folder for the SQLite file and local settings, and top-level
+``templates/`` and ``static/`` folders.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+SECRET_KEY_FILE = "secret_key"
+
+
+class ConfigError(RuntimeError):
+    """The app cannot start safely with this configuration."""
+
+
+def create_app(test_config: dict[str, Any] | None = None) -> Flask:
+    app = Flask(
+        __name__,
+        instance_path=os.environ.get("COMPANION_INSTANCE_PATH") or None,
+        instance_relative_config=True,
+        template_folder="../templates",
+        static_folder="../static",
+    )
+    Path(app.instance_path).mkdir(parents=True, exist_ok=True)
+    app.config.from_mapping(
+        SQLALCHEMY_DATABASE_URI=os.environ.get("COMPANION_DATABASE_URL")
+        or "sqlite:///" + os.path.join(app.instance_path, "companion.sqlite"),
+        SQLALCHEMY_ENGINE_OPTIONS={"pool_pre_ping": True},
+        PRODUCTION=os.environ.get("COMPANION_ENV") == "production",
+        PUBLIC_BASE_URL=os.environ.get("COMPANION_PUBLIC_BASE_URL", ""),
+        MAX_CONTENT_LENGTH=2_500_000,
+        WTF_CSRF_TIME_LIMIT=None,  # a night lasts longer than an hour
+        # Our pages send no Referer (Referrer-Policy: no-referrer keeps the secret links
+        # in); Flask-WTF's strict HTTPS check would refuse every form for lacking one.
+        # The session-bound token (and the SameSite=Lax cookie) does the protecting.
+        WTF_CSRF_SSL_STRICT=False,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_HTTPONLY=True,
+        FAILED_LINK_LIMIT=30,  # unknown secret links per client per minute before 429
+    )
+    if test_config is None:
+        app.config.from_pyfile("config.py", silent=True)
+    else:
+        app.config.from_mapping(test_config)
+    _configure_secret_key(app)
+    if app.config["SQLALCHEMY_DATABASE_URI"].startswith("sqlite"):
+        # a file on this machine never drops a connection: no ping before each request's query
+        app.config["SQLALCHEMY_ENGINE_OPTIONS"] = {**app.config["SQLALCHEMY_ENGINE_OPTIONS"], "pool_pre_ping": False}
+
+    from .extensions import csrf, db, migrate
+
+    db.init_app(app)
+    migrate.init_app(app, db, directory=str(Path(__file__).parent / "migrations"))
+    csrf.init_app(app)
+
+    from . import database
+    from .database import configure_engine
+
+    with app.app_context():
+        configure_engine(db.engine)
+    database.init_app(app)
+
+    from . import cli, security, views
+
+    security.init_app(app)
+    views.init_app(app)
+    cli.init_app(app)
+    return app
+
+
+def _configure_secret_key(app: Flask) -> None:
+    """A real secret key: from the environment, the config, or ``instance/secret_key``.
+
+    In development a missing key is made once and kept in the instance folder; in
+    production (``COMPANION_ENV=production``) the app refuses to start without one.
+    """
+    key = os.environ.get("COMPANION_SECRET_KEY") or app.config.get("SECRET_KEY")
+    path = Path(app.instance_path) / SECRET_KEY_FILE
+    if not key and path.exists():
+        key = path.read_text().strip()
+    if not key:
+        if app.config["PRODUCTION"]:
+            raise ConfigError(
+                "COMPANION_SECRET_KEY is not set and instance/secret_key does not exist; make one with\n"
+                "  python3 -c 'import secrets; print(secrets.token_urlsafe(48))' > instance/secret_key"
+            )
+        key = secrets.token_urlsafe(48)
+        path.write_text(key + "\n")
+        path.chmod(0o600)
+    if app.config["PRODUCTION"] and len(key) < 32:
+        raise ConfigError("the secret key is too short for production: use at least 32 random characters")
+    app.config["SECRET_KEY"] = key
+    if app.config["PRODUCTION"] and app.config["PUBLIC_BASE_URL"].startswith("https://"):
+        # (not setdefault: Flask's defaults already hold SESSION_COOKIE_SECURE=False)
+        app.config["SESSION_COOKIE_SECURE"] = True

@@ -1,0 +1,165 @@
+"""The forms: every value a person can submit, checked before it reaches a rule.
+
+Each form that changes the table carries the table's version when the form was
+shown and a request key made with the form, so that a stale screen or a doubled
+tap records nothing twice (see :func:`companion.services.record`).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileAllowed, FileField, FileRequired
+from wtforms import (
+    HiddenField,
+    IntegerField,
+    SelectField,
+    SelectMultipleField,
+    StringField,
+    SubmitField,
+)
+from wtforms.validators import InputRequired, Length, NumberRange, Optional, Regexp, ValidationError
+from wtforms.widgets import CheckboxInput, ListWidget
+
+from .ledger.money import parse_chip_value
+from .napalm.closing import LABELS as UNFINISHED_LABELS
+from .napalm.table import MAX_NAME_LENGTH, MAX_PLAYERS
+
+KEY_PATTERN = r"^[A-Za-z0-9_-]{16,64}$"
+
+
+class WholeNumberField(IntegerField):
+    """An IntegerField that refuses a number of more than 15 digits before anything compares it.
+
+    WTForms' NumberRange turns the value into a float to check for NaN, and a 400-digit
+    number raises OverflowError there: a 500 instead of a form error.
+    """
+
+    MAX_DIGITS = 15
+
+    def process_formdata(self, valuelist: list[str]) -> None:
+        if valuelist and len(str(valuelist[0]).strip().lstrip("+-")) > self.MAX_DIGITS:
+            self.data = None
+            raise ValueError(self.gettext("Not a valid integer value."))
+        super().process_formdata(valuelist)
+
+
+class MultiCheckboxField(SelectMultipleField):
+    """A list of toggles: one large tap target per player."""
+
+    widget = ListWidget(prefix_label=False)
+    option_widget = CheckboxInput()
+
+
+class ActionForm(FlaskForm):
+    """The version and key that make a submit safe to repeat."""
+
+    version = WholeNumberField(validators=[InputRequired("the form has no table version"), NumberRange(min=0)])
+    request_key = StringField(
+        validators=[InputRequired("the form has no request key"), Regexp(KEY_PATTERN, message="bad request key")]
+    )
+
+
+class DeclareForm(ActionForm):
+    yes = MultiCheckboxField("Who said Yes?", choices=[], validate_choice=True)
+    nobody = SubmitField("Nobody said Yes")
+    confirm = SubmitField("Record Yes")
+
+
+class ChallengeForm(ActionForm):
+    challengers = MultiCheckboxField("Who challenges?", choices=[], validate_choice=True)
+    nobody = SubmitField("No challenge")
+    confirm = SubmitField("Record challengers")
+
+
+class ShowdownForm(ActionForm):
+    winner = SelectField(choices=[], validate_choice=False)  # a one-tap single winner
+    winners = MultiCheckboxField("Tie between", choices=[], validate_choice=True)
+    tie = SubmitField("Record tie")
+
+
+class CardsForm(ActionForm):
+    """The cards each Yes player showed; the fields are added per player at run time."""
+
+
+class UndoForm(ActionForm):
+    pass
+
+
+class PaidForm(ActionForm):
+    payer = StringField(validators=[InputRequired(), Length(max=MAX_NAME_LENGTH)])
+    payee = StringField(validators=[InputRequired(), Length(max=MAX_NAME_LENGTH)])
+    chips = WholeNumberField(validators=[InputRequired(), NumberRange(min=1, max=10**9)])
+
+
+class RotateForm(FlaskForm):
+    which = SelectField(choices=[("viewer", "players' link"), ("keeper", "scorekeeper's link")])
+
+
+def _chip_value(form: FlaskForm, field: StringField) -> None:
+    try:
+        field.parsed = parse_chip_value(field.data or "0")
+    except ValueError as error:
+        raise ValidationError(str(error)) from None
+
+
+class StartForm(FlaskForm):
+    """A form that starts a night carries a key made with the form: sent twice, it starts one night."""
+
+    request_key = HiddenField(validators=[Optional(), Regexp(KEY_PATTERN, message="bad request key")])
+
+
+class NightForm(StartForm):
+    """Start a night (or change its setup before play): seats, dealer and rules on one screen."""
+
+    name = StringField("Name of the night", validators=[Optional(), Length(max=80)])
+    seat_1 = StringField("Seat 1", validators=[Optional(), Length(max=MAX_NAME_LENGTH)])
+    seat_2 = StringField("Seat 2", validators=[Optional(), Length(max=MAX_NAME_LENGTH)])
+    seat_3 = StringField("Seat 3", validators=[Optional(), Length(max=MAX_NAME_LENGTH)])
+    seat_4 = StringField("Seat 4", validators=[Optional(), Length(max=MAX_NAME_LENGTH)])
+    seat_5 = StringField("Seat 5", validators=[Optional(), Length(max=MAX_NAME_LENGTH)])
+    seat_6 = StringField("Seat 6", validators=[Optional(), Length(max=MAX_NAME_LENGTH)])
+    seat_7 = StringField("Seat 7", validators=[Optional(), Length(max=MAX_NAME_LENGTH)])
+    first_dealer = SelectField(
+        "First dealer", choices=[(str(i), f"Seat {i}") for i in range(1, MAX_PLAYERS + 1)], default="1"
+    )
+    ante = WholeNumberField("Ante (chips)", default=1, validators=[InputRequired(), NumberRange(min=0, max=1_000_000)])
+    ante_every = SelectField(
+        "Ante on", choices=[("1", "every hand"), ("2", "every other hand")], default="1"
+    )
+    tokens_to_win = WholeNumberField(
+        "Tokens to win", default=5, validators=[InputRequired(), NumberRange(min=1, max=99)]
+    )
+    chip_value = StringField("Value of one chip", default="0.25", validators=[Length(max=20), _chip_value])
+    currency = StringField("Currency", default="€", validators=[Optional(), Length(max=8)])
+    unfinished_pot = SelectField(
+        "Pot of an unfinished game at the end of the night",
+        choices=list(UNFINISHED_LABELS.items()),
+        default="return_antes",
+    )
+    move_up = HiddenField()
+    submit = SubmitField("Start the night")
+
+    def seat_fields(self) -> list[StringField]:
+        return [getattr(self, f"seat_{i}") for i in range(1, MAX_PLAYERS + 1)]
+
+    def players(self) -> list[str]:
+        return [f.data.strip() for f in self.seat_fields() if f.data and f.data.strip()]
+
+    def first_dealer_name(self) -> str | None:
+        """The name in the chosen seat, counting only filled seats' positions as typed."""
+        seat = int(self.first_dealer.data or 1)
+        field = self.seat_fields()[seat - 1]
+        return field.data.strip() if field.data and field.data.strip() else None
+
+    def chip_value_decimal(self) -> Decimal:
+        return getattr(self.chip_value, "parsed", Decimal("0"))
+
+
+class ImportForm(StartForm):
+    file = FileField(
+        "Hand-history file (.json)",
+        validators=[FileRequired("choose a file"), FileAllowed(["json"], "a hand-history file ends in .json")],
+    )
+    name = StringField("Name of the night", validators=[Optional(), Length(max=80)])

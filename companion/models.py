@@ -1,0 +1,77 @@
+"""The database: nights and their append-only event log.
+
+The event log is the source of truth.  A night's standings are the fold of its
+events (see :mod:`companion.services`); nothing derived from them is stored, so
+it can always be rebuilt.  Events are only ever inserted: a correction is a new
+event (a ``void``), never an update or a delete.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import JSON, ForeignKey, Integer, Numeric, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from .extensions import db
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class Night(db.Model):  # type: ignore[name-defined]
+    """One night at one table: its seating, its settings and its secret links."""
+
+    __tablename__ = "night"
+    __table_args__ = (UniqueConstraint("request_key", name="uq_night_request_key"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(80))
+    #: the scorekeeper's secret (records and corrects); rotated by replacing it
+    keeper_key: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    #: the players' secret (read only)
+    viewer_key: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    players: Mapped[list[str]] = mapped_column(JSON)
+    first_dealer: Mapped[str] = mapped_column(String(40))
+    ante: Mapped[int] = mapped_column(Integer, default=1)
+    ante_every: Mapped[int] = mapped_column(Integer, default=1)
+    tokens_to_win: Mapped[int] = mapped_column(Integer, default=5)
+    chip_value: Mapped[Decimal] = mapped_column(Numeric(12, 4), default=Decimal("0"))
+    currency: Mapped[str] = mapped_column(String(8), default="")
+    unfinished_pot: Mapped[str] = mapped_column(String(20), default="return_antes")
+    #: how many events the night holds: the compare-and-set guard against stale submits
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    #: the key of the form that started this night (a doubled "Start" finds this night again)
+    request_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    #: a digest of what that form said: the same key with other content is refused
+    request_digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+    events: Mapped[list[Event]] = relationship(
+        back_populates="night", order_by="Event.seq", lazy="raise"
+    )
+
+
+class Event(db.Model):  # type: ignore[name-defined]
+    """One recorded action.  Inserted once, never changed."""
+
+    __tablename__ = "event"
+    __table_args__ = (
+        UniqueConstraint("night_id", "seq", name="uq_event_night_seq"),
+        UniqueConstraint("night_id", "request_key", name="uq_event_night_request_key"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    night_id: Mapped[int] = mapped_column(ForeignKey("night.id"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(20))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    #: the key the submitting form was made with: the same key twice records once
+    request_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    recorded_by: Mapped[str] = mapped_column(String(40), default="scorekeeper")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    night: Mapped[Night] = relationship(back_populates="events")

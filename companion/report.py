@@ -1,0 +1,715 @@
+"""The end-of-night report: who won what, and who pays whom.
+
+Pure (no Flask, no database; ``tests/test_purity.py`` checks it): a
+:class:`~companion.napalm.Table` and the night's money settings in, a frozen
+:class:`Report` out.  The pages, the CSV and JSON downloads and the per-player
+history all read the same :class:`Report`, so they cannot disagree.
+
+Where the figures come from
+---------------------------
+Every figure is a sum over the *live* records of the night (undone actions
+and the undos themselves cancel out and are left out), split by game:
+
+* **antes**: chips a player put into the pot (a cost, shown negative);
+* **side bets**: chips won from and lost to each other Yes player at showdowns;
+* **pots**: the pot of each finished game, to its winner;
+* **unfinished pot**: what the night's setting gives each player out of the
+  pot of a game still running (see :mod:`companion.napalm.closing`).  With
+  "carry" the chips stay in the pot for the next night, and each player's antes
+  in it are left out of tonight's balances: they count as returned here.
+
+A player's net chips are ``pots + unfinished pot + side bets won - side bets
+lost - antes``; the report checks that this equals the closing balance, and
+the closing balances add up to zero.
+
+Money
+-----
+Money is ``chips x chip value`` as an exact :class:`~decimal.Decimal`.  A chip
+value has at most four decimal places (:mod:`companion.ledger.money`), and
+:func:`~companion.ledger.money.format_money` shows up to four, so no amount is
+ever rounded on the way to the screen: the payments shown add up, to the last
+digit shown, to each player's net money.
+
+Who pays whom
+-------------
+* **Fewest payments** (the default): :func:`~companion.ledger.settle.settle_up`
+  over the closing balances.  It matches totals, not bets, so each payment comes
+  with an explanation: both players' balances broken down, what passed between
+  the two directly, and how the payer's debt is split.
+* **Pair by pair**: every side bet is paid to the player who won it, netted per
+  pair; the pot is attributed game by game: the antes a player put into a
+  game's pot go to whoever took that pot (in a finished game, each player pays
+  the winner the antes they put in; in the unfinished game, the night's setting
+  decides: returned antes or a carried pot move nothing between players, a pot
+  split among the leaders is paid to them from the others' antes in the fewest
+  payments).  Side bets and pot shares between the same two players are netted
+  into one payment, whose parts are kept for the page.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, localcontext
+from typing import Any
+
+from .ledger.money import format_money, to_money
+from .ledger.settle import Payment, pairwise_debts, settle_up
+from .napalm.closing import CHOICES, Closing, close_night
+from .napalm.table import POT, Table
+
+__all__ = [
+    "ChipCount",
+    "CountLine",
+    "Figures",
+    "GameLine",
+    "PairLine",
+    "PlanLine",
+    "PlayerReport",
+    "Report",
+    "build_report",
+    "chip_count",
+]
+
+VIEWS = ("plan", "pairwise")
+
+
+# --- one player's figures ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Figures:
+    """One player's chips in one game, or over the whole night.
+
+    ``antes``, ``pots`` and every amount in ``won_from`` / ``lost_to`` are chips
+    moved, never negative; ``unfinished`` is what the unfinished game's pot gives
+    back to this player at the end of the night.
+    """
+
+    antes: int = 0
+    won_from: tuple[tuple[str, int], ...] = ()  # (opponent, chips), in seat order
+    lost_to: tuple[tuple[str, int], ...] = ()
+    pots: int = 0
+    unfinished: int = 0
+    tokens: int = 0
+
+    @property
+    def side_won(self) -> int:
+        return sum(chips for _, chips in self.won_from)
+
+    @property
+    def side_lost(self) -> int:
+        return sum(chips for _, chips in self.lost_to)
+
+    @property
+    def side_net(self) -> int:
+        return self.side_won - self.side_lost
+
+    @property
+    def pot_net(self) -> int:
+        """What went through the pot: pots taken and returned, minus antes."""
+        return self.pots + self.unfinished - self.antes
+
+    @property
+    def net(self) -> int:
+        return self.pot_net + self.side_net
+
+    def with_opponent(self, other: str) -> tuple[int, int]:
+        """(chips won from ``other``, chips lost to ``other``) in side bets."""
+        return dict(self.won_from).get(other, 0), dict(self.lost_to).get(other, 0)
+
+    def parts(self) -> list[str]:
+        """The non-zero parts of :attr:`net`, as short phrases ("antes −8", "+6 from Dan")."""
+        out = []
+        if self.antes:
+            out.append(f"antes {_signed(-self.antes)}")
+        for name, chips in self.won_from:
+            out.append(f"side bets {_signed(chips)} from {name}")
+        for name, chips in self.lost_to:
+            out.append(f"side bets {_signed(-chips)} to {name}")
+        if self.pots:
+            out.append(f"pots won {_signed(self.pots)}")
+        if self.unfinished:
+            out.append(f"unfinished pot {_signed(self.unfinished)}")
+        return out
+
+
+def _signed(chips: int) -> str:
+    """+3, −3 (a real minus sign), 0."""
+    if chips > 0:
+        return f"+{chips}"
+    if chips < 0:
+        return f"\u2212{-chips}"
+    return "0"
+
+
+def _add(figures: Iterable[Figures], order: Sequence[str]) -> Figures:
+    won: Counter[str] = Counter()
+    lost: Counter[str] = Counter()
+    antes = pots = unfinished = tokens = 0
+    for f in figures:
+        antes += f.antes
+        pots += f.pots
+        unfinished += f.unfinished
+        tokens += f.tokens
+        won.update(dict(f.won_from))
+        lost.update(dict(f.lost_to))
+    return Figures(
+        antes=antes,
+        won_from=tuple((n, won[n]) for n in order if won[n]),
+        lost_to=tuple((n, lost[n]) for n in order if lost[n]),
+        pots=pots,
+        unfinished=unfinished,
+        tokens=tokens,
+    )
+
+
+@dataclass(frozen=True)
+class PlayerReport:
+    """One player's line in the report: per game, in total, in chips and money."""
+
+    name: str
+    seat: int  # 1-based
+    games: tuple[Figures, ...]  # one per :attr:`Report.games`, in the same order
+    total: Figures
+    games_won: int
+    net_chips: int  # the closing balance (== total.net)
+    money: Decimal  # exact
+    money_text: str
+    stack_change: int  # how the chips in front of the player changed (for a chip count)
+
+
+@dataclass(frozen=True)
+class GameLine:
+    number: int
+    winner: str | None  # None: unfinished at the end of the night
+    pot: int  # the pot the winner took, or the pot left in the unfinished game
+    hands: int  # hands played (for an unfinished game: the hand in progress)
+
+    @property
+    def finished(self) -> bool:
+        return self.winner is not None
+
+
+# --- payments ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlanLine:
+    """One payment of the fewest-payments plan, with why it is what it is."""
+
+    payer: str
+    payee: str
+    chips: int
+    money: Decimal
+    money_text: str
+    paid: bool
+    why: tuple[str, ...]  # sentences
+
+
+@dataclass(frozen=True)
+class PairLine:
+    """One payment of the pair-by-pair plan: side bets and pot shares between two players."""
+
+    payer: str
+    payee: str
+    chips: int
+    money: Decimal
+    money_text: str
+    paid: bool
+    side_bets: int  # chips the payer owes the payee from side bets (may be negative)
+    through_pot: int  # chips the payer owes the payee from the pot (may be negative)
+    why: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Report:
+    name: str
+    players: tuple[PlayerReport, ...]  # in seat order
+    games: tuple[GameLine, ...]
+    chip_value: Decimal
+    currency: str
+    closing: Closing
+    choice_text: str  # what the unfinished-pot setting says, in words
+    plan: tuple[PlanLine, ...]
+    pairwise: tuple[PairLine, ...]
+    recorded: tuple[Payment, ...]  # every "paid" event, in the order recorded
+    unmatched_plan: tuple[Payment, ...]  # recorded payments that mark no line of the plan
+    unmatched_pairwise: tuple[Payment, ...]  # … no line of the pairwise list
+    remaining: tuple[Payment, ...]  # what settles the rest once every recorded payment counts
+
+    # --- reading ---
+
+    def player(self, name: str) -> PlayerReport:
+        for p in self.players:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+    def money(self, chips: int) -> str:
+        return format_money(to_money(chips, self.chip_value), self.currency)
+
+    def lines(self, view: str) -> tuple[PlanLine, ...] | tuple[PairLine, ...]:
+        return self.pairwise if view == "pairwise" else self.plan
+
+    def unmatched(self, view: str) -> tuple[Payment, ...]:
+        """Recorded payments that mark no line of ``view`` (the table changed since, or the other view)."""
+        return self.unmatched_pairwise if view == "pairwise" else self.unmatched_plan
+
+    def find(self, view: str, payer: str, payee: str, chips: int) -> PlanLine | PairLine | None:
+        """The first line of ``view`` for this payment that is not yet paid, if any."""
+        for line in self.lines(view):
+            if (line.payer, line.payee, line.chips) == (payer, payee, chips) and not line.paid:
+                return line
+        return None
+
+    @property
+    def settled(self) -> bool:
+        """Whether the recorded payments square everyone."""
+        return not self.remaining
+
+    @property
+    def total_money(self) -> Decimal:
+        return sum((p.money for p in self.players), Decimal(0))
+
+    # --- downloads ---
+
+    def as_dict(self) -> dict[str, Any]:
+        def figures(f: Figures) -> dict[str, Any]:
+            return {
+                "antes": f.antes,
+                "side_bets_won": dict(f.won_from),
+                "side_bets_lost": dict(f.lost_to),
+                "pots_won": f.pots,
+                "unfinished_pot": f.unfinished,
+                "tokens": f.tokens,
+                "net_chips": f.net,
+            }
+
+        return {
+            "night": self.name,
+            "chip_value": f"{self.chip_value.normalize():f}",
+            "currency": self.currency,
+            "unfinished_pot": {
+                "choice": self.closing.choice,
+                "pot": self.closing.pot,
+                "carried": self.closing.carried,
+                "note": self.closing.note,
+            },
+            "games": [
+                {"number": g.number, "winner": g.winner, "pot": g.pot, "hands": g.hands, "finished": g.finished}
+                for g in self.games
+            ],
+            "players": [
+                {
+                    "name": p.name,
+                    "seat": p.seat,
+                    **figures(p.total),
+                    "games_won": p.games_won,
+                    "money": _plain(p.money),
+                    "games": [{"number": g.number, **figures(f)} for g, f in zip(self.games, p.games)],
+                }
+                for p in self.players
+            ],
+            "payments": [
+                {"from": p.payer, "to": p.payee, "chips": p.chips, "money": _plain(p.money), "paid": p.paid}
+                for p in self.plan
+            ],
+            "pairwise": [
+                {
+                    "from": p.payer,
+                    "to": p.payee,
+                    "chips": p.chips,
+                    "money": _plain(p.money),
+                    "side_bets": p.side_bets,
+                    "through_pot": p.through_pot,
+                    "paid": p.paid,
+                }
+                for p in self.pairwise
+            ],
+            "recorded_payments": [{"from": p.payer, "to": p.payee, "chips": p.chips} for p in self.recorded],
+        }
+
+    def to_csv(self, view: str = "plan") -> str:
+        """One row per player, then one per payment of ``view``; money exact, as plain decimals."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\r\n")
+        writer.writerow(
+            [
+                "row", "player", "to", "antes", "side_bets_won", "side_bets_lost", "pots_won",
+                "unfinished_pot", "tokens", "games_won", "net_chips", "money", "currency", "paid",
+            ]
+        )
+        for p in self.players:
+            t = p.total
+            writer.writerow(
+                [
+                    "player", _cell(p.name), "", t.antes, t.side_won, t.side_lost, t.pots,
+                    t.unfinished, t.tokens, p.games_won, p.net_chips, _plain(p.money), _cell(self.currency), "",
+                ]
+            )
+        for line in self.lines(view):
+            writer.writerow(
+                [
+                    "payment", _cell(line.payer), _cell(line.payee), "", "", "", "", "", "", "",
+                    line.chips, _plain(line.money), _cell(self.currency), "yes" if line.paid else "no",
+                ]
+            )
+        return out.getvalue()
+
+
+def _plain(amount: Decimal) -> str:
+    """An exact amount in fixed notation with at least two places: "1.25", "-0.05", "30.00", "0.125"."""
+    with localcontext() as ctx:
+        ctx.prec = max(ctx.prec, len(amount.as_tuple().digits) + abs(amount.as_tuple().exponent) + 3)  # type: ignore[arg-type]
+        amount = amount.normalize()
+        if amount.as_tuple().exponent > -2:  # type: ignore[operator]
+            amount = amount.quantize(Decimal("0.01"))  # exact: it has no finer digit
+    return f"{amount:f}"
+
+
+def _cell(text: str) -> str:
+    """Keep a spreadsheet from reading a name as a formula."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+# --- building it ------------------------------------------------------------------------
+
+
+def build_report(
+    table: Table,
+    *,
+    chip_value: Decimal,
+    currency: str = "",
+    unfinished_pot: str = "return_antes",
+    paid: Iterable[tuple[str, str, int]] = (),
+    name: str = "",
+) -> Report:
+    """The report of ``table`` as it stands, the night ending now.
+
+    ``paid`` are the settle-up payments recorded so far, ``(payer, payee, chips)``
+    in the order recorded.  Each marks the first unpaid matching line of the
+    plan and, separately, of the pairwise list; those that mark no line of a
+    list (the table changed after they were recorded, or they were marked in
+    the other view) are listed by :meth:`Report.unmatched`, and
+    :attr:`Report.remaining` settles what is left counting every one of them.
+    """
+    players = table.players
+    closing = close_night(table, unfinished_pot)
+    position = table.position
+    live = table.live_records()
+
+    # The games: every finished one, and the one running if anything happened in it.
+    current = position.game
+    if any(r.game == current for r in live) or closing.pot:
+        numbers = list(range(1, current + 1))
+    else:
+        numbers = list(range(1, current))
+    index = {g: i for i, g in enumerate(numbers)}
+
+    antes = [Counter[str]() for _ in numbers]
+    pots = [Counter[str]() for _ in numbers]
+    tokens = [Counter[str]() for _ in numbers]
+    won = [{n: Counter[str]() for n in players} for _ in numbers]  # won[g][winner][loser]
+    lost = [{n: Counter[str]() for n in players} for _ in numbers]  # lost[g][loser][winner]
+    for record in live:
+        g = index[record.game]
+        for t in record.transfers:
+            if t.reason == "ante" and t.payee is POT and t.payer is not None:
+                antes[g][t.payer] += t.chips
+            elif t.reason == "side bet" and t.payer is not None and t.payee is not None:
+                won[g][t.payee][t.payer] += t.chips
+                lost[g][t.payer][t.payee] += t.chips
+            elif t.reason == "pot" and t.payer is POT and t.payee is not None:
+                pots[g][t.payee] += t.chips
+            else:  # pragma: no cover - a live record never holds anything else
+                raise ValueError(f"unexpected transfer in record #{record.seq}: {t}")
+        for who, delta in record.tokens:
+            tokens[g][who] += delta
+
+    # What the end of the night gives each player out of the unfinished pot
+    # (with "carry": the antes in it, left out of tonight's balances).
+    table_net = table.net_chips
+    back = {n: closing.net[n] - table_net[n] for n in players}
+    unfinished_game = index.get(current) if closing.pot else None
+
+    results = {r.number: r for r in position.games}
+    games = tuple(
+        GameLine(g, results[g].winner, results[g].pot, results[g].hands)
+        if g in results
+        else GameLine(g, None, closing.pot, position.hand)
+        for g in numbers
+    )
+
+    lines = []
+    for seat, player in enumerate(players):
+        per_game = tuple(
+            Figures(
+                antes=antes[g][player],
+                won_from=tuple((o, won[g][player][o]) for o in players if won[g][player][o]),
+                lost_to=tuple((o, lost[g][player][o]) for o in players if lost[g][player][o]),
+                pots=pots[g][player],
+                unfinished=back[player] if g == unfinished_game else 0,
+                tokens=tokens[g][player],
+            )
+            for g in range(len(numbers))
+        )
+        total = _add(per_game, players)
+        net = closing.net[player]
+        if total.net != net:  # pragma: no cover - the ledger and the report disagree: a bug
+            raise ValueError(f"{player}'s figures add up to {total.net}, but the ledger says {net}")
+        money = to_money(net, chip_value)
+        lines.append(
+            PlayerReport(
+                name=player,
+                seat=seat + 1,
+                games=per_game,
+                total=total,
+                games_won=sum(1 for r in position.games if r.winner == player),
+                net_chips=net,
+                money=money,
+                money_text=format_money(money, currency),
+                stack_change=table_net[player] + closing.shares[player],
+            )
+        )
+    by_name = {p.name: p for p in lines}
+
+    recorded = tuple(Payment(a, b, c) for a, b, c in paid)
+    plan = settle_up(closing.net)
+    plan_paid = _match(plan, recorded)
+    pairs, parts = _pairwise(players, by_name, games, closing.net)
+    pairs_paid = _match(pairs, recorded)
+    plan_lines = tuple(
+        PlanLine(
+            payer=p.payer,
+            payee=p.payee,
+            chips=p.chips,
+            money=to_money(p.chips, chip_value),
+            money_text=format_money(to_money(p.chips, chip_value), currency),
+            paid=done,
+            why=_why_plan(p, plan, by_name),
+        )
+        for p, done in zip(plan, plan_paid)
+    )
+    pair_lines = tuple(
+        PairLine(
+            payer=p.payer,
+            payee=p.payee,
+            chips=p.chips,
+            money=to_money(p.chips, chip_value),
+            money_text=format_money(to_money(p.chips, chip_value), currency),
+            paid=done,
+            side_bets=parts[p.payer, p.payee][0],
+            through_pot=parts[p.payer, p.payee][1],
+            why=_why_pair(p, parts[p.payer, p.payee], by_name),
+        )
+        for p, done in zip(pairs, pairs_paid)
+    )
+    left = dict(closing.net)
+    for p in recorded:
+        left[p.payer] += p.chips
+        left[p.payee] -= p.chips
+    return Report(
+        name=name,
+        players=tuple(lines),
+        games=games,
+        chip_value=chip_value,
+        currency=currency,
+        closing=closing,
+        choice_text=CHOICES[closing.choice],
+        plan=plan_lines,
+        pairwise=pair_lines,
+        recorded=recorded,
+        unmatched_plan=_leftover(plan, recorded),
+        unmatched_pairwise=_leftover(pairs, recorded),
+        remaining=settle_up(left),
+    )
+
+
+def _key(p: Payment) -> tuple[str, str, int]:
+    return (p.payer, p.payee, p.chips)
+
+
+def _leftover(payments: Sequence[Payment], recorded: Sequence[Payment]) -> tuple[Payment, ...]:
+    """The recorded payments that mark none of ``payments``, in the order recorded."""
+    left = Counter(_key(p) for p in payments)
+    out = []
+    for p in recorded:
+        if left[_key(p)] > 0:
+            left[_key(p)] -= 1
+        else:
+            out.append(p)
+    return tuple(out)
+
+
+def _match(payments: Sequence[Payment], recorded: Sequence[Payment]) -> list[bool]:
+    """Which payments a recorded payment marks as paid (each recorded one marks at most one)."""
+    left = Counter(_key(p) for p in recorded)
+    out = []
+    for p in payments:
+        k = _key(p)
+        out.append(left[k] > 0)
+        if left[k] > 0:
+            left[k] -= 1
+    return out
+
+
+def _pairwise(
+    players: Sequence[str],
+    by_name: Mapping[str, PlayerReport],
+    games: Sequence[GameLine],
+    closing_net: Mapping[str, int],
+) -> tuple[tuple[Payment, ...], dict[tuple[str, str], tuple[int, int]]]:
+    """Pair-by-pair debts, and for each (payer, payee) the (side bets, through the pot) parts."""
+    side: list[tuple[str, str, int]] = []
+    for p in players:
+        for other, chips in by_name[p].total.lost_to:
+            side.append((p, other, chips))
+    pot: list[tuple[str, str, int]] = []
+    for g in range(len(games)):
+        # Within one game the pot nets (pots taken and returned minus antes) add
+        # up to zero; the fewest payments that square them are, for a finished
+        # game, exactly "everyone pays the winner the antes they put in".
+        nets = {p: by_name[p].games[g].pot_net for p in players}
+        pot += [(x.payer, x.payee, x.chips) for x in settle_up(nets)]
+    pairs = pairwise_debts(side + pot)
+    side_by_pair = pairwise_debts(side)
+    pot_by_pair = pairwise_debts(pot)
+
+    def owed(debts: Iterable[Payment], payer: str, payee: str) -> int:
+        for d in debts:
+            if (d.payer, d.payee) == (payer, payee):
+                return d.chips
+            if (d.payer, d.payee) == (payee, payer):
+                return -d.chips
+        return 0
+
+    parts = {
+        (p.payer, p.payee): (owed(side_by_pair, p.payer, p.payee), owed(pot_by_pair, p.payer, p.payee))
+        for p in pairs
+    }
+    # Every player's pairwise payments add up to their closing balance.
+    for name in players:
+        flow = sum(p.chips for p in pairs if p.payee == name) - sum(p.chips for p in pairs if p.payer == name)
+        if flow != closing_net[name]:  # pragma: no cover - a bug
+            raise ValueError(f"the pairwise plan gives {name} {flow}, the ledger says {closing_net[name]}")
+    return pairs, parts
+
+
+# --- explanations --------------------------------------------------------------------------
+
+
+def _balance(p: PlayerReport) -> str:
+    n = p.net_chips
+    where = f"{n} chips up" if n > 0 else (f"{-n} chips down" if n < 0 else "square")
+    parts = p.total.parts()
+    return f"{p.name} ends the night {where}" + (f" ({', '.join(parts)})" if parts else "")
+
+
+def _split(name: str, role: str, payments: Sequence[Payment]) -> str | None:
+    mine = [p for p in payments if (p.payer if role == "pays" else p.payee) == name]
+    if len(mine) < 2:
+        return None
+    total = sum(p.chips for p in mine)
+    if role == "pays":
+        parts = ", ".join(f"{p.chips} to {p.payee}" for p in mine)
+        return f"{name} owes {total} chips in all, paid as {parts}."
+    parts = ", ".join(f"{p.chips} from {p.payer}" for p in mine)
+    return f"{name} is owed {total} chips in all, received as {parts}."
+
+
+def _why_plan(payment: Payment, plan: Sequence[Payment], by_name: Mapping[str, PlayerReport]) -> tuple[str, ...]:
+    payer, payee = by_name[payment.payer], by_name[payment.payee]
+    won, lost = payer.total.with_opponent(payee.name)
+    if won or lost:
+        direct = (
+            f"Between the two directly: {payer.name} lost {lost} to {payee.name} in side bets"
+            f" and won {won} from {payee.name}."
+        )
+    else:
+        direct = f"{payer.name} and {payee.name} had no side bet against each other."
+    out = [_balance(payer) + ".", _balance(payee) + ".", direct]
+    for sentence in (_split(payer.name, "pays", plan), _split(payee.name, "receives", plan)):
+        if sentence:
+            out.append(sentence)
+    out.append(
+        "The plan pairs what each player owes in total with what others are owed, in the fewest "
+        "payments; it does not follow each bet (the pair-by-pair view does)."
+    )
+    return tuple(out)
+
+
+def _why_pair(payment: Payment, parts: tuple[int, int], by_name: Mapping[str, PlayerReport]) -> tuple[str, ...]:
+    payer, payee = by_name[payment.payer], by_name[payment.payee]
+    side, pot = parts
+    won, lost = payer.total.with_opponent(payee.name)
+    out = []
+    if won or lost:
+        out.append(
+            f"Side bets: {payer.name} lost {lost} to {payee.name} and won {won} from {payee.name}: "
+            f"{payer.name} owes {side}."
+            if side >= 0
+            else f"Side bets: {payer.name} lost {lost} to {payee.name} and won {won} from {payee.name}: "
+            f"{payee.name} owes {-side}, netted here."
+        )
+    if pot > 0:
+        out.append(f"Through the pot: {payer.name} owes {payee.name} {pot} ({payer.name}'s antes in pots that went to {payee.name}).")
+    elif pot < 0:
+        out.append(
+            f"Through the pot: {payee.name} owes {payer.name} {-pot} ({payee.name}'s antes in pots that went to "
+            f"{payer.name}), netted here."
+        )
+    return tuple(out)
+
+
+# --- counting the chips ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CountLine:
+    name: str
+    buy_in: int
+    counted: int
+    expected: int  # buy-in plus how the ledger says the stack changed
+
+    @property
+    def difference(self) -> int:
+        return self.counted - self.expected
+
+
+@dataclass(frozen=True)
+class ChipCount:
+    lines: tuple[CountLine, ...]
+    in_pot: int  # chips that stay in the middle (a carried pot)
+
+    @property
+    def flagged(self) -> tuple[CountLine, ...]:
+        return tuple(line for line in self.lines if line.difference)
+
+    @property
+    def counted(self) -> int:
+        return sum(line.counted for line in self.lines)
+
+    @property
+    def expected(self) -> int:
+        return sum(line.expected for line in self.lines)
+
+
+def chip_count(report: Report, buy_ins: Mapping[str, int], counts: Mapping[str, int]) -> ChipCount:
+    """Compare the chips each player counts with what the ledger expects.
+
+    A player is expected to hold their buy-in plus :attr:`PlayerReport.stack_change`:
+    what they won and lost at the table, plus their share of the unfinished pot
+    once it is handed out (with "carry" the pot stays in the middle, so the antes
+    in it are not in anyone's stack).  Only players with a count are compared.
+    """
+    lines = []
+    for p in report.players:
+        if p.name not in counts:
+            continue
+        buy_in = buy_ins.get(p.name, 0)
+        lines.append(CountLine(p.name, buy_in, counts[p.name], buy_in + p.stack_change))
+    return ChipCount(tuple(lines), report.closing.carried)

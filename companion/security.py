@@ -1,0 +1,138 @@
+"""Response headers and the brake on guessing secret links.
+
+The secret links are in QR codes and page URLs, so no page may leak them in a
+Referer header, be framed, or run inline script.  Guessing a 256-bit link is
+hopeless anyway; the limiter makes the attempt visible and expensive.
+"""
+
+from __future__ import annotations
+
+import hmac
+import threading
+import time
+from collections import deque
+
+from flask import Flask, Response, abort, has_request_context, request
+from flask.sessions import SecureCookieSessionInterface
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; manifest-src 'self'; font-src 'self'; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+
+
+def same_secret(given: str, expected: str) -> bool:
+    """Compare secrets in constant time."""
+    return hmac.compare_digest(given.encode(), expected.encode())
+
+
+class FailureLimiter:
+    """Counts unknown-link requests per client in a sliding minute (per process)."""
+
+    def __init__(self, limit: int, window: float = 60.0) -> None:
+        self.limit = limit
+        self.window = window
+        self._hits: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def blocked(self, client: str) -> bool:
+        now = time.monotonic()
+        with self._lock:
+            hits = self._hits.get(client)
+            if not hits:
+                return False
+            while hits and now - hits[0] > self.window:
+                hits.popleft()
+            return len(hits) >= self.limit
+
+    def fail(self, client: str) -> None:
+        with self._lock:
+            self._hits.setdefault(client, deque()).append(time.monotonic())
+            if len(self._hits) > 10_000:  # bounded memory under a scan
+                self._hits.pop(next(iter(self._hits)))
+
+
+class RotationMemory:
+    """The answers of recent link rotations, by the request key their form carried.
+
+    Rotating the scorekeeper's link ends the very address the form was posted to, so
+    a doubled tap, or a resend after a lost answer, would meet a 404 and the
+    scorekeeper would lose the night.  For a while, the same request key sent to the
+    same old link gets the first answer again (and nothing is rotated twice); the
+    same key asking for the other link is refused.  Anyone else on the old link
+    still gets a 404.  Per process, like the limiter.
+    """
+
+    def __init__(self, seconds: float = 600.0, size: int = 1000) -> None:
+        self.seconds = seconds
+        self.size = size
+        self._answers: dict[str, tuple[float, str, str, str]] = {}
+        self._lock = threading.Lock()
+
+    def recall(self, request_key: str, old_key: str, which: str) -> tuple[str | None, bool]:
+        """(where the first answer sent the phone, whether this is the same key with other content)."""
+        now = time.monotonic()
+        with self._lock:
+            found = self._answers.get(request_key)
+            if found is None or now - found[0] > self.seconds or not same_secret(old_key, found[1]):
+                return None, False
+            if which != found[2]:
+                return None, True
+            return found[3], False
+
+    def keep(self, request_key: str, old_key: str, which: str, location: str) -> None:
+        with self._lock:
+            self._answers[request_key] = (time.monotonic(), old_key, which, location)
+            while len(self._answers) > self.size:
+                self._answers.pop(next(iter(self._answers)))
+
+
+def client_id() -> str:
+    return request.remote_addr or "unknown"
+
+
+def reject_unknown_link(app: Flask) -> None:
+    """Count a failed link lookup and answer 404 (or 429 once the client is over the limit)."""
+    limiter: FailureLimiter = app.extensions["companion_link_limiter"]
+    limiter.fail(client_id())
+    abort(404)
+
+
+def set_headers(response: Response) -> Response:
+    headers = response.headers
+    headers.setdefault("Content-Security-Policy", CSP)
+    headers.setdefault("Referrer-Policy", "no-referrer")
+    headers.setdefault("X-Content-Type-Options", "nosniff")
+    headers.setdefault("X-Frame-Options", "DENY")
+    headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
+    if request.path.startswith(("/k/", "/p/")):
+        headers.setdefault("Cache-Control", "no-store" if request.path.startswith("/k/") else "no-cache")
+        headers.setdefault("X-Robots-Tag", "noindex")
+    return response
+
+
+class SessionInterface(SecureCookieSessionInterface):
+    """Flask's signed-cookie session, marked Secure whenever the request came over HTTPS.
+
+    ``SESSION_COOKIE_SECURE`` covers a production address behind a proxy; this covers
+    HTTPS seen by the app itself.  Plain HTTP on the local network keeps a cookie the
+    phones send back.
+    """
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        return super().get_cookie_secure(app) or (has_request_context() and request.is_secure)
+
+
+def init_app(app: Flask) -> None:
+    app.session_interface = SessionInterface()
+    limiter = FailureLimiter(app.config["FAILED_LINK_LIMIT"])
+    app.extensions["companion_link_limiter"] = limiter
+    app.extensions["companion_rotations"] = RotationMemory()
+
+    @app.before_request
+    def _brake_guessing() -> None:
+        if request.path.startswith(("/k/", "/p/")) and limiter.blocked(client_id()):
+            abort(429)
+
+    app.after_request(set_headers)

@@ -1,0 +1,57 @@
+"""The web layer: blueprints that turn a request into a service call and state into a page."""
+
+from __future__ import annotations
+
+from flask import Flask, render_template, request
+from flask_wtf.csrf import CSRFError
+from werkzeug.exceptions import HTTPException
+
+from sqlalchemy.exc import OperationalError
+
+from .. import services
+from ..extensions import db
+
+MESSAGES = {
+    400: "That request could not be understood.",
+    403: "This link can only look, not change anything.",
+    404: "There is nothing here. Check the link, or ask the scorekeeper for a new one.",
+    405: "That page cannot be used this way.",
+    409: "The table changed since this screen was shown; nothing was recorded.",
+    413: "That upload is too large.",
+    422: "That could not be recorded.",
+    429: "Too many wrong links from this device; wait a minute.",
+}
+
+
+def init_app(app: Flask) -> None:
+    from . import home, players, report, table
+
+    app.register_blueprint(home.bp)
+    app.register_blueprint(table.bp)
+    app.register_blueprint(players.bp)
+    app.register_blueprint(report.bp)
+
+    @app.errorhandler(CSRFError)
+    def _csrf(error: CSRFError):  # type: ignore[no-untyped-def]
+        message = "This form has expired or was not sent by this app; reload the page and try again."
+        return render_template("error.html", code=400, error_message=message), 400
+
+    @app.errorhandler(services.Busy)
+    @app.errorhandler(OperationalError)  # a lock that timed out (or a lost connection) in any request
+    def _busy(error: Exception):  # type: ignore[no-untyped-def]
+        if not isinstance(error, services.Busy):
+            app.logger.warning("database busy: %s", error)
+            db.session.rollback()
+            error = services.Busy()
+        headers = {"Retry-After": "1"}
+        if request.path.endswith(".json") or request.accept_mimetypes.best == "application/json":
+            return {"error": str(error)}, 503, headers
+        return render_template("error.html", code=503, error_message=str(error)), 503, headers
+
+    @app.errorhandler(HTTPException)
+    def _http(error: HTTPException):  # type: ignore[no-untyped-def]
+        code = error.code or 500
+        if request.path.endswith(".json") or request.accept_mimetypes.best == "application/json":
+            return {"error": MESSAGES.get(code, error.description)}, code
+        message = error.description if code in (400, 422) and error.description else MESSAGES.get(code, error.name)
+        return render_template("error.html", code=code, error_message=message), code

@@ -1,0 +1,81 @@
+"""What every blueprint needs: finding a night by its secret link, and the standings."""
+
+from __future__ import annotations
+
+import re
+
+from flask import abort, current_app, session
+from sqlalchemy import select
+
+from .. import services
+from ..extensions import db
+from ..models import Night
+from ..security import reject_unknown_link, same_secret
+from ..standings import Standings, standings
+
+MAX_KEY_LENGTH = 64
+#: the alphabet of services.new_key (URL-safe base64): anything else is no link, and never reaches SQL
+KEY_CHARS = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _lookup(column, key: str) -> Night | None:  # type: ignore[no-untyped-def]
+    if not key or len(key) > MAX_KEY_LENGTH or not KEY_CHARS.fullmatch(key):
+        return None
+    night = db.session.scalar(select(Night).where(column == key))
+    if night is not None and same_secret(key, getattr(night, column.key)):
+        return night
+    return None
+
+
+def keeper_night(key: str) -> Night:
+    """The night whose scorekeeper link is ``key``; 403 for a players' link, 404 otherwise."""
+    night = _lookup(Night.keeper_key, key)
+    if night is not None:
+        remember(night)
+        return night
+    if _lookup(Night.viewer_key, key) is not None:
+        abort(403)
+    reject_unknown_link(current_app)
+    raise AssertionError("unreachable")
+
+
+def viewer_night(key: str) -> Night:
+    """The night whose players' link (or scorekeeper link) is ``key``."""
+    night = _lookup(Night.viewer_key, key) or _lookup(Night.keeper_key, key)
+    if night is None:
+        reject_unknown_link(current_app)
+    assert night is not None
+    return night
+
+
+def standings_of(night: Night, recent: int = 6) -> Standings:
+    """The standings of ``night`` at its version, computed once per version in each process.
+
+    Every phone at a table asks for the same version right after a change.
+    """
+    what = f"standings/{recent}"
+    kept = services.derived(what, night.id, night.version)
+    if kept is not None:
+        return kept
+    table = services.table_for(night)
+    settings = services.settings_of(night)
+    st = standings(table, night.version, settings.chip_value, settings.currency, settings.unfinished_pot, recent)
+    services.keep_derived(what, night.id, night.version, st)
+    return st
+
+
+def remember(night: Night) -> None:
+    """Keep the scorekeeper links this browser has opened, for the home page's list."""
+    known = list(session.get("nights", []))
+    if night.keeper_key not in known:
+        known.append(night.keeper_key)
+        session["nights"] = known[-20:]
+
+
+def device_label() -> str:
+    """A short, random label for this browser, so the history says which phone recorded."""
+    label = session.get("device")
+    if not label:
+        label = "phone " + services.new_key()[:4]
+        session["device"] = label
+    return label

@@ -1,0 +1,126 @@
+"""The front door: start a night, import one, and the nights this browser knows."""
+
+from __future__ import annotations
+
+from flask import Blueprint, current_app, redirect, render_template, request, send_from_directory, session, url_for
+from sqlalchemy import select, text
+
+from .. import services
+from ..extensions import db
+from ..forms import ImportForm, NightForm
+from ..models import Night
+from ..napalm import IllegalAction, Rules
+from ..napalm.history import HistoryError, Settings
+
+bp = Blueprint("home", __name__)
+
+
+def rules_from(form: NightForm) -> Rules:
+    return Rules(
+        ante=form.ante.data,
+        ante_every=int(form.ante_every.data),
+        tokens_to_win=form.tokens_to_win.data,
+    )
+
+
+def settings_from(form: NightForm) -> Settings:
+    return Settings(
+        chip_value=form.chip_value_decimal(),
+        currency=(form.currency.data or "").strip(),
+        unfinished_pot=form.unfinished_pot.data,
+    )
+
+
+def move_seat_up(form: NightForm) -> bool:
+    """The ↑ button beside a seat swaps it with the seat above, without saving (no JavaScript needed)."""
+    move = form.move_up.data
+    # ASCII decimals only: "²" is a digit to str.isdigit but not to int()
+    if not move or not (move.isascii() and move.isdecimal()) or not 2 <= int(move) <= len(form.seat_fields()):
+        return False
+    fields = form.seat_fields()
+    i = int(move) - 1
+    fields[i].data, fields[i - 1].data = fields[i - 1].data, fields[i].data
+    chosen = form.first_dealer.data or ""
+    dealer = int(chosen) if chosen.isascii() and chosen.isdecimal() else 1
+    if dealer in (i, i + 1):
+        form.first_dealer.data = str(i if dealer == i + 1 else i + 1)
+    form.move_up.data = ""
+    return True
+
+
+def my_nights() -> list[Night]:
+    keys = session.get("nights", [])
+    if not keys:
+        return []
+    nights = db.session.scalars(select(Night).where(Night.keeper_key.in_(keys))).all()
+    return sorted(nights, key=lambda n: n.created_at, reverse=True)
+
+
+def _home(form: NightForm | None = None, import_form: ImportForm | None = None, status: int = 200):  # type: ignore[no-untyped-def]
+    """The front door; a form not given is a fresh one with a new request key (never the other form's data)."""
+    form = form or NightForm(formdata=None, request_key=services.new_key())
+    import_form = import_form or ImportForm(formdata=None, request_key=services.new_key())
+    return render_template("home/index.html", form=form, import_form=import_form, nights=my_nights()), status
+
+
+@bp.get("/")
+def index():  # type: ignore[no-untyped-def]
+    return _home()
+
+
+@bp.post("/nights")
+def create():  # type: ignore[no-untyped-def]
+    form = NightForm()
+    if request.form.get("move_up") and move_seat_up(form):
+        return _home(form)
+    if form.validate():
+        try:
+            night = services.create_night(
+                form.name.data or "",
+                form.players(),
+                form.first_dealer_name() or None,
+                rules_from(form),
+                settings_from(form),
+                request_key=form.request_key.data or None,
+            )
+        except IllegalAction as error:
+            form.seat_1.errors = [*form.seat_1.errors, str(error)]
+        except services.KeyConflict as error:
+            form.form_errors.append(str(error))
+            return _home(form, status=409)
+        else:
+            return redirect(url_for("table.show", key=night.keeper_key), code=303)
+    return _home(form, status=422)
+
+
+@bp.post("/import")
+def import_night():  # type: ignore[no-untyped-def]
+    form = ImportForm()
+    if form.validate():
+        upload = form.file.data
+        try:
+            night = services.import_history(
+                upload.read(), form.name.data or None, request_key=form.request_key.data or None
+            )
+        except (HistoryError, IllegalAction) as error:
+            form.file.errors = [*form.file.errors, str(error)]
+        except services.KeyConflict as error:
+            form.file.errors = [*form.file.errors, str(error)]
+            return _home(import_form=form, status=409)
+        else:
+            return redirect(url_for("table.show", key=night.keeper_key), code=303)
+    return _home(import_form=form, status=422)
+
+
+@bp.get("/sw.js")
+def service_worker():  # type: ignore[no-untyped-def]
+    """The service worker, from the app's root so that its scope covers every page (/p/… too)."""
+    response = send_from_directory(current_app.static_folder, "sw.js", mimetype="text/javascript", max_age=0)
+    response.headers["Cache-Control"] = "no-cache"  # a new version is picked up on the next visit
+    return response
+
+
+@bp.get("/healthz")
+def healthz():  # type: ignore[no-untyped-def]
+    db.session.execute(text("SELECT 1"))
+    return {"status": "ok"}

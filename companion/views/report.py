@@ -1,0 +1,295 @@
+"""The end-of-night report: who pays whom, and why; past nights and each player's history.
+
+Routes (``<key>`` is a night's secret link):
+
+* ``GET /k/<key>/report``, ``GET /p/<key>/report``: the report.  ``?view=pairwise``
+  shows pair-by-pair debts instead of the fewest payments.  The scorekeeper's
+  link also shows "Mark paid" on each payment; the players' link never does.
+  ``?payer=&payee=&chips=`` (the first tap of "Mark paid") shows the confirming
+  second form.  The chip-count form is a GET on the same page: it computes the
+  comparison on the fly and stores nothing.
+* ``GET …/report.csv`` and ``GET …/report.json``: the same report as files.
+* ``POST /k/<key>/paid``: record that a payment was made (a "paid" event, with the
+  table forms' version and request-key protection); 403 for the players' link.
+* ``GET /nights``, ``GET /players/<name>``: the nights this browser has opened as
+  scorekeeper (``session["nights"]``) and one player's results across them.
+  Nothing else is listed, so no stranger's link can leak.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
+from markupsafe import Markup
+
+from .. import services
+from ..charts import net_chart
+from ..extensions import db
+from ..forms import PaidForm
+from ..ledger.money import format_money, to_money
+from ..models import Night
+from ..napalm import IllegalAction
+from ..report import VIEWS, ChipCount, Report, build_report, chip_count
+from .common import device_label, keeper_night, standings_of, viewer_night
+from .home import my_nights
+
+bp = Blueprint("report", __name__)
+
+MAX_CHIPS = 10**9
+
+
+def report_of(night: Night) -> Report:
+    """The report of ``night`` as it stands, with the payments recorded so far."""
+    table = services.table_for(night)
+    settings = services.settings_of(night)
+    paid = [
+        (e.payload["payer"], e.payload["payee"], e.payload["chips"])
+        for e in services.events_of(night)
+        if e.kind == "paid" and e.seq <= night.version
+    ]
+    return build_report(
+        table,
+        chip_value=settings.chip_value,
+        currency=settings.currency,
+        unfinished_pot=settings.unfinished_pot,
+        paid=paid,
+        name=night.name,
+    )
+
+
+def _view() -> str:
+    view = request.args.get("view", "plan")
+    return view if view in VIEWS else "plan"
+
+
+# --- the chip count (a GET form: computed, never stored) -------------------------------
+
+
+def _whole(text: str | None, what: str, errors: dict[str, str], field: str) -> int | None:
+    text = (text or "").strip()
+    if not text:
+        return None
+    if not text.isdigit() or int(text) > MAX_CHIPS:
+        errors[field] = f"{what}: a whole number of chips, 0 or more"
+        return None
+    return int(text)
+
+
+def count_of(report: Report) -> tuple[ChipCount | None, dict[str, str], dict[str, str]]:
+    """The chip count asked for in the query string: (result, values to re-show, errors)."""
+    args = request.args
+    values = {k: v for k, v in args.items() if k == "buy_in" or k[:1] in "bc" and k[1:].isdigit()}
+    if not args.get("count"):
+        return None, values, {}
+    errors: dict[str, str] = {}
+    common = _whole(args.get("buy_in"), "Buy-in", errors, "buy_in")
+    buy_ins: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    for p in report.players:
+        counted = _whole(args.get(f"c{p.seat}"), f"{p.name}'s count", errors, f"c{p.seat}")
+        own = _whole(args.get(f"b{p.seat}"), f"{p.name}'s buy-in", errors, f"b{p.seat}")
+        if counted is None:
+            continue
+        buy_in = own if own is not None else common
+        if buy_in is None:
+            errors.setdefault(f"b{p.seat}", f"{p.name}'s buy-in: enter it here or for everyone above")
+            continue
+        counts[p.name] = counted
+        buy_ins[p.name] = buy_in
+    if not counts and not errors:
+        errors["count"] = "Enter at least one player's count."
+    if errors:
+        return None, values, errors
+    return chip_count(report, buy_ins, counts), values, {}
+
+
+# --- the report ------------------------------------------------------------------------------
+
+
+def render_report(  # type: ignore[no-untyped-def]
+    night: Night, keeper: bool, status: int = 200, message: str | None = None, view: str | None = None
+):
+    report = report_of(night)
+    view = view or _view()
+    confirm = None
+    paid_form = None
+    if keeper and request.args.get("payer"):
+        try:
+            chips = int(request.args.get("chips", ""))
+        except ValueError:
+            chips = 0
+        confirm = report.find(view, request.args.get("payer", ""), request.args.get("payee", ""), chips)
+        if confirm is None and message is None:
+            message = "That payment is not in the plan, or it is already marked paid."
+        if confirm is not None:
+            paid_form = PaidForm(formdata=None)
+            paid_form.version.data = night.version
+            paid_form.request_key.data = services.new_key()
+            paid_form.payer.data, paid_form.payee.data, paid_form.chips.data = confirm.payer, confirm.payee, confirm.chips
+    count, count_values, count_errors = count_of(report)
+    key = night.keeper_key if keeper else night.viewer_key
+    return (
+        render_template(
+            "report/show.html",
+            night=night,
+            st=standings_of(night),
+            rep=report,
+            view=view,
+            keeper=keeper,
+            key=key,
+            endpoint="report.keeper" if keeper else "report.viewer",
+            confirm=confirm,
+            paid_form=paid_form,
+            count=count,
+            count_values=count_values,
+            count_errors=count_errors,
+            message=message,
+        ),
+        status,
+    )
+
+
+@bp.get("/k/<key>/report")
+def keeper(key: str):  # type: ignore[no-untyped-def]
+    return render_report(keeper_night(key), keeper=True)
+
+
+@bp.get("/p/<key>/report")
+def viewer(key: str):  # type: ignore[no-untyped-def]
+    night = viewer_night(key)
+    # the players' page never offers the scorekeeper's forms, even when opened
+    # with the scorekeeper's own link under /p/
+    return render_report(night, keeper=False)
+
+
+def _filename(night: Night, ext: str) -> str:
+    return "napalm-report-" + "".join(c if c.isalnum() else "-" for c in night.name)[:40] + "." + ext
+
+
+def _csv(night: Night) -> Response:
+    return Response(
+        report_of(night).to_csv(_view()),
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="{_filename(night, "csv")}"'},
+    )
+
+
+def _json(night: Night) -> Response:
+    response = Response(
+        _dumps(report_of(night).as_dict()),
+        mimetype="application/json",
+        headers={"Content-Disposition": f'attachment; filename="{_filename(night, "json")}"'},
+    )
+    return response
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+@bp.get("/k/<key>/report.csv")
+def keeper_csv(key: str):  # type: ignore[no-untyped-def]
+    return _csv(keeper_night(key))
+
+
+@bp.get("/p/<key>/report.csv")
+def viewer_csv(key: str):  # type: ignore[no-untyped-def]
+    return _csv(viewer_night(key))
+
+
+@bp.get("/k/<key>/report.json")
+def keeper_json(key: str):  # type: ignore[no-untyped-def]
+    return _json(keeper_night(key))
+
+
+@bp.get("/p/<key>/report.json")
+def viewer_json(key: str):  # type: ignore[no-untyped-def]
+    return _json(viewer_night(key))
+
+
+@bp.post("/k/<key>/paid")
+def paid(key: str):  # type: ignore[no-untyped-def]
+    """The confirming second tap of "Mark paid": record the payment once."""
+    night = keeper_night(key)  # 403 for the players' link
+    form = PaidForm()
+    view = request.form.get("view", "plan")
+    view = view if view in VIEWS else "plan"
+    if not form.validate():
+        errors = "; ".join(str(e) for es in form.errors.values() for e in es)
+        return render_report(night, True, 422, f"That payment could not be recorded: {errors}.", view)
+    report = report_of(night)
+    payer, payee, chips = form.payer.data, form.payee.data, form.chips.data
+    if form.version.data == night.version and report.find(view, payer, payee, chips) is None:
+        # at the version the form was made for, the plan holds no such unpaid payment
+        return render_report(night, True, 422, "That payment is not in the plan, or it is already marked paid.", view)
+    try:
+        result = services.mark_paid(
+            night.id, payer, payee, chips, form.version.data, form.request_key.data, recorded_by=device_label()
+        )
+    except IllegalAction as error:
+        return render_report(night, True, 422, str(error), view)
+    except (services.StaleTable, services.KeyConflict) as error:
+        db.session.expire_all()
+        return render_report(db.session.get(Night, night.id), True, 409, str(error), view)
+    money = format_money(to_money(chips, report.chip_value), report.currency)
+    flash(("Already recorded: " if result.repeated else "Recorded: ") + f"{payer} paid {payee} {money} ({chips} chips).")
+    return redirect(url_for("report.keeper", key=night.keeper_key, view=view), code=303)
+
+
+# --- past nights and each player's history ----------------------------------------------------
+
+
+def _known() -> list[tuple[Night, Report]]:
+    """The nights this browser opened as scorekeeper, newest first, with their reports."""
+    return [(night, report_of(night)) for night in my_nights()]
+
+
+@bp.get("/nights")
+def nights():  # type: ignore[no-untyped-def]
+    known = _known()
+    names: dict[str, str] = {}
+    for night, _ in known:
+        for name in night.players:
+            names.setdefault(name.casefold(), name)
+    return render_template("report/nights.html", known=known, names=sorted(names.values(), key=str.casefold))
+
+
+@bp.get("/players/<path:name>")
+def player(name: str):  # type: ignore[no-untyped-def]
+    folded = name.casefold()
+    rows = []
+    for night, report in reversed(_known()):  # oldest first: the chart runs left to right in time
+        mine = next((p for p in report.players if p.name.casefold() == folded), None)
+        if mine is not None:
+            rows.append((night, report, mine))
+    if not rows:
+        abort(404)
+    shown = rows[-1][2].name
+    currencies = {r.currency for _, r, _ in rows}
+    values = {r.chip_value for _, r, _ in rows}
+    in_money = len(currencies) == 1 and len(values) >= 1 and any(values)
+    unit = next(iter(currencies)) if in_money else "chips"
+    points: list[tuple[str, Decimal | int]] = [
+        (f"{n.created_at:%Y-%m-%d} {n.name}", p.money if in_money else p.net_chips) for n, _, p in rows
+    ]
+    chart = Markup(net_chart(points, label=f"{shown}: net per night and running total, in {unit or 'money'}", unit=unit))
+    totals: dict[str, Decimal] = {}
+    for _, r, p in rows:
+        totals[r.currency] = totals.get(r.currency, Decimal(0)) + p.money
+    return render_template(
+        "report/player.html",
+        name=shown,
+        rows=list(reversed(rows)),  # newest first in the table
+        chart=chart,
+        unit=unit,
+        in_money=in_money,
+        money_totals=[format_money(v, c) for c, v in sorted(totals.items())],
+        net_chips=sum(p.net_chips for _, _, p in rows),
+        games_won=sum(p.games_won for _, _, p in rows),
+        tokens=sum(p.total.tokens for _, _, p in rows),
+        side_won=sum(p.total.side_won for _, _, p in rows),
+        side_lost=sum(p.total.side_lost for _, _, p in rows),
+    )

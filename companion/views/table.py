@@ -1,0 +1,371 @@
+"""The scorekeeper's table: record each stage in as few taps as the rules allow.
+
+Every view here only translates: a form into an action for
+:func:`companion.services.record`, and the result into a page.  Rule errors come
+back as form errors (422), stale or repeated submits as a plain message (409).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from wtforms import StringField
+from wtforms.validators import InputRequired, Length
+
+from .. import qr, services
+from ..cli import lan_address
+from ..extensions import db
+from ..forms import KEY_PATTERN, ChallengeForm, CardsForm, DeclareForm, NightForm, RotateForm, ShowdownForm, UndoForm
+from ..models import Night
+from ..napalm import Challenge, Declare, IllegalAction, Phase, Showdown, Void
+from ..napalm.table import Action
+from ..security import RotationMemory
+from .common import device_label, keeper_night, remember, standings_of
+from .home import move_seat_up, rules_from, settings_from
+
+bp = Blueprint("table", __name__, url_prefix="/k/<key>")
+
+
+# --- forms for the current state ---------------------------------------------------
+
+
+def cards_form_class(yes: tuple[str, ...]) -> type[CardsForm]:
+    """A form with one card field per Yes player (``cards_0``, ``cards_1`` … in Yes order)."""
+    fields: dict[str, Any] = {
+        f"cards_{i}": StringField(
+            name,
+            validators=[InputRequired(f"enter {name}'s cards"), Length(max=40, message="too many characters")],
+        )
+        for i, name in enumerate(yes)
+    }
+    return type("StageCardsForm", (CardsForm,), fields)
+
+
+def _fresh(form: Any, version: int) -> Any:
+    form.version.data = version
+    form.request_key.data = services.new_key()
+    return form
+
+
+def forms_for(night: Night, st: Any, submitted: Any = None) -> dict[str, Any]:
+    """The forms the table screen shows now, each stamped with the version and a new key."""
+    names = [(n, n) for n in st.order]
+    forms: dict[str, Any] = {}
+    declare = DeclareForm(formdata=None)
+    declare.yes.choices = names
+    forms["declare"] = _fresh(declare, st.version)
+    challenge = ChallengeForm(formdata=None)
+    challenge.challengers.choices = [(n, n) for n in st.order if n != st.dealer]
+    forms["challenge"] = _fresh(challenge, st.version)
+    showdown = ShowdownForm(formdata=None)
+    showdown.winners.choices = [(n, n) for n in st.yes]
+    forms["showdown"] = _fresh(showdown, st.version)
+    forms["cards"] = _fresh(cards_form_class(st.yes)(formdata=None), st.version)
+    forms["undo"] = _fresh(UndoForm(formdata=None), st.version)
+    if submitted is not None:
+        forms[submitted[0]] = submitted[1]
+        # a re-shown form keeps what was typed but gets a new key: it is a new attempt
+        submitted[1].request_key.data = services.new_key()
+        submitted[1].version.data = st.version
+    return forms
+
+
+def render_table(night: Night, status: int = 200, submitted: Any = None, message: str | None = None):  # type: ignore[no-untyped-def]
+    st = standings_of(night)
+    can_undo = services.table_for(night).can_void()
+    if submitted is not None and message is None:
+        shown = {"declare": ("declare",), "challenge": ("challenge",), "showdown": ("showdown", "cards")}[st.phase]
+        if submitted[0] not in shown + (("undo",) if can_undo else ()):
+            # the form that failed is not on the screen now: say why at the top
+            errors = [e for es in submitted[1].errors.values() for e in es]
+            message = "; ".join(str(e) for e in errors) or "That could not be recorded."
+    return (
+        render_template(
+            "table/show.html",
+            night=night,
+            st=st,
+            forms=forms_for(night, st, submitted),
+            message=message,
+            can_undo=can_undo,
+        ),
+        status,
+    )
+
+
+# --- recording ---------------------------------------------------------------------
+
+
+def _record(night: Night, form: Any, form_name: str, build) -> Any:  # type: ignore[no-untyped-def]
+    """Validate ``form``, build an action, and record it; the one path every action takes."""
+    if not form.validate():
+        return render_table(night, 422, (form_name, form))
+    try:
+        action: Action = build(form)
+        result = services.record(
+            night.id, action, form.version.data, form.request_key.data, recorded_by=device_label()
+        )
+    except IllegalAction as error:
+        form.form_errors.append(str(error))
+        return render_table(night, 422, (form_name, form))
+    except services.StaleTable as stale:
+        db.session.expire_all()
+        return render_table(db.session.get(Night, night.id), 409, message=str(stale))
+    except services.KeyConflict as conflict:
+        db.session.expire_all()
+        return render_table(db.session.get(Night, night.id), 409, message=str(conflict))
+    flash(("Already recorded: " if result.repeated else "") + result.summary)
+    return redirect(url_for("table.show", key=night.keeper_key), code=303)
+
+
+@bp.get("")
+def show(key: str):  # type: ignore[no-untyped-def]
+    return render_table(keeper_night(key))
+
+
+@bp.post("/declare")
+def declare(key: str):  # type: ignore[no-untyped-def]
+    night = keeper_night(key)
+    form = DeclareForm()
+    form.yes.choices = [(n, n) for n in night.players]
+
+    def build(f: DeclareForm) -> Action:
+        if f.nobody.data:
+            return Declare(())
+        if not f.yes.data:
+            raise IllegalAction("tap the players who said Yes, or 'Nobody said Yes'")
+        return Declare(tuple(f.yes.data))
+
+    return _record(night, form, "declare", build)
+
+
+@bp.post("/challenge")
+def challenge(key: str):  # type: ignore[no-untyped-def]
+    night = keeper_night(key)
+    form = ChallengeForm()
+    form.challengers.choices = [(n, n) for n in night.players]
+
+    def build(f: ChallengeForm) -> Action:
+        if f.nobody.data:
+            return Challenge(())
+        if not f.challengers.data:
+            raise IllegalAction("tap who challenged, or 'No challenge'")
+        return Challenge(tuple(f.challengers.data))
+
+    return _record(night, form, "challenge", build)
+
+
+@bp.post("/showdown")
+def showdown(key: str):  # type: ignore[no-untyped-def]
+    night = keeper_night(key)
+    form = ShowdownForm()
+    form.winners.choices = [(n, n) for n in night.players]
+
+    def build(f: ShowdownForm) -> Action:
+        if f.winner.data:
+            return Showdown(winners=(f.winner.data,))
+        if not f.winners.data:
+            raise IllegalAction("tap the winner, or tick the tied winners and 'Record tie'")
+        return Showdown(winners=tuple(f.winners.data))
+
+    return _record(night, form, "showdown", build)
+
+
+@bp.post("/cards")
+def cards(key: str):  # type: ignore[no-untyped-def]
+    night = keeper_night(key)
+    table = services.table_for(night)
+    # a doubled tap on "Rank the cards": its showdown is over, so rebuild the form it was made
+    # for, and the service answers "Already recorded" as it does for every other repeat
+    yes = services.card_holders_for_key(night, request.form.get("request_key", ""))
+    if yes is None and table.phase is not Phase.SHOWDOWN:
+        form = UndoForm()  # carries only version and key: enough to tell a stale submit
+        if form.validate() and form.version.data != night.version:
+            return render_table(night, 409, message=str(services.StaleTable(night.version)))
+        return render_table(night, 422, message="There is no showdown to enter cards for.")
+    if yes is None:
+        yes = table.yes
+    form = cards_form_class(yes)()
+
+    def build(f: CardsForm) -> Action:
+        shown = tuple((name, getattr(f, f"cards_{i}").data) for i, name in enumerate(yes))
+        return Showdown(cards=shown)
+
+    return _record(night, form, "cards", build)
+
+
+@bp.post("/undo")
+def undo(key: str):  # type: ignore[no-untyped-def]
+    night = keeper_night(key)
+    return _record(night, UndoForm(), "undo", lambda f: Void())
+
+
+# --- reading ------------------------------------------------------------------------
+
+
+@bp.get("/history")
+def history(key: str):  # type: ignore[no-untyped-def]
+    night = keeper_night(key)
+    table = services.table_for(night)
+    events = services.events_of(night)
+    game_events = [e for e in events if e.kind in ("declare", "challenge", "showdown", "void")]
+    rows = list(zip(table.log, game_events))
+    ledger = [e for e in events if e.kind not in ("declare", "challenge", "showdown", "void")]
+    return render_template(
+        "table/history.html",
+        night=night,
+        rows=list(reversed(rows)),
+        ledger=ledger,
+        voided=table.voided,
+        describe=services.describe_ledger_event,
+    )
+
+
+@bp.get("/export.json")
+def export(key: str):  # type: ignore[no-untyped-def]
+    night = keeper_night(key)
+    body = services.export_history(night)
+    # ASCII only: a header is Latin-1 on the wire, and waitress answers 500 to anything wider
+    filename = "napalm-" + "".join(c if c.isascii() and c.isalnum() else "-" for c in night.name)[:40] + ".json"
+    return Response(
+        body,
+        mimetype="application/json",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+# --- the players' link and its QR code ---------------------------------------------------
+
+
+def players_url(night: Night) -> tuple[str, str | None]:
+    """The players' link as other phones must open it, and a warning when they can't."""
+    path = url_for("players.show", key=night.viewer_key)
+    base = current_app.config.get("PUBLIC_BASE_URL", "").rstrip("/")
+    if base:
+        return base + path, None
+    host = request.host.lower()
+    hostname = host.rsplit(":", 1)[0] if not host.endswith("]") else host
+    # this machine only: loopback, and the "any address" a server listens on (make run
+    # prints http://0.0.0.0:5000/, which a browser on this machine opens happily)
+    if hostname in ("localhost", "127.0.0.1", "[::1]", "0.0.0.0", "[::]") or hostname.startswith("127.") or (
+        hostname.endswith(".localhost")
+    ):
+        lan = lan_address()
+        port = host.rsplit(":", 1)[1] if ":" in host and not host.endswith("]") else ""
+        # the LAN address reaches this server only when it listens on every interface
+        # (``serve`` records where it listens; make run uses 0.0.0.0)
+        if lan and current_app.config.get("LISTEN_HOST") in ("0.0.0.0", "::"):
+            return f"{request.scheme}://{lan}{':' + port if port else ''}{path}", None
+        return (
+            request.host_url.rstrip("/") + path,
+            "This link points at this machine itself (localhost), so other phones cannot open it. "
+            "Start the app on the local network (make run) or set COMPANION_PUBLIC_BASE_URL.",
+        )
+    return request.host_url.rstrip("/") + path, None
+
+
+@bp.get("/share")
+def share(key: str):  # type: ignore[no-untyped-def]
+    night = keeper_night(key)
+    url, warning = players_url(night)
+    return render_template(
+        "table/share.html",
+        night=night,
+        url=url,
+        warning=warning,
+        rotate=RotateForm(formdata=None),
+        request_key=services.new_key(),  # makes a doubled "Make a new link" safe
+    )
+
+
+@bp.get("/players-qr.svg")
+def players_qr(key: str):  # type: ignore[no-untyped-def]
+    night = keeper_night(key)
+    url, _ = players_url(night)
+    return Response(qr.svg(url), mimetype="image/svg+xml", headers={"Cache-Control": "no-store"})
+
+
+@bp.post("/rotate")
+def rotate(key: str):  # type: ignore[no-untyped-def]
+    request_key = request.form.get("request_key", "")
+    rotations: RotationMemory = current_app.extensions["companion_rotations"]
+    location, conflict = rotations.recall(request_key, key, request.form.get("which", ""))
+    if conflict:
+        message = "This form was already submitted with different content; nothing was changed."
+        return render_template("error.html", code=409, error_message=message), 409
+    if location is not None:  # a repeat of a rotation already made: the same answer
+        flash("Already done: the new link is below; the old one no longer works.")
+        return redirect(location, code=303)
+    night = keeper_night(key)
+    form = RotateForm()
+    if not form.validate() or not re.fullmatch(KEY_PATTERN, request_key):
+        abort(400, "choose which link to replace")
+    services.rotate_link(night, form.which.data)
+    remember(night)  # this browser's list knows the new scorekeeper link even if the answer is lost
+    location = url_for("table.share", key=night.keeper_key)
+    rotations.keep(request_key, key, form.which.data, location)
+    flash("A new players' link is ready; the old one no longer works." if form.which.data == "viewer"
+          else "A new scorekeeper link is ready; the old one no longer works. Keep this page's address.")
+    return redirect(location, code=303)
+
+
+# --- setup before play --------------------------------------------------------------------
+
+
+def _setup_form(night: Night) -> NightForm:
+    form = NightForm(formdata=None)
+    form.name.data = night.name
+    for field, name in zip(form.seat_fields(), night.players):
+        field.data = name
+    form.first_dealer.data = str(night.players.index(night.first_dealer) + 1)
+    form.ante.data = night.ante
+    form.ante_every.data = str(night.ante_every)
+    form.tokens_to_win.data = night.tokens_to_win
+    form.chip_value.data = str(night.chip_value.normalize()) if night.chip_value else "0"
+    form.currency.data = night.currency
+    form.unfinished_pot.data = night.unfinished_pot
+    form.submit.label.text = "Save the setup"
+    return form
+
+
+@bp.route("/setup", methods=["GET", "POST"])
+def setup(key: str):  # type: ignore[no-untyped-def]
+    night = keeper_night(key)
+    if night.version != 0 and request.method == "POST":
+        return render_table(night, 409, message="Play has started: the seating and rules can no longer change.")
+    if request.method != "POST":  # GET and HEAD show the form; only POST submits it
+        return render_template("table/setup.html", night=night, form=_setup_form(night))
+    form = NightForm()
+    form.submit.label.text = "Save the setup"
+    if request.form.get("move_up") and move_seat_up(form):
+        return render_template("table/setup.html", night=night, form=form)
+    if form.validate():
+        try:
+            services.update_setup(
+                night,
+                form.name.data or "",
+                form.players(),
+                form.first_dealer_name(),
+                rules_from(form),
+                settings_from(form),
+                expected_version=0,
+            )
+        except IllegalAction as error:
+            form.seat_1.errors = [*form.seat_1.errors, str(error)]
+        except services.StaleTable:
+            return render_table(night, 409, message="Play has started: the seating and rules can no longer change.")
+        else:
+            flash("Setup saved.")
+            return redirect(url_for("table.show", key=night.keeper_key), code=303)
+    return render_template("table/setup.html", night=night, form=form), 422

@@ -1,0 +1,105 @@
+// A little JavaScript to make the table faster; every action works without it.
+"use strict";
+(function () {
+  // Installable, and readable offline: the service worker (static/sw.js, served at /sw.js so
+  // that it covers the whole app). Browsers allow one only on HTTPS or localhost.
+  if ("serviceWorker" in navigator && window.isSecureContext) {
+    navigator.serviceWorker.register("/sw.js").catch(function () {});
+  }
+  // Players' page: follow the table live with conditional GETs (304 when unchanged).
+  var live = document.getElementById("live");
+  var staleNote = document.querySelector(".stale");
+  var lastOk = Date.now();
+  function showAge() {
+    if (!staleNote) return;
+    var s = Math.round((Date.now() - lastOk) / 1000);
+    staleNote.hidden = s < 10;
+    staleNote.textContent = "Offline: these standings are from " + s + " s ago.";
+  }
+  // after(status), if given, runs after each poll: the status, or 0 when the network failed.
+  function poll(el, onChange, after) {
+    var url = el.getAttribute("data-live") || el.getAttribute("data-watch");
+    var etag = el.getAttribute("data-etag");
+    var status = 0;
+    fetch(url, {headers: {"If-None-Match": '"' + etag + '"'}, cache: "no-cache", credentials: "same-origin"})
+      .then(function (r) {
+        lastOk = Date.now();
+        status = r.status;
+        if (r.status === 200) {
+          var tag = (r.headers.get("ETag") || "").replace(/^W\//, "").replace(/"/g, "");
+          if (tag) el.setAttribute("data-etag", tag);
+          return r.text().then(onChange);
+        }
+      })
+      .catch(function () { status = 0; })
+      .then(function () {
+        if (after) { try { after(status); } catch (e) {} }
+        showAge(); setTimeout(function () { poll(el, onChange, after); }, 2000);
+      });
+  }
+  if (live) {
+    // The last standings this phone saw, and when the server last confirmed them: put back,
+    // with their age, when the first poll after a reload fails (the service worker, static/sw.js,
+    // keeps the page itself; without it, the browser's own offline page shows instead).
+    var key = "live:" + location.pathname, saved = null, first = true;
+    try { saved = JSON.parse(localStorage.getItem(key) || "null"); } catch (e) {}
+    var versionOf = function (tag) { var m = /-v(\d+)-/.exec(tag || ""); return m ? +m[1] : -1; };
+    poll(live, function (html) { live.innerHTML = html; }, function (status) {
+      var shown = live.getAttribute("data-etag");
+      if (status === 200 || status === 304) {
+        saved = {html: live.innerHTML, etag: shown, at: lastOk};
+        try { localStorage.setItem(key, JSON.stringify(saved)); } catch (e) {}
+      } else if (status === 0 && first && saved && saved.html && versionOf(saved.etag) >= versionOf(shown)) {
+        if (saved.etag !== shown) { live.innerHTML = saved.html; live.setAttribute("data-etag", saved.etag); }
+        lastOk = saved.at;
+      }
+      first = false;
+    });
+  }
+  // Scorekeeper's page: say when another phone has recorded.
+  var watch = document.querySelector("[data-watch]");
+  if (watch) poll(watch, function () { watch.hidden = false; });
+
+  // Card picker: tap cards instead of typing them.
+  var ranks = "23456789TJQKA".split(""), suits = [["s", "♠"], ["h", "♥"], ["d", "♦"], ["c", "♣"]];
+  document.querySelectorAll(".picker").forEach(function (picker) {
+    var form = picker.closest("form"), inputs = form.querySelectorAll(".cardinput");
+    if (!inputs.length) return;
+    var current = inputs[0];
+    inputs.forEach(function (i) { i.addEventListener("focus", function () { current = i; }); });
+    suits.forEach(function (s) {
+      ranks.slice().reverse().forEach(function (r) {
+        var b = document.createElement("button");
+        b.type = "button"; b.className = s[0]; b.textContent = r + s[1];
+        b.setAttribute("aria-pressed", "false"); b.setAttribute("aria-label", r + s[0]);
+        b.addEventListener("click", function () {
+          var code = r + s[0], cards = parse(current.value);
+          var at = cards.map(function (c) { return c.toUpperCase(); }).indexOf(code.toUpperCase());
+          if (at >= 0) cards.splice(at, 1); else cards.push(code);
+          current.value = cards.join(" ");
+          var need = +current.getAttribute("data-count");
+          if (cards.length >= need) {
+            var list = Array.prototype.slice.call(inputs), next = list[list.indexOf(current) + 1];
+            if (next) current = next;
+          }
+          mark();
+        });
+        picker.appendChild(b);
+      });
+    });
+    // "10h" and "Th" are the same card: the picker counts typed and tapped cards alike
+    function parse(text) {
+      return (text.match(/(10|[2-9TJQKA])[SHDC]/gi) || []).map(function (c) { return c.replace(/^10/, "T"); });
+    }
+    function mark() {
+      var used = {};
+      inputs.forEach(function (i) { parse(i.value).forEach(function (c) { used[c.toUpperCase()] = true; }); });
+      picker.querySelectorAll("button").forEach(function (b) {
+        b.setAttribute("aria-pressed", used[b.getAttribute("aria-label").toUpperCase()] ? "true" : "false");
+      });
+    }
+    inputs.forEach(function (i) { i.addEventListener("input", mark); });
+    mark();
+    picker.hidden = false;
+  });
+})();

@@ -1,0 +1,56 @@
+// The service worker: the app opens, and the players' standings show, without the network.
+// Served at /sw.js so that its scope is the whole app (players' pages are under /p/).
+// Network first, always: a cached copy is used only when the network fails.
+//  - the app shell (/static/…): kept as fetched, for the pages below;
+//  - a players' page (/p/<link>): the last copy fetched; static/app.js then puts back the
+//    last standings it saw (kept in localStorage with their time) and says how old they are.
+// Nothing else is cached: the scorekeeper's screens carry one-time form keys and are never stored,
+// and the live polls (/p/<link>/live) must fail when offline, so that the page knows it is.
+"use strict";
+var SHELL = "companion-shell-v1";
+var PAGES = "companion-pages-v1";
+var SHELL_FILES = [
+  "/static/app.css", "/static/app.js", "/static/icon.svg",
+  "/static/icon-192.png", "/static/icon-512.png", "/static/manifest.webmanifest"
+];
+
+self.addEventListener("install", function (event) {
+  event.waitUntil(caches.open(SHELL).then(function (cache) {
+    return cache.addAll(SHELL_FILES);
+  }).then(function () { return self.skipWaiting(); }));
+});
+
+self.addEventListener("activate", function (event) {
+  event.waitUntil(caches.keys().then(function (names) {
+    return Promise.all(names.filter(function (name) {
+      return name !== SHELL && name !== PAGES;
+    }).map(function (name) { return caches.delete(name); }));
+  }).then(function () { return self.clients.claim(); }));
+});
+
+function networkFirst(request, cacheName, key) {
+  return fetch(request).then(function (response) {
+    if (response.ok && response.type === "basic") {
+      var copy = response.clone();
+      caches.open(cacheName).then(function (cache) { return cache.put(key, copy); });
+    }
+    return response;
+  }).catch(function (error) {
+    return caches.match(key).then(function (cached) {
+      if (cached) return cached;
+      throw error;
+    });
+  });
+}
+
+self.addEventListener("fetch", function (event) {
+  var request = event.request;
+  if (request.method !== "GET") return;
+  var url = new URL(request.url);
+  if (url.origin !== self.location.origin) return;
+  if (url.pathname.indexOf("/static/") === 0) {
+    event.respondWith(networkFirst(request, SHELL, url.origin + url.pathname));
+  } else if (/^\/p\/[A-Za-z0-9_-]+$/.test(url.pathname) && request.mode === "navigate") {
+    event.respondWith(networkFirst(request, PAGES, url.origin + url.pathname));
+  }
+});

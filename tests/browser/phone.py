@@ -1,0 +1,250 @@
+"""Driving the app's pages in a browser: reading the numbers a person reads, tapping what they tap."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the browser tests skip cleanly when playwright is not installed
+    from playwright.sync_api import Page
+
+REPO = Path(__file__).resolve().parents[2]
+SCREENSHOTS = REPO / "test-artifacts" / "screenshots"
+taken: list[Path] = []
+
+
+# --- watching pages for errors ---
+
+
+CSP_PROBE = """
+document.addEventListener("securitypolicyviolation", function (e) {
+  console.error("CSP violation: " + e.violatedDirective + " blocked " + (e.blockedURI || "inline"));
+});
+"""
+
+
+@dataclass
+class Problems:
+    """Console errors, page errors and failed requests seen on any page of a test."""
+
+    seen: list[str] = field(default_factory=list)
+
+    def watch(self, page: Page) -> None:
+        page.on("console", lambda m: m.type == "error" and self.seen.append(f"console error on {page.url}: {m.text}"))
+        page.on("pageerror", lambda e: self.seen.append(f"uncaught exception on {page.url}: {e}"))
+        page.on(
+            "requestfailed",
+            lambda r: self._failed(r),
+        )
+
+    def _failed(self, request: Any) -> None:
+        failure = request.failure or ""
+        # a navigation started while a poll was in flight cancels the poll: not a fault
+        if "ERR_ABORTED" in failure:
+            return
+        self.seen.append(f"request failed: {request.method} {request.url}: {failure}")
+
+
+
+# --- screenshots ---------------------------------------------------------------------------
+
+
+class Shots:
+    """Numbered full-page screenshots of one test: ``<prefix>-NN-<what>.png``."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.count = 0
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        for old in SCREENSHOTS.glob(f"{prefix}-*.png"):
+            old.unlink()
+
+    def __call__(self, page: Page, what: str) -> Path:
+        self.count += 1
+        path = SCREENSHOTS / f"{self.prefix}-{self.count:02d}-{re.sub(r'[^a-z0-9]+', '-', what.lower()).strip('-')}.png"
+        page.screenshot(path=str(path), full_page=True)
+        taken.append(path)
+        return path
+
+
+# --- what a screen shows, and the scorekeeper's taps ------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shown:
+    """The numbers on a standings screen, as a person reads them."""
+
+    pot: int
+    dealer: str
+    net: dict[str, int]
+    tokens: dict[str, int]
+
+
+def read_screen(page: Page) -> Shown:
+    """Read pot, dealer, and each player's net chips and lit token dots from the page."""
+    pot = int(page.locator(".status .pot").inner_text().strip())
+    dealer = page.locator(".status .dealer-name").inner_text().strip()
+    net: dict[str, int] = {}
+    tokens: dict[str, int] = {}
+    for row in page.locator("table.standings tbody tr").all():
+        name = row.get_attribute("data-player") or ""
+        net[name] = int(row.locator("td.net").inner_text().strip().replace("−", "-"))
+        lit = row.locator(".tokens i.on").count()
+        label = row.locator(".tokens").get_attribute("aria-label") or ""
+        said = re.match(r"(\d+) of \d+ tokens", label)
+        assert said and int(said.group(1)) == lit, f"{name}: {lit} lit token dots but the label says {label!r}"
+        tokens[name] = lit
+    # the D badge sits on the dealer's row, and only there
+    badged = [r.get_attribute("data-player") for r in page.locator("table.standings tbody tr:has(.badge)").all()]
+    assert badged == [dealer], f"the dealer is {dealer} but the D badge is on {badged}"
+    return Shown(pot, dealer, net, tokens)
+
+
+def check_screen(page: Page, names: list[str], *, pot: int, dealer: str, net: list[int], tokens: list[int]) -> None:
+    """Compare the screen with the expected numbers, given in seat order of ``names``."""
+    shown = read_screen(page)
+    expected = Shown(pot, dealer, dict(zip(names, net)), dict(zip(names, tokens)))
+    assert list(shown.net) == names, f"standings rows are {list(shown.net)}"
+    assert shown == expected, f"\nscreen:   {shown}\nexpected: {expected}"
+    # the rule the ledger must keep, as a sanity check of the expectations themselves
+    assert sum(net) + pot == 0, f"chips are not conserved in the expectation: {net} + pot {pot}"
+
+
+class TableScreen:
+    """The scorekeeper's table page in a real browser, tapped as a person would."""
+
+    def __init__(self, page: Page, shots: Shots, names: list[str]) -> None:
+        self.page = page
+        self.shots = shots
+        self.names = names
+
+    # reading
+    @property
+    def prompt(self) -> str:
+        """The question the table asks now (the heading of the action panel)."""
+        return self.page.locator("#ask").inner_text().strip()
+
+    @property
+    def ask(self) -> str:
+        """All the text of the action panel."""
+        return self.page.locator("section.ask").inner_text()
+
+    @property
+    def flash(self) -> str:
+        return " ".join(t.strip() for t in self.page.locator(".flash").all_inner_texts())
+
+    def check(self, *, pot: int, dealer: str, net: list[int], tokens: list[int]) -> None:
+        check_screen(self.page, self.names, pot=pot, dealer=dealer, net=net, tokens=tokens)
+
+    def shot(self, what: str) -> None:
+        self.shots(self.page, what)
+
+    # acting: every tap that records submits a form, the server answers 303, the page reloads
+    def _submit(self, button: Any, what: str) -> None:
+        with self.page.expect_navigation(wait_until="load") as navigation:
+            button.click()
+        response = navigation.value
+        assert response is not None and response.status == 200, (
+            f"{what}: HTTP {response.status if response else '?'}: {self.page.locator('main').inner_text()[:500]}"
+        )
+        errors = self.page.locator(".errors, .flash.warn").all_inner_texts()
+        assert not errors, f"{what}: the page says {errors}"
+        self.shot(what)
+
+    def _tick(self, field_name: str, names: tuple[str, ...]) -> None:
+        for name in names:
+            box = self.page.locator(f'input[name="{field_name}"][value="{name}"]')
+            # tap the big toggle (the label), as a finger would
+            self.page.locator("label.toggle", has=box).click()
+            assert box.is_checked(), f"{name} is not ticked after a tap"
+
+    def nobody(self) -> None:
+        self._submit(self.page.get_by_role("button", name="Nobody said Yes"), "nobody said yes")
+
+    def declare(self, *yes: str) -> None:
+        self._tick("yes", yes)
+        self._submit(self.page.get_by_role("button", name="Record Yes"), "yes " + " ".join(yes))
+
+    def no_challenge(self) -> None:
+        self._submit(self.page.get_by_role("button", name=re.compile(r"^No challenge")), "no challenge")
+
+    def challenge(self, *names: str) -> None:
+        self._tick("challengers", names)
+        self._submit(self.page.get_by_role("button", name="Record challengers"), "challenged by " + " ".join(names))
+
+    def winner(self, name: str) -> None:
+        self._submit(self.page.get_by_role("button", name=f"{name} won"), f"{name} won")
+
+    def tie(self, *names: str) -> None:
+        self.page.locator("summary", has_text="A tie?").click()
+        self._tick("winners", names)
+        self._submit(self.page.get_by_role("button", name="Record tie"), "tie " + " ".join(names))
+
+    def card_field(self, name: str) -> Any:
+        return self.page.locator("label.cardfield", has_text=re.compile(rf"^\s*{re.escape(name)}\b")).locator("input")
+
+    def open_cards(self) -> None:
+        details = self.page.locator("details.cards")
+        if details.get_attribute("open") is None:
+            details.locator("summary").click()
+
+    def type_cards(self, **hands: str) -> None:
+        """Type each named player's cards into the field labelled with the name, then rank them."""
+        self.open_cards()
+        fields = self.page.locator("label.cardfield")
+        assert fields.count() == len(hands), f"{fields.count()} card fields for {sorted(hands)}"
+        for name, cards in hands.items():
+            self.card_field(name).fill("")
+            self.card_field(name).press_sequentially(cards)
+        self.shot("cards typed")
+        self.rank_cards()
+
+    def pick_cards(self, **hands: list[str]) -> None:
+        """Tap each player's cards on the card picker (JavaScript), field by field, then rank them.
+
+        ``hands`` maps a name to the picker's codes, e.g. ``["As", "Ah"]`` (``T`` for ten).
+        """
+        self.open_cards()
+        picker = self.page.locator(".picker")
+        assert picker.is_visible(), "the card picker is not shown"
+        assert picker.locator("button").count() == 52
+        self.card_field(next(iter(hands))).click()  # the first field takes the first taps
+        for name, codes in hands.items():
+            for code in codes:
+                picker.get_by_role("button", name=code, exact=True).click()
+            # the field fills as the cards are tapped, and the picker marks them used
+            assert self.card_field(name).input_value().upper().split() == [c.upper() for c in codes]
+            for code in codes:
+                pressed = picker.get_by_role("button", name=code, exact=True).get_attribute("aria-pressed")
+                assert pressed == "true", f"{code} is not marked as used on the picker"
+        self.shot("cards picked")
+        self.rank_cards()
+
+    def rank_cards(self) -> None:
+        self._submit(self.page.get_by_role("button", name="Rank the cards"), "cards ranked")
+
+    def undo(self) -> None:
+        self._submit(self.page.get_by_role("button", name="Undo the last action"), "undo")
+
+
+def start_night(
+    page: Page, base_url: str, names: list[str], *, tokens_to_win: int, name: str = "Friday", shots: Shots | None = None
+) -> None:
+    """Fill the home page's form as a person would and start the night."""
+    page.goto(base_url + "/")
+    if shots:
+        shots(page, "home")
+    form = page.locator("form.night")
+    form.get_by_label("Name of the night").fill(name)
+    for seat, player in enumerate(names, start=1):
+        form.get_by_label(f"Seat {seat}", exact=True).fill(player)
+    form.get_by_label("Tokens to win").fill(str(tokens_to_win))
+    with page.expect_navigation(wait_until="load") as navigation:
+        form.get_by_role("button", name="Start the night").click()
+    response = navigation.value
+    assert response is not None and response.status == 200, page.locator("main").inner_text()
+    assert re.search(r"/k/[A-Za-z0-9_-]{40,}$", page.url), page.url
+
+

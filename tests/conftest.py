@@ -1,0 +1,86 @@
+"""Shared fixtures: an app on a fresh database (SQLite by default, PostgreSQL in CI).
+
+Set ``COMPANION_TEST_DATABASE_URL`` to run the web tests against another
+database; the suite creates the schema once and empties it before each test.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from companion import create_app, services
+from companion.extensions import db
+from pages import TablePage, night_form
+
+EXTERNAL_DB = os.environ.get("COMPANION_TEST_DATABASE_URL")
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _config(tmp_path: Path, **extra: object) -> dict[str, object]:
+    config: dict[str, object] = {
+        "TESTING": True,
+        "SECRET_KEY": "test-secret-key-that-is-long-enough-for-tests",
+        "SQLALCHEMY_DATABASE_URI": EXTERNAL_DB or f"sqlite:///{tmp_path / 'test.sqlite'}",
+        "WTF_CSRF_ENABLED": False,
+        "FAILED_LINK_LIMIT": 1000,
+    }
+    config.update(extra)
+    return config
+
+
+def _fresh_schema(app: Flask) -> None:
+    with app.app_context():
+        if db.engine.dialect.name == "postgresql":
+            # A shared server database: create once, then empty it for this test.
+            db.create_all()
+            tables = ", ".join(t.name for t in reversed(db.metadata.sorted_tables))
+            db.session.execute(db.text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+            db.session.commit()
+        else:
+            db.create_all()
+    services.clear_cache()
+
+
+@pytest.fixture
+def make_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Build an app with extra config; the instance folder is a temporary one."""
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path / "instance"))
+
+    def build(**extra: object) -> Flask:
+        app = create_app(_config(tmp_path, **extra))
+        _fresh_schema(app)
+        return app
+
+    return build
+
+
+@pytest.fixture
+def app(make_app) -> Iterator[Flask]:
+    application = make_app()
+    yield application
+    with application.app_context():
+        db.session.remove()
+        db.engine.dispose()
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+@pytest.fixture
+def start_night(client: FlaskClient):
+    """Start a night through the form and return its table page."""
+
+    def start(**overrides: str) -> TablePage:
+        response = client.post("/nights", data=night_form(**overrides))
+        assert response.status_code == 303, response.get_data(as_text=True)
+        return TablePage(client, response.headers["Location"])
+
+    return start

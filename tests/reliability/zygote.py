@@ -1,0 +1,87 @@
+"""A server factory for the crash tests: imports the app once, then forks a real server per request.
+
+Importing the app costs about two seconds (Flask, SQLAlchemy, Alembic, pokerkit's
+tables); killing fifty servers would spend most of a minute just importing.  This
+process imports everything once and never touches a database; each ``spawn``
+forks a fresh child that does what ``flask --app companion serve`` does (build the
+app, upgrade the schema, serve with waitress) in a few tens of milliseconds.  The
+child is a separate process with its own connections, so a SIGKILL is a real
+crash of a real server.
+
+Protocol (one JSON object per line on stdin, one answer per line on stdout):
+
+- ``{"cmd": "spawn", "env": {...}, "threads": 4, "log": PATH}`` → ``{"pid": P, "port": N}``
+  (written by the child once it listens) or ``{"error": ...}``.
+- ``{"cmd": "kill", "pid": P}`` → ``{"killed": P, "status": S}``: SIGKILL, then reaped
+  here, so the pid cannot be reused before the parent has waited for it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import traceback
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+import flask_migrate  # noqa: E402,F401
+import waitress.server  # noqa: E402
+
+import companion  # noqa: E402
+import companion.cli  # noqa: E402,F401
+import companion.services  # noqa: E402,F401
+import companion.views  # noqa: E402,F401
+from companion.views import home, players, report, table  # noqa: E402,F401
+
+
+def _answer(message: dict) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def _child(env: dict[str, str], threads: int, log: str) -> None:
+    """Runs in the forked child: never returns."""
+    try:
+        fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.dup2(fd, 2)
+        os.environ.update(env)
+        app = companion.create_app()
+        with app.app_context():
+            flask_migrate.upgrade()
+        server = waitress.server.create_server(app, host="127.0.0.1", port=0, threads=threads, ident="companion")
+        _answer({"pid": os.getpid(), "port": server.effective_port})
+        os.dup2(fd, 1)
+        server.run()
+    except BaseException:  # noqa: BLE001 - report anything, then die
+        traceback.print_exc()
+        try:
+            _answer({"error": traceback.format_exc(limit=3)})
+        finally:
+            os._exit(1)
+    os._exit(0)
+
+
+def main() -> None:
+    _answer({"ready": os.getpid()})
+    for line in sys.stdin:
+        request = json.loads(line)
+        if request["cmd"] == "spawn":
+            pid = os.fork()
+            if pid == 0:
+                _child(request["env"], int(request.get("threads", 4)), request["log"])
+        elif request["cmd"] == "kill":
+            pid = int(request["pid"])
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            _, status = os.waitpid(pid, 0)
+            _answer({"killed": pid, "status": status})
+        elif request["cmd"] == "exit":
+            break
+
+
+if __name__ == "__main__":
+    main()

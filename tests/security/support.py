@@ -1,0 +1,169 @@
+"""What the security tests share: nights seated through the service layer, a legal
+submit for every route, and snapshots that tell whether a request changed anything.
+
+Imported as ``security.support`` (``tests/`` is on the path, as for ``pages``).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import secrets
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import func, select
+
+from companion import services
+from companion.extensions import db
+from companion.models import Event, Night
+from companion.napalm import Declare, Rules, Showdown, Table
+from companion.napalm import history as hh
+from pages import night_form
+
+EXTERNAL_DB = bool(os.environ.get("COMPANION_TEST_DATABASE_URL"))
+
+PLAYERS = ["Ann", "Ben", "Cat", "Dan"]  # Ann deals first
+RULES = Rules(ante=1, ante_every=1, tokens_to_win=5)
+SETTINGS = hh.Settings(chip_value=Decimal("0.25"), currency="EUR", unfinished_pot="return_antes")
+
+#: What must already be recorded for each route's submit to be legal.
+BEFORE: dict[str, tuple[Any, ...]] = {
+    "table.challenge": (Declare(("Ann",)),),  # the dealer alone said Yes
+    "table.showdown": (Declare(("Ben", "Cat")),),
+    "table.cards": (Declare(("Ben", "Cat")),),
+    "table.undo": (Declare(()),),
+    "report.paid": (Declare(("Ben", "Cat")), Showdown(winners=("Cat",))),  # Ben owes Cat
+}
+
+KEY_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+
+@dataclass(frozen=True)
+class NightRef:
+    id: int
+    keeper: str
+    viewer: str
+
+
+def one_character_off(key: str) -> str:
+    """``key`` with its middle character replaced by another URL-safe one."""
+    i = len(key) // 2
+    other = KEY_ALPHABET[(KEY_ALPHABET.index(key[i]) + 1) % len(KEY_ALPHABET)]
+    return key[:i] + other + key[i + 1 :]
+
+
+def history_file(name: str = "Imported") -> bytes:
+    table = Table(PLAYERS, "Ann", RULES)
+    table.push(Declare(("Ben",)))
+    return hh.dumps(table, SETTINGS, name).encode()
+
+
+def csrf_token_of(html: str) -> str:
+    found = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', html) or re.search(
+        r'value="([^"]+)"[^>]*name="csrf_token"', html
+    )
+    assert found, "no CSRF token on the page"
+    return found.group(1)
+
+
+class Site:
+    """The app under test, seen from outside: routes, nights and what they hold."""
+
+    def __init__(self, app: Flask) -> None:
+        self.app = app
+
+    # --- nights --------------------------------------------------------------------
+
+    def seat(self, endpoint: str | None = None, name: str = "Friday") -> NightRef:
+        """A new night, played up to the point where ``endpoint``'s submit is legal."""
+        with self.app.app_context():
+            night = services.create_night(name, PLAYERS, "Ann", RULES, SETTINGS)
+            for version, action in enumerate(BEFORE.get(endpoint or "", ())):
+                services.record(night.id, action, version)
+            return self.ref(night.id)
+
+    def ref(self, night_id: int) -> NightRef:
+        with self.app.app_context():
+            night = db.session.get(Night, night_id)
+            assert night is not None
+            return NightRef(night.id, night.keeper_key, night.viewer_key)
+
+    def snapshot(self, night_id: int) -> tuple[Any, ...]:
+        """Everything a request could change about one night."""
+        with self.app.app_context():
+            night = db.session.get(Night, night_id)
+            assert night is not None
+            events = db.session.scalar(select(func.count()).select_from(Event).where(Event.night_id == night_id))
+            return (night.version, night.keeper_key, night.viewer_key, night.name, list(night.players), events)
+
+    def counts(self) -> tuple[int, int]:
+        """(nights, events) in the whole database."""
+        with self.app.app_context():
+            nights = db.session.scalar(select(func.count()).select_from(Night))
+            events = db.session.scalar(select(func.count()).select_from(Event))
+            return nights, events
+
+    def version(self, night_id: int) -> int:
+        return self.snapshot(night_id)[0]
+
+    # --- routes ---------------------------------------------------------------------
+
+    def rules(self) -> dict[str, Any]:
+        return {rule.endpoint: rule for rule in self.app.url_map.iter_rules()}
+
+    def url(self, endpoint: str, key: str | None = None) -> str:
+        rule = self.rules()[endpoint]
+        path = rule.rule.replace("<path:filename>", "app.css").replace("<path:name>", "Ann")
+        if "<key>" in path:
+            assert key is not None
+            path = path.replace("<key>", key)
+        return path + ("?name=Ben" if endpoint == "players.me" else "")
+
+    def submit(self, endpoint: str, night: NightRef | None = None) -> dict[str, Any]:
+        """Form data that the route accepts when sent with the right link (no CSRF token)."""
+        stamp = {}
+        if night is not None:
+            stamp = {"version": str(self.version(night.id)), "request_key": services.new_key()}
+        forms: dict[str, dict[str, Any]] = {
+            "home.create": night_form(),
+            "home.import_night": {"file": (io.BytesIO(history_file()), "night.json"), "name": "Imported"},
+            "table.declare": {**stamp, "nobody": "1"},
+            "table.challenge": {**stamp, "nobody": "1"},
+            "table.showdown": {**stamp, "winner": "Ben"},
+            "table.cards": {**stamp, "cards_0": "As Ad", "cards_1": "Ks Kd"},
+            "table.undo": {**stamp},
+            "table.rotate": {"which": "viewer", "request_key": services.new_key()},
+            "table.setup": night_form(name="Renamed"),
+        }
+        if endpoint == "report.paid" and night is not None:
+            forms[endpoint] = {**stamp, **self.first_payment(night)}
+        return forms.get(endpoint, {})
+
+    def first_payment(self, night: NightRef) -> dict[str, str]:
+        """The first unpaid line of the night's settle-up plan, as the "Mark paid" form sends it."""
+        from companion.views.report import report_of
+
+        with self.app.app_context():
+            line = next(line for line in report_of(db.session.get(Night, night.id)).plan if not line.paid)
+            return {"payer": line.payer, "payee": line.payee, "chips": str(line.chips), "view": "plan"}
+
+    def state_changing(self) -> list[str]:
+        """Every endpoint that takes a method other than GET, HEAD or OPTIONS."""
+        return sorted(
+            endpoint
+            for endpoint, rule in self.rules().items()
+            if set(rule.methods or ()) - {"GET", "HEAD", "OPTIONS"}
+        )
+
+    def send(self, client: FlaskClient, method: str, endpoint: str, key: str | None, data: dict | None = None, **kw: Any):
+        return client.open(self.url(endpoint, key), method=method, data=data if method == "POST" else None, **kw)
+
+
+def random_key() -> str:
+    """A well-formed link that was never issued."""
+    return secrets.token_urlsafe(services.KEY_BYTES)

@@ -1,0 +1,231 @@
+"""Who may use which route: every rule in the URL map, every method, every kind of link.
+
+``ACCESS`` lists every endpoint with its access class.  A route that is not in it
+fails ``test_every_route_in_the_url_map_has_an_access_class``, so a new route
+cannot ship without someone deciding who may use it and this matrix checking it.
+"""
+
+from __future__ import annotations
+
+import pytest
+from flask import Flask
+
+from companion import create_app
+from security.support import NightRef, Site, one_character_off, random_key
+
+PUBLIC = "anyone"  # needs no link and reads or changes no existing night
+KEEPER = "the scorekeeper's link"
+VIEWER = "the players' link (or the scorekeeper's)"
+BROWSER = "this browser's own list"  # needs no link; shows only nights this browser kept score of
+
+ACCESS: dict[str, str] = {
+    "static": PUBLIC,
+    "home.index": PUBLIC,
+    "home.healthz": PUBLIC,
+    "home.service_worker": PUBLIC,  # the offline script, the same for everyone
+    "home.create": PUBLIC,  # starts a new night with new links
+    "home.import_night": PUBLIC,  # likewise, from a file
+    "table.show": KEEPER,
+    "table.declare": KEEPER,
+    "table.challenge": KEEPER,
+    "table.showdown": KEEPER,
+    "table.cards": KEEPER,
+    "table.undo": KEEPER,
+    "table.history": KEEPER,
+    "table.export": KEEPER,
+    "table.share": KEEPER,
+    "table.players_qr": KEEPER,
+    "table.rotate": KEEPER,
+    "table.setup": KEEPER,
+    "report.keeper": KEEPER,
+    "report.keeper_csv": KEEPER,
+    "report.keeper_json": KEEPER,
+    "report.paid": KEEPER,
+    "players.show": VIEWER,
+    "players.live": VIEWER,
+    "players.me": VIEWER,
+    "report.viewer": VIEWER,
+    "report.viewer_csv": VIEWER,
+    "report.viewer_json": VIEWER,
+    "report.nights": BROWSER,
+    "report.player": BROWSER,  # /players/<name>: a name looked up among this browser's nights only
+}
+
+LINKS = (
+    "no link",
+    "one character off",
+    "the players' link",
+    "another night's players' link",
+    "another night's scorekeeper link",
+    "this night's scorekeeper link",
+)
+OK = "ok"
+#                 no link  one off  players'  other players'  other keeper  keeper
+MATRIX = {
+    KEEPER: dict(zip(LINKS, (404, 404, 403, 403, OK, OK))),
+    VIEWER: dict(zip(LINKS, (404, 404, OK, OK, OK, OK))),
+    # BROWSER routes take no link: the browser first opens the link as a scorekeeper's
+    # page (/k/<link>), then asks; only a scorekeeper's link puts a night on its list.
+    BROWSER: dict(zip(LINKS, (404, 404, 404, 404, OK, OK))),
+}
+#: Routes whose answer differs from their class's row.
+MATRIX_FOR = {"report.nights": dict.fromkeys(LINKS, OK)}  # an empty list is still a page
+#: Known deviations from the matrix (none at present); each needs a strict xfail test that flips when fixed.
+KNOWN: dict[tuple[str, str, str], int] = {}
+#: What "ok" is for each method (a route may say otherwise in OK_STATUS).
+OK_BY_METHOD = {"GET": 200, "HEAD": 200, "POST": 303}
+OK_STATUS = {("players.me", "GET"): 303, ("players.me", "HEAD"): 303}
+METHODS = {"GET", "HEAD", "POST", "OPTIONS"}  # a rule with any other method needs a decision here
+
+
+def _app() -> Flask:
+    return create_app({"SECRET_KEY": "x" * 48, "SQLALCHEMY_DATABASE_URI": "sqlite://", "TESTING": True})
+
+
+def test_every_route_in_the_url_map_has_an_access_class(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    endpoints = {rule.endpoint for rule in _app().url_map.iter_rules()}
+    assert endpoints - ACCESS.keys() == set(), "add these routes to ACCESS, deciding who may use them"
+    assert ACCESS.keys() - endpoints == set(), "these routes are gone: remove them from ACCESS"
+
+
+def test_every_route_uses_only_methods_the_matrix_knows(tmp_path, monkeypatch):
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    for rule in _app().url_map.iter_rules():
+        assert set(rule.methods or ()) <= METHODS, rule
+
+
+def test_no_route_takes_a_number_or_anything_but_a_secret_link(tmp_path, monkeypatch):
+    """Nights are reached only by 256-bit links: there is no id to count up or down."""
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    for rule in _app().url_map.iter_rules():
+        if rule.endpoint == "static":
+            assert rule.arguments == {"filename"}
+            continue
+        if ACCESS[rule.endpoint] == BROWSER:
+            assert rule.arguments <= {"name"}, rule  # a player's name, looked up in this browser's nights
+            continue
+        assert rule.arguments <= {"key"}, rule
+        if rule.arguments:
+            assert type(rule._converters["key"]).__name__ == "UnicodeConverter", rule
+            assert ACCESS[rule.endpoint] in (KEEPER, VIEWER)
+        else:
+            assert ACCESS[rule.endpoint] == PUBLIC, rule
+
+
+def _link(kind: str, access: str, this: NightRef, other: NightRef) -> str:
+    return {
+        "no link": random_key(),
+        "one character off": one_character_off(this.keeper if access == KEEPER else this.viewer),
+        "the players' link": this.viewer,
+        "another night's players' link": other.viewer,
+        "another night's scorekeeper link": other.keeper,
+        "this night's scorekeeper link": this.keeper,
+    }[kind]
+
+
+@pytest.mark.parametrize("endpoint", sorted(ACCESS))
+def test_each_route_answers_each_kind_of_link_as_the_matrix_says(endpoint, app):
+    site = Site(app)
+    rule = site.rules()[endpoint]
+    access = ACCESS[endpoint]
+    client = app.test_client()
+    answers: dict[tuple[str, str], int] = {}
+    expected: dict[tuple[str, str], int] = {}
+    not_found_bodies: set[bytes] = set()
+    for method in sorted(rule.methods or ()):
+        ok = OK_STATUS.get((endpoint, method), OK_BY_METHOD.get(method))
+        if access == PUBLIC:
+            before = site.counts()
+            response = site.send(client, method, endpoint, None, site.submit(endpoint))
+            answers[method, "-"] = response.status_code
+            expected[method, "-"] = 200 if method == "OPTIONS" else ok
+            created = 1 if method == "POST" else 0
+            assert site.counts()[0] == before[0] + created, (method, "a public route changed the nights")
+            continue
+        for kind in LINKS:
+            this, other = site.seat(endpoint), site.seat(endpoint, name="Saturday")
+            before = site.snapshot(this.id), site.snapshot(other.id), site.counts()
+            link = _link(kind, access, this, other)
+            target = other if kind.startswith("another night") else this
+            if access == BROWSER:
+                client = app.test_client()  # a browser that has opened this one link, and nothing else
+                client.get(f"/k/{link}")
+                response = site.send(client, method, endpoint, None)
+                body = response.get_data(as_text=True) if method == "GET" else ""
+                if method == "GET":
+                    assert ("Friday" in body) == (kind == "this night's scorekeeper link"), (method, kind)
+                    assert ("Saturday" in body) == (kind == "another night's scorekeeper link"), (method, kind)
+            else:
+                response = site.send(client, method, endpoint, link, site.submit(endpoint, target))
+            answers[method, kind] = response.status_code
+            # OPTIONS is answered from the URL map alone: the view never runs, the key is never read
+            want = 200 if method == "OPTIONS" else MATRIX_FOR.get(endpoint, MATRIX[access])[kind]
+            expected[method, kind] = KNOWN.get((endpoint, method, kind), ok if want == OK else want)
+            if response.status_code == 404 and method != "HEAD":
+                not_found_bodies.add(response.data)
+
+            changes_this = method == "POST" and kind == "this night's scorekeeper link"
+            changes_other = method == "POST" and kind == "another night's scorekeeper link"
+            after = site.snapshot(this.id), site.snapshot(other.id), site.counts()
+            assert (after[0] != before[0]) == changes_this, (method, kind, "this night")
+            assert (after[1] != before[1]) == changes_other, (method, kind, "the other night")
+            assert after[2][0] == before[2][0], (method, kind, "a night appeared or vanished")
+    assert answers == expected
+    assert len(not_found_bodies) <= 1, "a 404 body tells one unknown link from another"
+
+
+def test_head_on_the_setup_page_answers_like_get(site, client):
+    night = site.seat()
+    assert client.head(f"/k/{night.keeper}/setup").status_code == client.get(f"/k/{night.keeper}/setup").status_code
+
+
+def test_a_link_one_character_off_is_as_unknown_as_any_other(site, client):
+    """Every wrong link gets byte-for-byte the same 404, whatever it is near."""
+    night = site.seat()
+    site.seat(name="Saturday")
+    probes = [
+        random_key(),
+        one_character_off(night.keeper),
+        one_character_off(night.viewer),
+        night.keeper[:-1],
+        night.keeper + "A",
+        night.keeper.swapcase(),
+        night.keeper[::-1],
+        "A" * 43,
+        "x" * 65,
+        *(str(n) for n in range(0, night.id + 3)),  # the ids around the real ones
+    ]
+    seen: set[tuple[bytes, tuple]] = set()
+    for key in probes:
+        for path in (f"/k/{key}", f"/k/{key}/history", f"/p/{key}", f"/p/{key}/live", f"/k/{key}/report"):
+            response = client.get(path)
+            assert response.status_code == 404, path
+            headers = tuple(sorted((k, v) for k, v in response.headers.items() if k != "Date"))
+            seen.add((response.data, headers))
+        response = client.post(f"/k/{key}/declare", data={"nobody": "1", "version": "0", "request_key": random_key()})
+        assert response.status_code == 404
+        seen.add((response.data, tuple(sorted((k, v) for k, v in response.headers.items() if k != "Date"))))
+    bodies = {body for body, _ in seen}
+    assert len(bodies) == 1
+    assert b"/k/" not in next(iter(bodies)) and b"/p/" not in next(iter(bodies))
+    # the headers differ only in Cache-Control (/k/ pages are never stored, /p/ ones revalidated)
+    assert len({tuple(h for h in headers if h[0] != "Cache-Control") for _, headers in seen}) == 1
+    assert site.counts()[1] == 0
+
+
+def test_pages_the_players_link_opens_never_contain_the_scorekeepers_link(site, client):
+    night = site.seat("table.showdown")
+    pages = [site.url(endpoint, night.viewer) for endpoint, access in ACCESS.items() if access == VIEWER]
+    pages += [site.url(endpoint, night.viewer) for endpoint, access in ACCESS.items() if access == KEEPER]
+    for path in pages:
+        response = client.get(path, follow_redirects=True)
+        if response.status_code == 405:
+            response = client.post(path, data={"which": "keeper"})
+        body = response.get_data(as_text=True)
+        assert night.keeper not in body, path
+        assert night.keeper not in str(response.headers), path
+    cookie = client.get_cookie("session")
+    if cookie is not None:
+        session = site.app.session_interface.get_signing_serializer(site.app).loads(cookie.value)
+        assert night.keeper not in str(session)

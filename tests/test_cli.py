@@ -1,0 +1,153 @@
+"""``flask --app companion replay FILE``: hand-typed files, payments worked out by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+# Night A of tests/test_report.py, as a hand-history file: four players, Ann
+# deals first, ante 1 on every hand, 2 tokens win.
+#
+# Game 1 (Ann, Ben, Cat deal; 3 hands, 3 antes each, pot 12 to Ann):
+#   side bets: Ben pays Cat 4 (hand 1), Ben pays Cat 8 and Dan 8 (hand 2, a tie);
+#   tokens: Ann, Dan, Ann: Ann's 2nd token takes the pot of 12.
+#   nets: Ann -3 + 12 = +9, Ben -3 - 20 = -23, Cat -3 + 12 = +9, Dan -3 + 8 = +5.
+# Game 2 (Dan deals, then Ann): 2 antes each, pot 8, unfinished;
+#   side bets: Ben pays Ann 4 and Cat 4; tokens: Dan 1, Ben 1.
+#   nets: Ann +11, Ben -33, Cat +11, Dan +3 (sum -8: the pot).
+STAGES = [
+    {"stage": 1, "yes": ["Ben", "Cat"], "winners": ["Cat"]},
+    {"stage": 2, "yes": []},
+    {"stage": 3, "yes": ["Ann"], "challengers": []},
+    {"stage": 1, "yes": []},
+    {"stage": 2, "yes": ["Ben"], "challengers": ["Cat", "Dan"], "winners": ["Cat", "Dan"]},
+    {"stage": 3, "yes": ["Dan"]},
+    {"stage": 1, "yes": ["Ann"]},
+    {"stage": 1, "yes": ["Ann", "Ben"], "winners": ["Ann"]},
+    {"stage": 2, "yes": ["Ben", "Cat"], "cards": {"Ben": "As Kd Qc Jh 9s", "Cat": "7h 5d 4c 3s 2h"}},
+    {"stage": 3, "yes": ["Dan"], "challengers": []},
+    {"stage": 1, "yes": ["Ben"]},
+]
+
+
+def history(unfinished_pot: str, **extra: object) -> dict:
+    return {
+        "format": "napalm-hand-history/1",
+        "rules": {"ante": 1, "ante_every": 1, "tokens_to_win": 2, "chip_value": "0.25", "currency": "EUR",
+                  "unfinished_pot": unfinished_pot},
+        "players": ["Ann", "Ben", "Cat", "Dan"],
+        "first_dealer": "Ann",
+        "stages": STAGES,
+        **extra,
+    }
+
+
+def replay(app, path: Path):
+    return app.test_cli_runner().invoke(args=["replay", str(path)])
+
+
+def write(tmp_path: Path, data: object, name: str = "night.json") -> Path:
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+def test_replay_prints_the_standings_and_the_payments_with_antes_returned(app, tmp_path):
+    result = replay(app, write(tmp_path, history("return_antes")))
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert {n: p["net_chips"] for n, p in out["players"].items()} == {"Ann": 11, "Ben": -33, "Cat": 11, "Dan": 3}
+    assert out["pot"] == 8 and out["games"] == [{"winner": "Ann", "pot": 12}]
+    assert out["dealer"] == "Ann" and out["next_stage"] == 2
+    # Each player's 2 antes in game 2 come back: Ann 13, Ben -31, Cat 13, Dan 5.
+    # Ben alone owes, so he pays the three others.
+    assert out["payments"] == [
+        {"from": "Ben", "to": "Ann", "chips": 13},
+        {"from": "Ben", "to": "Cat", "chips": 13},
+        {"from": "Ben", "to": "Dan", "chips": 5},
+    ]
+    assert out["unfinished_pot"] == {"choice": "return_antes", "pot": 8, "carried": 0}
+
+
+def test_replay_with_the_pot_split_among_the_leaders(app, tmp_path):
+    # Ben and Dan hold 1 token each: 4 chips each.  Ann 11, Ben -29, Cat 11, Dan 7.
+    out = json.loads(replay(app, write(tmp_path, history("split_leaders"))).stdout)
+    assert out["payments"] == [
+        {"from": "Ben", "to": "Ann", "chips": 11},
+        {"from": "Ben", "to": "Cat", "chips": 11},
+        {"from": "Ben", "to": "Dan", "chips": 7},
+    ]
+    assert "Ben 4, Dan 4" in out["note"]
+
+
+def test_replay_with_the_pot_carried(app, tmp_path):
+    # The pot stays for next time, the antes in it left out: the plan of "returned".
+    out = json.loads(replay(app, write(tmp_path, history("carry"))).stdout)
+    assert [p["chips"] for p in out["payments"]] == [13, 13, 5]
+    assert out["unfinished_pot"] == {"choice": "carry", "pot": 8, "carried": 8}
+
+
+def test_replay_of_a_finished_night_with_two_debtors(app, tmp_path):
+    # Ann, Ben, Cat, Dan; Ann deals; 1 token wins.
+    # S1: Ben and Cat, pot 4: Cat wins, Ben pays her 4.   Ann -1, Ben -5, Cat +3, Dan -1
+    # S2: all four; Ann and Dan tie: Ben and Cat each pay each of them 4.
+    #                                                    Ann +7, Ben -13, Cat -5, Dan +7
+    # S3: Ben alone: a token, the game and the pot of 4. Ben -9.   Sum 0, pot 0.
+    # 9 + 5 owed to 7 + 7: no pair cancels, so 3 payments.
+    data = {
+        "format": "napalm-hand-history/1",
+        "rules": {"tokens_to_win": 1},
+        "players": ["Ann", "Ben", "Cat", "Dan"],
+        "stages": [
+            {"yes": ["Ben", "Cat"], "winners": ["Cat"]},
+            {"yes": ["Ann", "Ben", "Cat", "Dan"], "winners": ["Ann", "Dan"]},
+            {"yes": ["Ben"]},
+        ],
+    }
+    out = json.loads(replay(app, write(tmp_path, data)).stdout)
+    assert {n: p["net_chips"] for n, p in out["players"].items()} == {"Ann": 7, "Ben": -9, "Cat": -5, "Dan": 7}
+    assert out["pot"] == 0 and "note" not in out
+    payments = out["payments"]
+    assert len(payments) == 3
+    paid = {n: sum(p["chips"] for p in payments if p["from"] == n) for n in ("Ben", "Cat")}
+    got = {n: sum(p["chips"] for p in payments if p["to"] == n) for n in ("Ann", "Dan")}
+    assert paid == {"Ben": 9, "Cat": 5} and got == {"Ann": 7, "Dan": 7}
+    assert payments == sorted(payments, key=lambda p: (p["from"], p["to"]))
+
+
+def test_replay_of_a_night_not_begun_has_no_payments(app, tmp_path):
+    data = {"format": "napalm-hand-history/1", "players": ["Ann", "Ben"]}
+    out = json.loads(replay(app, write(tmp_path, data)).stdout)
+    assert out["payments"] == [] and out["pot"] == 0
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        ("{not json", "not valid JSON"),
+        ({"format": "napalm-hand-history/1", "players": ["Ann"]}, "Napalm needs 2 to 7 players"),
+        ({**history("return_antes"), "colour": "red"}, "unknown key 'colour'"),
+        (
+            {**history("return_antes"), "stages": [{"stage": 1, "yes": ["Ben", "Cat"], "winners": ["Dan"]}]},
+            "stages[0] (game 1, hand 1, stage 1): Dan did not say Yes",
+        ),
+    ],
+)
+def test_an_invalid_file_exits_non_zero_with_one_line_and_no_traceback(app, tmp_path, content, says):
+    result = replay(app, write(tmp_path, content))
+    assert result.exit_code != 0
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and says in lines[0]
+    assert "Traceback" not in result.output
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
+
+
+def test_a_missing_file_exits_non_zero_with_one_line(app, tmp_path):
+    result = replay(app, tmp_path / "nowhere.json")
+    assert result.exit_code != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "nowhere.json" in lines[0]
+    assert "Traceback" not in result.output

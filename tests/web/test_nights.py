@@ -1,0 +1,186 @@
+"""Starting, setting up, importing and exporting nights; several nights at once."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from flask_migrate import upgrade
+
+from companion.extensions import db
+from companion.models import Event, Night
+from pages import TablePage, night_form
+
+SPEC_EXAMPLE = {
+    "format": "napalm-hand-history/1",
+    "rules": {"ante": 1, "ante_every": 1, "tokens_to_win": 5},
+    "players": ["Ann", "Ben", "Cat", "Dan"],
+    "first_dealer": "Ann",
+    "stages": [
+        {"stage": 1, "yes": ["Ben", "Cat"], "winners": ["Cat"]},
+        {"stage": 2, "yes": []},
+        {"stage": 3, "yes": ["Ann"], "challengers": ["Dan"],
+         "cards": {"Ann": "AsKs2d3c9h9d4s", "Dan": "KhKd2h3h4h5h6h"}},
+    ],
+}
+
+
+def test_starting_a_night_needs_two_to_seven_distinct_players(client, app):
+    one = client.post("/nights", data=night_form(seat_2="", seat_3="", seat_4=""))
+    assert one.status_code == 422
+    assert "needs 2 to 7 players, not 1" in one.get_data(as_text=True)
+    twins = client.post("/nights", data=night_form(seat_2="ann"))
+    assert twins.status_code == 422
+    assert "two players are called" in twins.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.query(Night).count() == 0
+
+
+def test_bad_rule_values_are_shown_next_to_their_fields(client, app):
+    response = client.post("/nights", data=night_form(ante="-3", tokens_to_win="abc", chip_value="1e9"))
+    assert response.status_code == 422
+    page = response.get_data(as_text=True)
+    assert page.count('class="errors"') >= 3
+    with app.app_context():
+        assert db.session.query(Night).count() == 0
+
+
+def test_the_up_button_swaps_seats_without_saving(client, app):
+    response = client.post("/nights", data=night_form(move_up="3"))
+    assert response.status_code == 200
+    page = response.get_data(as_text=True)
+    assert page.index('value="Cat"') < page.index('value="Ben"')
+    with app.app_context():
+        assert db.session.query(Night).count() == 0
+
+
+def test_the_first_dealer_is_the_chosen_seat(start_night):
+    t = start_night(first_dealer="3")
+    assert t.dealer() == "Cat"
+    # Cat deals, so Dan speaks first and Cat last.
+    order = [name for name in ("Dan", "Ann", "Ben", "Cat")]
+    positions = [t.html.index(f'name="yes" value="{n}"') for n in order]
+    assert positions == sorted(positions)
+
+
+def test_setup_can_change_until_the_first_stage_is_recorded(start_night, client):
+    t = start_night()
+    response = client.post(f"{t.url}/setup", data=night_form(seat_1="Ann", seat_5="Eve", ante="2"))
+    assert response.status_code == 303
+    t.refresh()
+    assert "Eve" in t.html
+    t.declare()
+    assert t.pot() == 10  # five players ante 2 each
+    late = client.post(f"{t.url}/setup", data=night_form())
+    assert late.status_code == 409
+
+
+def test_importing_the_spec_example_gives_the_hand_worked_standings(client, app):
+    response = client.post(
+        "/import",
+        data={"file": (io.BytesIO(json.dumps(SPEC_EXAMPLE).encode()), "night.json"), "name": "Imported"},
+        content_type="multipart/form-data",
+    )
+    assert response.status_code == 303
+    t = TablePage(client, response.headers["Location"])
+    # Hand 1, Ann deals: antes make the pot 4; Ben pays Cat 4; stage 3 Ann (dealer)
+    # alone, Dan challenges and his K-high straight flush beats her pair of nines:
+    # Ann pays Dan 4. Net: Ann -1-4, Ben -1-4, Cat -1+4, Dan -1+4.
+    assert [t.net(n) for n in ("Ann", "Ben", "Cat", "Dan")] == [-5, -5, 3, 3]
+    assert t.pot() == 4
+    assert t.dealer() == "Ben"
+
+
+def test_an_invalid_import_says_where_and_creates_nothing(client, app):
+    bad = dict(SPEC_EXAMPLE, stages=[{"stage": 2, "yes": []}])
+    response = client.post(
+        "/import",
+        data={"file": (io.BytesIO(json.dumps(bad).encode()), "night.json")},
+        content_type="multipart/form-data",
+    )
+    assert response.status_code == 422
+    assert "stages[0]" in response.get_data(as_text=True)
+    assert "this is stage 1, not stage 2" in response.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.query(Night).count() == 0
+        assert db.session.query(Event).count() == 0
+
+
+def test_export_then_import_gives_the_same_night(start_night, client):
+    t = start_night()
+    t.declare("Ben", "Cat")
+    t.tie("Ben", "Cat")
+    t.declare("Dan")
+    t.declare("Ann")
+    t.challenge("Ben")
+    t.cards(Ben="As Kd 7c 5c 3h 2h 9s", Ann="Qs Qd Qh 2c 2d 8s 9d")
+    t.declare("Cat")
+    t.undo()  # an undone action is not part of the export
+    exported = client.get(f"{t.url}/export.json")
+    assert exported.status_code == 200
+    document = json.loads(exported.get_data(as_text=True))
+    assert len(document["stages"]) == 3
+    response = client.post(
+        "/import",
+        data={"file": (io.BytesIO(exported.get_data()), "night.json")},
+        content_type="multipart/form-data",
+    )
+    copy = TablePage(client, response.headers["Location"])
+    for name in ("Ann", "Ben", "Cat", "Dan"):
+        assert copy.net(name) == t.net(name)
+        assert copy.tokens(name) == t.tokens(name)
+    assert copy.pot() == t.pot() and copy.dealer() == t.dealer()
+    again = json.loads(client.get(f"{copy.url}/export.json").get_data(as_text=True))
+    assert again["stages"] == document["stages"]
+
+
+def test_two_nights_at_once_do_not_mix(start_night):
+    first = start_night(name="Table one")
+    second = start_night(name="Table two", seat_1="Zed", seat_2="Yan", seat_3="", seat_4="")
+    first.declare("Ben")
+    second.declare("Yan", "Zed")
+    second.winner("Zed")
+    first.refresh()
+    assert first.tokens("Ben") == 1 and first.pot() == 4
+    assert second.pot() == 2 and second.net("Zed") == 1 and second.net("Yan") == -3
+
+
+def test_the_history_lists_every_action_with_who_and_what(start_night, client):
+    t = start_night()
+    t.declare("Ben", "Cat")
+    t.winner("Cat")
+    t.undo()
+    page = client.get(f"{t.url}/history").get_data(as_text=True)
+    assert page.count("<tr class=") == 3
+    assert "undone by #3" in page
+    assert "Ben → Cat 4" in page and "Cat → Ben 4" in page
+    assert "phone " in page
+
+
+def test_the_migrations_build_the_schema_the_models_describe(make_app, tmp_path):
+    app = make_app(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'migrated.sqlite'}")
+    with app.app_context():
+        db.drop_all()
+        upgrade()
+        with db.engine.connect() as connection:
+            diff = compare_metadata(MigrationContext.configure(connection), db.metadata)
+    assert diff == []
+
+
+def test_a_database_made_by_the_first_release_upgrades_in_place_and_keeps_its_nights(make_app, tmp_path):
+    app = make_app(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'old.sqlite'}")
+    with app.app_context():
+        db.drop_all()
+        upgrade(revision="0001")
+        db.session.execute(db.text(
+            "INSERT INTO night (name, keeper_key, viewer_key, players, first_dealer, ante, ante_every,"
+            " tokens_to_win, chip_value, currency, unfinished_pot, version, created_at) VALUES"
+            " ('Old night', 'k' || hex(randomblob(24)), 'v' || hex(randomblob(24)), '[\"Ann\", \"Ben\"]', 'Ann',"
+            " 1, 1, 5, 0.25, 'EUR', 'return_antes', 0, '2026-11-01 20:00:00')"
+        ))
+        db.session.commit()
+        upgrade()
+        night = db.session.scalars(db.select(Night)).one()
+        assert (night.name, night.players, night.request_key) == ("Old night", ["Ann", "Ben"], None)
