@@ -95,6 +95,11 @@ class Axe:
                     found.append(self.describe(rule, nodes, f"text below {MINIMUM_RATIO}:1"))
             elif rule["impact"] in ("serious", "critical"):
                 found.append(self.describe(rule, rule["nodes"]))
+        # one-handed on a 360-px phone: the page itself never scrolls sideways (a wide table
+        # scrolls inside its own region, which keyboard users can reach)
+        overflow = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        if overflow > 0:
+            found.append(f"  the page is {overflow}px wider than the {page.viewport_size['width']}px screen")
         if found:
             self.failures.append(f"{screen} ({page.url}):\n" + "\n".join(found))
         # what axe could not decide (text over an image, a lone symbol, ...): printed, for a look
