@@ -8,13 +8,15 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 0.0.0.0
 PORT   ?= 5000
 
-.PHONY: run test bench clean
+.PHONY: install run test bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
+
+install: $(STAMP)
 
 run: $(STAMP)
 	$(BIN)/flask --app companion serve --host $(HOST) --port $(PORT)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,7 +12,8 @@ if TYPE_CHECKING:  # the browser tests skip cleanly when playwright is not insta
     from playwright.sync_api import Page
 
 REPO = Path(__file__).resolve().parents[2]
-SCREENSHOTS = REPO / "test-artifacts" / "screenshots"
+# CI runs the suite on SQLite and PostgreSQL at once: each run keeps its own folder
+SCREENSHOTS = REPO / "test-artifacts" / ("screenshots" + os.environ.get("COMPANION_SCREENSHOTS_SUFFIX", ""))
 taken: list[Path] = []
 
 

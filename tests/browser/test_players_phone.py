@@ -7,14 +7,26 @@ in seat order [Ann, Ben, Cat].
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from browser.phone import check_screen, start_night
+from browser.phone import REPO, check_screen, start_night
 
 pytestmark = pytest.mark.browser
 
 NAMES = ["Ann", "Ben", "Cat"]
-LIVE_WITHIN = 3.0  # seconds: the page polls every 2 s
+#: The page polls every 2 s (checked below), so a change shows within 2 s plus one round trip,
+#: about 3 s. The browser waits longer than that before it fails: on a loaded 2-core CI machine a
+#: round trip can take a second or more, and a speed target belongs in bench/, not in a timed test.
+POLL_EVERY_MS = 2000
+LIVE_WITHIN = 10.0
+
+
+def test_the_players_page_asks_for_news_every_two_seconds():
+    script = (REPO / "static" / "app.js").read_text(encoding="utf-8")
+    delays = {int(ms) for ms in re.findall(r"poll\(el, onChange, after\); \}, (\d+)\)", script)}
+    assert delays == {POLL_EVERY_MS}
 
 
 def net_of(page, name: str) -> str:
