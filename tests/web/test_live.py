@@ -8,12 +8,16 @@ or skip the link limiter.
 
 from __future__ import annotations
 
+import re
+from types import SimpleNamespace
+
 import pytest
 from sqlalchemy import select, text, update
 
 from companion.extensions import db
 from companion.models import Night
 from conftest import EXTERNAL_DB
+from pages import TablePage, night_form
 
 SKIP = {"Date", "ETag"}
 
@@ -166,3 +170,231 @@ def test_the_fragment_made_from_kept_parts_is_the_one_the_template_makes(app, cl
                 with app.test_request_context():
                     direct = render_template("players/_live.html", st=standings_of(night, RECENT), me=me, shared=None)
                 assert served == direct, (step, me)
+
+
+# --- a changed table served by the middleware (players.LiveFragment) -----------------------------
+
+
+@pytest.fixture
+def through_flask(app, monkeypatch):
+    """The paths of the requests that reached Flask (the middleware answered the others)."""
+    from companion.views.players import NotModified
+
+    middleware = app.wsgi_app
+    assert isinstance(middleware, NotModified)
+    inner, calls = middleware.wsgi_app, []
+
+    def counting(environ, start_response):
+        calls.append(environ["PATH_INFO"])
+        return inner(environ, start_response)
+
+    monkeypatch.setattr(middleware, "wsgi_app", counting)
+    return calls
+
+
+def phone_of(app, viewer: str, me: str | None):
+    phone = app.test_client()
+    if me:
+        assert phone.get(f"/p/{viewer}/me", query_string={"name": me}).status_code == 303
+    return phone
+
+
+def the_template_for(app, viewer: str, me: str | None) -> str:
+    """The fragment as the whole template renders it from the night in the database (no kept parts)."""
+    from flask import render_template
+
+    from companion.views.common import standings_of
+    from companion.views.players import RECENT
+
+    with app.app_context():
+        night = db.session.scalar(select(Night).where(Night.viewer_key == viewer))
+        with app.test_request_context():
+            return render_template("players/_live.html", st=standings_of(night, RECENT), me=me, shared=None)
+
+
+def test_a_changed_table_is_served_without_flask_exactly_as_flask_serves_it(app, start_night, through_flask):
+    """Status, headers in order and body: the middleware's 200 is the view's, byte for byte."""
+    page = start_night(seat_3='Cat "&" <Co>')
+    page.declare("Ben", 'Cat "&" <Co>')
+    page.winner('Cat "&" <Co>')
+    page.declare("Dan")
+    keeper, viewer = links(app, page)
+    for me in [None, "Ann", 'Cat "&" <Co>', "Dan"]:
+        phone = phone_of(app, viewer, me)
+        slow = poll(phone, keeper, '"outdated"')  # a scorekeeper's link: through Flask and the ORM
+        through_flask.clear()
+        fast = poll(phone, viewer, '"outdated"')
+        assert through_flask == [], me  # answered before Flask
+        assert fast.status_code == slow.status_code == 200
+        assert fast.get_data() == slow.get_data(), me
+        assert fast.get_data(as_text=True) == the_template_for(app, viewer, me), me
+        assert list(fast.headers.items()) == list(slow.headers.items()), me
+        assert fast.headers["Vary"] == "Cookie" and "Set-Cookie" not in fast.headers
+        assert fast.headers["Content-Length"] == str(len(fast.get_data()))
+    assert '<section class="mine"' in fast.get_data(as_text=True) and '<tr class="me' in fast.get_data(as_text=True)
+
+
+def test_a_stale_etag_after_a_recorded_action_gets_the_new_standings(app, start_night, through_flask):
+    """The kept parts belong to a version: a new one is read through the ORM first, then served from them."""
+    page = start_night()
+    _, viewer = links(app, page)
+    ann, ben = phone_of(app, viewer, "Ann"), phone_of(app, viewer, "Ben")
+    page.declare("Ben", "Cat")
+    etag = poll(ann, viewer, '"outdated"').headers["ETag"]
+    through_flask.clear()
+    assert poll(ben, viewer, etag).status_code == 304
+    before = poll(ben, viewer, '"outdated"')
+    assert through_flask == [] and before.headers["ETag"] == etag and "Stage 1</strong>" in before.get_data(as_text=True)
+
+    page.winner("Cat")  # a recorded action: a new version
+    through_flask.clear()
+    first = poll(ann, viewer, etag)  # the first poll of the new version in this process
+    assert first.status_code == 200 and first.headers["ETag"] != etag
+    assert through_flask == [f"/p/{viewer}/live"]
+    through_flask.clear()
+    second = poll(ben, viewer, etag)  # the next phone's: from the parts the first one kept
+    assert through_flask == []
+    assert second.status_code == 200 and second.headers["ETag"] == first.headers["ETag"]
+    assert '<strong class="stage-no">Stage 2</strong>' in second.get_data(as_text=True)
+    assert "<strong>Ben</strong>: 0 tokens, -5 chips" in second.get_data(as_text=True)
+    assert "you pay 1.00 EUR (4 chips) to Cat." in second.get_data(as_text=True)
+    assert "<strong>Ann</strong>: 0 tokens, -1 chips" in first.get_data(as_text=True)
+    assert second.get_data(as_text=True) == the_template_for(app, viewer, "Ben")
+    assert poll(ben, viewer, second.headers["ETag"]).status_code == 304
+
+    page.undo()  # and back: the undone version is new again, never the kept one of before
+    through_flask.clear()
+    poll(ann, viewer, second.headers["ETag"])
+    undone = poll(ben, viewer, second.headers["ETag"])
+    assert through_flask == [f"/p/{viewer}/live"]
+    assert undone.headers["ETag"] not in (etag, second.headers["ETag"])
+    assert 'class="voided' in undone.get_data(as_text=True)
+    assert undone.get_data(as_text=True) == the_template_for(app, viewer, "Ben")
+
+
+def test_this_is_me_is_read_from_each_poll_s_own_cookie(app, start_night, through_flask):
+    page = start_night()
+    page.declare("Ben", "Cat")
+    page.winner("Cat")
+    _, viewer = links(app, page)
+    poll(app.test_client(), viewer)  # the first poll of this version keeps the parts
+    phone = phone_of(app, viewer, "Ann")
+    through_flask.clear()
+    as_ann = poll(phone, viewer, '"outdated"').get_data(as_text=True)
+    assert "<strong>Ann</strong>: 0 tokens, -1 chips" in as_ann
+    assert as_ann.count('<tr class="me') == 1 and re.search(r'<tr class="me[ a-z]*" data-player="Ann">', as_ann)
+    assert phone.get(f"/p/{viewer}/me?name=Cat").status_code == 303  # the same phone changes its mind
+    as_cat = poll(phone, viewer, '"outdated"').get_data(as_text=True)
+    assert "<strong>Cat</strong>: 0 tokens, +3 chips" in as_cat and "<strong>Ann</strong>" not in as_cat
+    assert re.search(r'<tr class="me[ a-z]*" data-player="Cat">', as_cat) and as_cat == the_template_for(app, viewer, "Cat")
+    assert phone.get(f"/p/{viewer}/me?name=").status_code == 303  # (nobody)
+    nobody = poll(phone, viewer, '"outdated"').get_data(as_text=True)
+    assert 'class="mine"' not in nobody and '<tr class="me' not in nobody
+    assert through_flask.count(f"/p/{viewer}/live") == 0
+
+    # a cookie signed with another key is no session, as Flask reads it; nothing is sent back
+    other = SimpleNamespace(secret_key="another-secret-key-that-is-long-enough", config={"SECRET_KEY_FALLBACKS": []})
+    with app.app_context():
+        night_id = db.session.scalar(select(Night.id).where(Night.viewer_key == viewer))
+    forged = app.session_interface.get_signing_serializer(other).dumps({"me": {str(night_id): "Ann"}})
+    stranger = app.test_client()
+    stranger.set_cookie("session", forged)
+    answer = poll(stranger, viewer, '"outdated"')
+    assert answer.status_code == 200 and "Set-Cookie" not in answer.headers
+    assert 'class="mine"' not in answer.get_data(as_text=True)
+    assert answer.get_data() == poll(app.test_client(), viewer, '"outdated"').get_data()
+    # a real cookie that names someone at another night, or nobody seated here: no "mine" either
+    signed = app.session_interface.get_signing_serializer(app)
+    for me in ({str(night_id + 1): "Ann"}, {str(night_id): "Zed"}):
+        stranger.set_cookie("session", signed.dumps({"me": me}))
+        answer = poll(stranger, viewer, '"outdated"')
+        assert 'class="mine"' not in answer.get_data(as_text=True) and '<tr class="me' not in answer.get_data(as_text=True)
+    assert through_flask.count(f"/p/{viewer}/live") == 0
+
+
+def test_the_players_page_shows_the_same_fragment_and_mine(app, start_night):
+    page = start_night()
+    page.declare("Ben", "Cat")
+    _, viewer = links(app, page)
+    phone = phone_of(app, viewer, "Ben")
+    fragment = poll(phone, viewer, '"outdated"').get_data(as_text=True)
+    shown = phone.get(f"/p/{viewer}").get_data(as_text=True)
+    assert "<strong>Ben</strong>:" in fragment and fragment in shown
+
+
+def test_a_scorekeeper_link_an_unknown_link_or_a_head_still_go_through_flask(app, client, start_night, through_flask):
+    page = start_night()
+    page.declare("Ben", "Cat")
+    keeper, viewer = links(app, page)
+    fresh = poll(client, viewer, '"outdated"')
+    through_flask.clear()
+    assert poll(client, viewer, '"outdated"').get_data() == fresh.get_data() and through_flask == []
+    by_keeper = poll(client, keeper, '"outdated"')
+    assert by_keeper.status_code == 200 and by_keeper.get_data() == fresh.get_data()
+    assert poll(client, keeper, fresh.headers["ETag"]).status_code == 304
+    assert poll(client, "x" * 43, '"outdated"').status_code == 404
+    assert poll(client, "x" * 43).status_code == 404
+    assert client.head(f"/p/{viewer}/live", headers={"If-None-Match": '"outdated"'}).status_code == 200
+    assert through_flask == [f"/p/{keeper}/live"] * 2 + [f"/p/{'x' * 43}/live"] * 2 + [f"/p/{viewer}/live"]
+
+
+def test_a_session_flask_would_send_again_is_left_to_flask(app, client, start_night, through_flask):
+    """A permanent session's cookie is refreshed on every answer (SESSION_REFRESH_EACH_REQUEST): Flask does it."""
+    page = start_night()
+    page.declare("Ben", "Cat")
+    _, viewer = links(app, page)
+    poll(client, viewer)
+    with app.app_context():
+        night_id = db.session.scalar(select(Night.id).where(Night.viewer_key == viewer))
+    cookie = app.session_interface.get_signing_serializer(app).dumps({"me": {str(night_id): "Ann"}, "_permanent": True})
+    client.set_cookie("session", cookie)
+    through_flask.clear()
+    answer = poll(client, viewer, '"outdated"')
+    assert through_flask == [f"/p/{viewer}/live"]
+    assert answer.status_code == 200 and "session=" in answer.headers["Set-Cookie"]
+    assert "<strong>Ann</strong>:" in answer.get_data(as_text=True)
+
+
+def test_a_fragment_template_that_uses_more_than_its_parts_is_rendered_by_flask(make_app, start_night):
+    """The middleware reads _live.html's layout from the template; if that cannot be done, it does not guess."""
+    from jinja2 import ChoiceLoader, DictLoader
+
+    app = make_app()
+    source = app.jinja_env.loader.get_source(app.jinja_env, "players/_live.html")[0]
+    changed = source + '\n<p class="pot-again">{{ st.pot }}</p>'
+    app.jinja_env.loader = ChoiceLoader([DictLoader({"players/_live.html": changed}), app.jinja_env.loader])
+    client = app.test_client()
+    response = client.post("/nights", data=night_form())
+    page = TablePage(client, response.headers["Location"])
+    page.declare("Ann", "Ben")
+    _, viewer = links(app, page)
+    for _ in range(2):
+        body = poll(client, viewer, '"outdated"').get_data(as_text=True)
+        assert '<p class="pot-again">4</p>' in body
+
+
+@pytest.mark.skipif(not (EXTERNAL_DB or "").startswith("postgresql"), reason="PostgreSQL only")
+def test_the_poll_pool_keeps_its_connections_in_autocommit(app, client, start_night):
+    """One SELECT per poll: no BEGIN or ROLLBACK, and no connection opened and closed per poll under load."""
+    from companion.views.players import POLL_POOL_SIZE
+
+    page = start_night()
+    page.declare("Ben", "Cat")
+    _, viewer = links(app, page)
+    etag = poll(client, viewer).headers["ETag"]
+    for _ in range(3):
+        assert poll(client, viewer, etag).status_code == 304
+    engine = app.wsgi_app._engine()
+    with app.app_context():
+        assert engine is not db.engine  # its own pool: no ping, autocommit
+    assert engine.pool.size() == POLL_POOL_SIZE
+    connection = engine.raw_connection()
+    try:
+        assert connection.dbapi_connection.autocommit
+    finally:
+        connection.close()
+    with app.app_context():
+        states = db.session.execute(text(
+            "SELECT state FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )).scalars().all()
+    assert "idle in transaction" not in states
