@@ -21,6 +21,9 @@ def replay_summary(parsed: hh.History) -> dict:
     summary = hh.standings(table)
     closing = close_night(table, parsed.settings.unfinished_pot)
     summary["unfinished_pot"] = {"choice": closing.choice, "pot": closing.pot, "carried": closing.carried}
+    if closing.carried:
+        # the next night's file starts with these as its "carried_in"
+        summary["unfinished_pot"]["carried_shares"] = closing.carried_shares
     summary["payments"] = [
         {"from": p.payer, "to": p.payee, "chips": p.chips} for p in settle_up(closing.net)
     ]

@@ -93,6 +93,10 @@ class PaidForm(ActionForm):
     chips = WholeNumberField(validators=[InputRequired(), NumberRange(min=1, max=10**9)])
 
 
+class CarryForm(ActionForm):
+    """ "Start the next night with this pot": the version of the night it was shown for, and a key."""
+
+
 class RotateForm(FlaskForm):
     which = SelectField(choices=[("viewer", "players' link"), ("keeper", "scorekeeper's link")])
 

@@ -26,7 +26,10 @@ class Night(db.Model):  # type: ignore[name-defined]
     """One night at one table: its seating, its settings and its secret links."""
 
     __tablename__ = "night"
-    __table_args__ = (UniqueConstraint("request_key", name="uq_night_request_key"),)
+    __table_args__ = (
+        UniqueConstraint("request_key", name="uq_night_request_key"),
+        UniqueConstraint("carried_from", name="uq_night_carried_from"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(80))
@@ -49,6 +52,15 @@ class Night(db.Model):  # type: ignore[name-defined]
     request_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
     #: a digest of what that form said: the same key with other content is refused
     request_digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    #: the pot this night's first game started with, carried in from a previous night's
+    #: unfinished game: {contributor: chips}, or None (see :class:`~companion.napalm.Table`)
+    carried_in: Mapped[dict[str, int] | None] = mapped_column(JSON, nullable=True)
+    #: the night that pot came from, when it was started with "Start the next night with this
+    #: pot" (unique: a pot is carried once; the old night's rows are never changed, it finds
+    #: its continuation by this column)
+    carried_from: Mapped[int | None] = mapped_column(
+        ForeignKey("night.id", name="fk_night_carried_from_night"), nullable=True
+    )
 
     events: Mapped[list[Event]] = relationship(
         back_populates="night", order_by="Event.seq", lazy="raise"

@@ -10,7 +10,10 @@ Where the figures come from
 Every figure is a sum over the *live* records of the night (undone actions
 and the undos themselves cancel out and are left out), split by game:
 
-* **antes**: chips a player put into the pot (a cost, shown negative);
+* **antes**: chips a player put into the pot (a cost, shown negative); a pot
+  carried in from the previous night counts as its contributors' antes in the
+  first game (they put those chips in the middle then; whoever wins the first
+  game takes them);
 * **side bets**: chips won from and lost to each other Yes player at showdowns;
 * **pots**: the pot of each finished game, to its winner;
 * **unfinished pot**: what the night's setting gives each player out of the
@@ -240,6 +243,13 @@ class Report:
     unmatched_plan: tuple[Payment, ...]  # recorded payments that mark no line of the plan
     unmatched_pairwise: tuple[Payment, ...]  # … no line of the pairwise list
     remaining: tuple[Payment, ...]  # what settles the rest once every recorded payment counts
+    #: the pot carried in from the previous night: (contributor, chips) in seat order, counted
+    #: in the first game's antes
+    carried_in: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def carried_in_total(self) -> int:
+        return sum(chips for _, chips in self.carried_in)
 
     # --- reading ---
 
@@ -293,10 +303,12 @@ class Report:
             "night": self.name,
             "chip_value": f"{self.chip_value.normalize():f}",
             "currency": self.currency,
+            "carried_in": dict(self.carried_in),
             "unfinished_pot": {
                 "choice": self.closing.choice,
                 "pot": self.closing.pot,
                 "carried": self.closing.carried,
+                "carried_shares": self.closing.carried_shares,
                 "note": self.closing.note,
             },
             "games": [
@@ -429,6 +441,10 @@ def build_report(
                 raise ValueError(f"unexpected transfer in record #{record.seq}: {t}")
         for who, delta in record.tokens:
             tokens[g][who] += delta
+    carried_in = table.carried_in
+    if carried_in:
+        # the first game's pot started with them: its contributors' antes from the previous night
+        antes[index[1]].update(carried_in)
 
     # What the end of the night gives each player out of the unfinished pot
     # (with "carry": the antes in it, left out of tonight's balances).
@@ -472,7 +488,8 @@ def build_report(
                 net_chips=net,
                 money=money,
                 money_text=format_money(money, currency),
-                stack_change=table_net[player] + closing.shares[player],
+                # a carried-in share was in the middle from the start, never in the player's stack
+                stack_change=table_net[player] + carried_in.get(player, 0) + closing.shares[player],
             )
         )
     by_name = {p.name: p for p in lines}
@@ -526,6 +543,7 @@ def build_report(
         unmatched_plan=_leftover(plan, recorded),
         unmatched_pairwise=_leftover(pairs, recorded),
         remaining=settle_up(left),
+        carried_in=tuple(carried_in.items()),
     )
 
 

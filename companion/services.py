@@ -21,6 +21,7 @@ import json
 import re
 import secrets
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable
@@ -33,6 +34,7 @@ from .extensions import db
 from .models import Event, Night
 from .napalm import IllegalAction, Record, Rules, Table
 from .napalm import history as hh
+from .napalm.closing import close_night
 from .napalm.codec import GAME_KINDS, from_event, to_event
 from .napalm.table import Action
 
@@ -151,9 +153,12 @@ def keep_derived(what: str, night_id: int, version: int, value: Any) -> None:
         _derived[(what, night_id)] = (version, value)
 
 
+def rules_of(night: Night) -> Rules:
+    return Rules(ante=night.ante, ante_every=night.ante_every, tokens_to_win=night.tokens_to_win)
+
+
 def new_table(night: Night) -> Table:
-    rules = Rules(ante=night.ante, ante_every=night.ante_every, tokens_to_win=night.tokens_to_win)
-    return Table(night.players, night.first_dealer, rules)
+    return Table(night.players, night.first_dealer, rules_of(night), night.carried_in or None)
 
 
 def settings_of(night: Night) -> hh.Settings:
@@ -216,6 +221,7 @@ def _same_setup(table: Table, night: Night) -> bool:
     return (
         table.players == tuple(night.players)
         and table.first_dealer == night.first_dealer
+        and table.carried_in == (night.carried_in or {})
         and (rules.ante, rules.ante_every, rules.tokens_to_win) == (night.ante, night.ante_every, night.tokens_to_win)
     )
 
@@ -234,18 +240,23 @@ def create_night(
     rules: Rules,
     settings: hh.Settings,
     request_key: str | None = None,
+    carried_in: Mapping[str, int] | None = None,
 ) -> Night:
     """Seat a new night; raises IllegalAction when the seating or rules are wrong.
 
     With a ``request_key``, the same form sent again (a doubled tap, a re-sent
     page) finds the night the first one started instead of starting another;
-    the same key with other content raises :class:`KeyConflict`.
+    the same key with other content raises :class:`KeyConflict`.  ``carried_in``
+    is a pot carried in from a previous night (see :class:`~companion.napalm.Table`).
     """
     digest = _digest(
         "create", name, players, first_dealer, rules.ante, rules.ante_every, rules.tokens_to_win,
         str(settings.chip_value), settings.currency, settings.unfinished_pot,
+        *([dict(carried_in)] if carried_in else []),
     )
-    return _add_night(request_key, digest, lambda: _new_night(name, players, first_dealer, rules, settings))
+    return _add_night(
+        request_key, digest, lambda: _new_night(name, players, first_dealer, rules, settings, carried_in)
+    )
 
 
 def _digest(*content: Any) -> str:
@@ -286,9 +297,10 @@ def _new_night(
     first_dealer: str | None,
     rules: Rules,
     settings: hh.Settings,
+    carried_in: Mapping[str, int] | None = None,
 ) -> Night:
     _check_night_fields(name, players, settings)
-    table = Table(players, first_dealer, rules)  # validates
+    table = Table(players, first_dealer, rules, carried_in)  # validates
     return Night(
         name=name.strip() or "Napalm night",
         keeper_key=new_key(),
@@ -302,6 +314,7 @@ def _new_night(
         currency=settings.currency,
         unfinished_pot=settings.unfinished_pot,
         version=0,
+        carried_in=table.carried_in or None,
     )
 
 
@@ -318,10 +331,14 @@ def update_setup(
     if night.version != 0 or expected_version != 0:
         raise IllegalAction("play has started: the seating and rules can no longer change")
     _check_night_fields(name, players, settings)
-    table = Table(players, first_dealer, rules)
+    continued = continuation_of(night)
+    if continued is not None:
+        raise IllegalAction(f"this night's pot was carried into \u201c{continued.name}\u201d: its setup can no longer change")
+    table = Table(players, first_dealer, rules, night.carried_in or None)  # a contributor must stay seated
     night.name = name.strip() or night.name
     night.players = list(table.players)
     night.first_dealer = table.first_dealer
+    night.carried_in = table.carried_in or None  # the names as seated now
     night.ante, night.ante_every, night.tokens_to_win = rules.ante, rules.ante_every, rules.tokens_to_win
     night.chip_value = settings.chip_value
     night.currency = settings.currency
@@ -334,6 +351,102 @@ def update_setup(
         raise StaleTable(night.version)
     db.session.commit()
     _cache.pop(night.id, None)
+
+
+# --- carrying an unfinished pot into the next night --------------------------------------
+
+#: What the next night's name adds to the night its pot comes from.
+CONTINUED = " (continued)"
+
+
+@dataclass(frozen=True)
+class NextNight:
+    """What "Start the next night with this pot" starts: the rest is the same as the night it continues."""
+
+    name: str
+    first_dealer: str
+    carried_in: dict[str, int]  # each contributor's chips in the carried pot, in seat order
+
+    @property
+    def pot(self) -> int:
+        return sum(self.carried_in.values())
+
+
+def continuation_of(night: Night) -> Night | None:
+    """The night ``night``'s unfinished pot was carried into, if any (at most one: a unique column)."""
+    if night.unfinished_pot != "carry":
+        return None  # only a "carry" night can be continued: no query for the others
+    return db.session.scalar(select(Night).where(Night.carried_from == night.id))
+
+
+def carried_from_of(night: Night) -> Night | None:
+    """The night whose unfinished pot ``night`` started with, if it was started that way."""
+    return db.session.get(Night, night.carried_from) if night.carried_from is not None else None
+
+
+def next_night_of(night: Night, table: Table | None = None) -> NextNight:
+    """The night that would carry ``night``'s pot on; IllegalAction says why there is none.
+
+    The same players in the same seats, the same rules and money settings; the
+    deal passes to the left of the last hand's dealer (when the night ended in the
+    middle of a hand; between hands the next dealer is already known); the first
+    game's pot is the whole unfinished pot, each contributor keeping their share.
+    """
+    if night.unfinished_pot != "carry":
+        raise IllegalAction(
+            "this night's setting for an unfinished pot is not \u201ccarry it to the next night\u201d: "
+            "there is no pot to carry"
+        )
+    table = table if table is not None else table_for(night)
+    closing = close_night(table, "carry")
+    if not closing.carried:
+        raise IllegalAction("no game was left unfinished with chips in the pot: there is nothing to carry")
+    position = table.position
+    dealer = (position.dealer + 1) % len(table.players) if position.ante_paid else position.dealer
+    name = night.name if night.name.endswith(CONTINUED) else night.name[: MAX_NIGHT_NAME - len(CONTINUED)].rstrip() + CONTINUED
+    return NextNight(name=name, first_dealer=table.players[dealer], carried_in=closing.carried_shares)
+
+
+def carry_pot(night: Night, expected_version: int, request_key: str | None = None) -> tuple[Night, bool]:
+    """Start the next night with ``night``'s unfinished pot: (that night, whether this call started it).
+
+    A night's pot is carried once: the same submit again (its ``request_key``), or
+    another phone's, finds the night the first one started.  ``night`` itself is
+    not changed (its ledger is append-only); the new night points back at it
+    (``carried_from``), and from then on ``night`` takes no more game actions
+    (its settle-up payments can still be marked).  Raises :class:`StaleTable` when
+    ``night`` changed since the page was shown, IllegalAction when there is no pot
+    to carry.
+    """
+    digest = _digest("carry", night.id)
+    if request_key is not None:
+        earlier = _started_by(request_key, digest)
+        if earlier is not None:
+            return earlier, False
+    # Lock the night's row (PostgreSQL; SQLite serialises every write request at BEGIN): an
+    # action being recorded on it finishes first, and one that comes after finds it carried.
+    night = db.session.get(Night, night.id, with_for_update=True, populate_existing=True) or night
+    existing = continuation_of(night)
+    if existing is not None:
+        return existing, False
+    if expected_version != night.version:
+        raise StaleTable(night.version)
+    plan = next_night_of(night)
+    new = _new_night(plan.name, list(night.players), plan.first_dealer, rules_of(night), settings_of(night), plan.carried_in)
+    new.carried_from = night.id
+    new.request_key, new.request_digest = request_key, (digest if request_key else None)
+    db.session.add(new)
+    try:
+        db.session.commit()
+    except IntegrityError:
+        # another copy of this submit (or another phone) carried it at the same moment: answer with its night
+        db.session.rollback()
+        earlier = _started_by(request_key, digest) if request_key is not None else None
+        earlier = earlier or continuation_of(db.session.get(Night, night.id, populate_existing=True))
+        if earlier is None:
+            raise
+        return earlier, False
+    return new, True
 
 
 def rotate_link(night: Night, which: str) -> None:
@@ -441,6 +554,17 @@ def _append_locked(
                 db.session.rollback()
                 return repeated
         raise StaleTable(expected_version + 1)
+    if kind in GAME_KINDS:
+        # checked with the night's row locked by the update above, so that a pot carried
+        # to the next night at the same moment (carry_pot locks the row too) is seen here
+        continued = continuation_of(night)
+        if continued is not None:
+            where = continued.name
+            db.session.rollback()
+            raise IllegalAction(
+                f"this night's pot was carried into \u201c{where}\u201d: "
+                "its table is closed (settle-up payments can still be marked)"
+            )
     seq = expected_version + 1
     db.session.add(
         Event(
@@ -554,6 +678,7 @@ def import_history(text: str | bytes, name: str | None = None, request_key: str 
             table.first_dealer,
             table.rules,
             parsed.settings,
+            table.carried_in or None,
         )
         records = table.live_records()
         night.version = len(records)

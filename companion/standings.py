@@ -51,6 +51,23 @@ class Standings:
     currency: str
     closing: Closing
     plan: tuple[Payment, ...]  # who pays whom if the night were settled now
+    #: the pot carried in from a previous night, (contributor, chips) in seat order: in the
+    #: first game's pot until someone wins it
+    carried_in: tuple[tuple[str, int], ...] = ()
+    carried_from: str | None = None  # the name of the night it came from, when known
+
+    @property
+    def carried_total(self) -> int:
+        return sum(chips for _, chips in self.carried_in)
+
+    @property
+    def carried_text(self) -> str:
+        """"6 carried in from “Friday”: Ann 2, Ben 2, Cat 2" while the first game holds it; else ""."""
+        if not self.carried_in or self.game != 1:
+            return ""
+        source = f"\u201c{self.carried_from}\u201d" if self.carried_from else "the previous night"
+        shares = ", ".join(f"{name} {chips}" for name, chips in self.carried_in)
+        return f"{self.carried_total} carried in from {source}: {shares}"
 
     def money(self, chips: int) -> str:
         return format_money(to_money(chips, self.chip_value), self.currency)
@@ -76,6 +93,7 @@ def standings(
     currency: str,
     unfinished_pot: str,
     recent: int = 6,
+    carried_from: str | None = None,
 ) -> Standings:
     tokens = table.tokens
     net = table.net_chips
@@ -120,6 +138,8 @@ def standings(
         currency=currency,
         closing=closing,
         plan=settle_up(closing.net),
+        carried_in=tuple(table.carried_in.items()),
+        carried_from=carried_from,
     )
 
 

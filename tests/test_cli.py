@@ -86,7 +86,10 @@ def test_replay_with_the_pot_carried(app, tmp_path):
     # The pot stays for next time, the antes in it left out: the plan of "returned".
     out = json.loads(replay(app, write(tmp_path, history("carry"))).stdout)
     assert [p["chips"] for p in out["payments"]] == [13, 13, 5]
-    assert out["unfinished_pot"] == {"choice": "carry", "pot": 8, "carried": 8}
+    # Game 2's pot of 8 is 2 antes of each: the next night's file starts with them.
+    assert out["unfinished_pot"] == {
+        "choice": "carry", "pot": 8, "carried": 8, "carried_shares": {"Ann": 2, "Ben": 2, "Cat": 2, "Dan": 2}
+    }
 
 
 def test_replay_of_a_finished_night_with_two_debtors(app, tmp_path):
@@ -123,6 +126,60 @@ def test_replay_of_a_night_not_begun_has_no_payments(app, tmp_path):
     assert out["payments"] == [] and out["pot"] == 0
 
 
+# A night that starts with a pot carried in: Ann, Ben, Cat; Ann deals; ante 1, 5 tokens
+# win; the carried pot holds Ann 2, Ben 1.
+#   start: pot 3, Ann -2, Ben -1, Cat 0.
+#   hand 1 (Ann deals): S1 ante, pot 6, -3/-2/-1; Ben and Cat, Cat wins: Ben pays her 6:
+#   -3/-8/+5.  S2: Cat alone, a token.  S3: nobody.
+#   hand 2 (Ben deals): S1 ante, pot 9, -4/-9/+4; Ann alone, a token.
+# Game 1 is unfinished; the stakes in its pot of 9: Ann 2+1+1 = 4, Ben 1+1+1 = 3, Cat 2.
+CARRIED_NIGHT = {
+    "format": "napalm-hand-history/1",
+    "players": ["Ann", "Ben", "Cat"],
+    "carried_in": {"Ann": 2, "Ben": 1},
+    "stages": [
+        {"stage": 1, "yes": ["Ben", "Cat"], "winners": ["Cat"]},
+        {"stage": 2, "yes": ["Cat"]},
+        {"stage": 3, "yes": []},
+        {"stage": 1, "yes": ["Ann"]},
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("choice", "payments", "unfinished"),
+    [
+        # each gets their own stake back: Ann 0, Ben -6, Cat 6
+        ("return_antes", [{"from": "Ben", "to": "Cat", "chips": 6}], {"choice": "return_antes", "pot": 9, "carried": 0}),
+        # leaders Ann and Cat (1 token); from Ben's left Cat, Ann: Cat 5, Ann 4: Ann 0, Ben -9, Cat 9
+        ("split_leaders", [{"from": "Ben", "to": "Cat", "chips": 9}], {"choice": "split_leaders", "pot": 9, "carried": 0}),
+        # the stakes left out as returned (Ann 0, Ben -6, Cat 6); all 9 go on
+        (
+            "carry",
+            [{"from": "Ben", "to": "Cat", "chips": 6}],
+            {"choice": "carry", "pot": 9, "carried": 9, "carried_shares": {"Ann": 4, "Ben": 3, "Cat": 2}},
+        ),
+    ],
+)
+def test_replay_of_a_night_with_a_carried_pot(app, tmp_path, choice, payments, unfinished):
+    data = {**CARRIED_NIGHT, "rules": {"unfinished_pot": choice}}
+    out = json.loads(replay(app, write(tmp_path, data)).stdout)
+    assert {n: p["net_chips"] for n, p in out["players"].items()} == {"Ann": -4, "Ben": -9, "Cat": 4}
+    assert {n: p["tokens"] for n, p in out["players"].items()} == {"Ann": 1, "Ben": 0, "Cat": 1}
+    assert out["pot"] == 9 and out["games"] == [] and out["dealer"] == "Ben" and out["next_stage"] == 2
+    assert out["payments"] == payments
+    assert out["unfinished_pot"] == unfinished
+
+
+def test_replay_of_a_carried_pot_before_anything_is_played(app, tmp_path):
+    out = json.loads(replay(app, write(tmp_path, {**CARRIED_NIGHT, "stages": []})).stdout)
+    # pot 3, Ann -2, Ben -1: returned, everyone is square
+    assert out["pot"] == 3
+    assert {n: p["net_chips"] for n, p in out["players"].items()} == {"Ann": -2, "Ben": -1, "Cat": 0}
+    assert out["payments"] == []
+    assert out["note"] == "Unfinished game: pot of 3 chips; each player's antes in the unfinished game are returned (Ann 2, Ben 1, the pot carried in from the previous night included)."
+
+
 @pytest.mark.parametrize(
     ("content", "says"),
     [
@@ -133,6 +190,8 @@ def test_replay_of_a_night_not_begun_has_no_payments(app, tmp_path):
             {**history("return_antes"), "stages": [{"stage": 1, "yes": ["Ben", "Cat"], "winners": ["Dan"]}]},
             "stages[0] (game 1, hand 1, stage 1): Dan did not say Yes",
         ),
+        ({**CARRIED_NIGHT, "carried_in": {"Gus": 3}}, "'carried_in': the carried pot holds 3 chips of Gus, who is not seated tonight"),
+        ({**CARRIED_NIGHT, "carried_in": {"Ann": 0}}, "'carried_in': Ann's chips must be a whole number, 1 or more"),
     ],
 )
 def test_an_invalid_file_exits_non_zero_with_one_line_and_no_traceback(app, tmp_path, content, says):

@@ -379,6 +379,138 @@ def test_a_chip_count_with_a_carried_pot_leaves_its_chips_out_of_the_stacks():
     assert count.flagged == () and count.in_pot == 8
 
 
+# --- a pot carried in from the previous night -------------------------------------------------------
+
+
+def night_c() -> Table:
+    """Ann, Ben, Cat; Ann deals; ante 1 every hand, 5 tokens win; the pot carried in holds
+    Ann 2, Ben 1 (3 chips).
+
+    Start: pot 3, nets Ann -2, Ben -1, Cat 0.
+    Game 1, hand 1, Ann deals (Ben, Cat, Ann).
+      S1: Ben and Cat. Ante: pot 6, nets Ann -3, Ben -2, Cat -1.  Cat wins: Ben pays her 6
+          (the pot, carried chips included).        nets Ann -3, Ben -8, Cat +5
+      S2: Cat alone: Cat 1 token.  S3: nobody.
+    Hand 2, Ben deals (Cat, Ann, Ben).
+      S1: Ann alone. Ante: pot 9.                   nets Ann -4, Ben -9, Cat +4; Ann 1 token.
+    The night ends at hand 2, stage 2: game 1 unfinished, pot 9 = -(-4 - 9 + 4).
+    Stakes in it: Ann 2 + 1 + 1 = 4, Ben 1 + 1 + 1 = 3, Cat 0 + 1 + 1 = 2 (not even).
+    """
+    t = Table(("Ann", "Ben", "Cat"), "Ann", Rules(), carried_in={"Ann": 2, "Ben": 1})
+    t.declare(["Ben", "Cat"]); t.showdown(["Cat"])
+    t.declare(["Cat"])
+    t.declare([])
+    t.declare(["Ann"])
+    return t
+
+
+def report_c(choice: str):
+    return build_report(night_c(), chip_value=Decimal("0.5"), currency="EUR", unfinished_pot=choice, name="C")
+
+
+def test_night_c_table_before_closing():
+    t = night_c()
+    assert t.net_chips == {"Ann": -4, "Ben": -9, "Cat": 4}
+    assert t.pot == 9 and t.in_pot == {"Ann": 4, "Ben": 3, "Cat": 2}
+    assert t.tokens == {"Ann": 1, "Ben": 0, "Cat": 1} and t.dealer == "Ben"
+
+
+def test_returning_the_antes_with_a_carried_pot_gives_each_their_own_stake_not_an_even_split():
+    # Ann -4 + 4 = 0, Ben -9 + 3 = -6, Cat 4 + 2 = 6.  (An even split, 3 each, would
+    # have given Ann -1 and Cat 7: one of Ann's carried chips to Cat.)
+    r = report_c("return_antes")
+    assert r.closing.shares == {"Ann": 4, "Ben": 3, "Cat": 2} == r.closing.stakes
+    assert nets(r) == {"Ann": 0, "Ben": -6, "Cat": 6}
+    assert "(Ann 4, Ben 3, Cat 2, the pot carried in from the previous night included)" in r.closing.note
+    assert plan(r) == [("Ben", "Cat", 6)]
+    # The report counts the carried shares in game 1's antes: Ann 2 + 2, Ben 1 + 2, Cat 2,
+    # and gives each their stake back as "unfinished pot".
+    assert [(p.games[0].antes, p.games[0].unfinished) for p in r.players] == [(4, 4), (3, 3), (2, 2)]
+    assert r.carried_in == (("Ann", 2), ("Ben", 1)) and r.carried_in_total == 3
+    assert [(g.number, g.winner, g.pot, g.hands) for g in r.games] == [(1, None, 9, 2)]
+
+
+def test_splitting_a_pot_with_carried_chips_among_the_leaders_splits_all_of_it():
+    # Leaders: Ann 1, Cat 1.  From the dealer's (Ben's) left: Cat, Ann.  9 = 4 + 4 + 1 odd
+    # chip to Cat: Cat 5, Ann 4.  Ann -4 + 4 = 0, Ben -9, Cat 4 + 5 = 9.
+    r = report_c("split_leaders")
+    assert r.closing.shares == {"Ann": 4, "Ben": 0, "Cat": 5}
+    assert nets(r) == {"Ann": 0, "Ben": -9, "Cat": 9}
+    assert plan(r) == [("Ben", "Cat", 9)]
+
+
+def test_carrying_a_pot_that_was_itself_carried_in_carries_all_of_it_with_each_ones_share():
+    # Tonight's balances leave each stake out, as with returned antes: Ann 0, Ben -6, Cat 6.
+    # All 9 chips go on: Ann 4, Ben 3, Cat 2.
+    r = report_c("carry")
+    assert nets(r) == {"Ann": 0, "Ben": -6, "Cat": 6}
+    assert r.closing.carried == 9 and r.closing.shares == {"Ann": 0, "Ben": 0, "Cat": 0}
+    assert r.closing.carried_shares == {"Ann": 4, "Ben": 3, "Cat": 2}
+    assert plan(r) == [("Ben", "Cat", 6)]
+    # The next night starts where this one stopped: pot 9, Ann -4, Ben -3, Cat -2.
+    following = Table(("Ann", "Ben", "Cat"), "Cat", Rules(), carried_in=r.closing.carried_shares)
+    assert following.pot == 9 and following.net_chips == {"Ann": -4, "Ben": -3, "Cat": -2}
+
+
+def test_the_carried_pot_never_loses_a_chip_under_any_choice():
+    t = night_c()
+    for choice in ("return_antes", "split_leaders", "carry"):
+        c = close_night(t, choice)
+        assert sum(c.net.values()) == 0
+        assert sum(c.shares.values()) + c.carried == c.pot == 9
+
+
+def test_a_chip_count_leaves_the_carried_in_chips_out_of_the_stacks():
+    # Carry; everyone bought in for 50 tonight.  What each did with their own stack:
+    # Ann anted 2 (hands 1, 2): 48.  Ben anted 2 and paid Cat 6: 42.  Cat anted 2 and won 6: 54.
+    # The 9 chips in the middle (3 from Friday, 6 antes) are in nobody's stack: 48 + 42 + 54 = 150 - 6.
+    r = report_c("carry")
+    count = chip_count(r, dict.fromkeys(("Ann", "Ben", "Cat"), 50), {"Ann": 48, "Ben": 42, "Cat": 54})
+    assert [(c.name, c.expected) for c in count.lines] == [("Ann", 48), ("Ben", 42), ("Cat", 54)]
+    assert count.flagged == () and count.in_pot == 9
+    # Returned instead: the 9 chips go back, Friday's 2 and 1 included: Ann 52, Ben 45, Cat 56.
+    count = chip_count(report_c("return_antes"), dict.fromkeys(("Ann", "Ben", "Cat"), 50), {"Ann": 52, "Ben": 45, "Cat": 56})
+    assert [(c.name, c.expected) for c in count.lines] == [("Ann", 52), ("Ben", 45), ("Cat", 56)]
+    assert count.flagged == () and count.in_pot == 0
+
+
+def night_e() -> Table:
+    """Ann, Ben, Cat, Dan; Ann deals; 2 tokens win; Friday's pot held Ann 2, Ben 2, Cat 2.
+
+    Start: pot 6, nets -2/-2/-2/0.
+    Game 1, hand 1, Ann deals (Ben, Cat, Dan, Ann).
+      S1: Ben alone. Ante: pot 10, nets -3/-3/-3/-1.  Ben 1 token.
+      S2: Cat and Dan; Dan wins: Cat pays him 10.      nets -3/-3/-13/+9
+      S3: Ben alone: 2nd token, the pot of 10.         nets -3/+7/-13/+9 (sum 0)
+    Game 2 has not begun: pot 0.
+    """
+    t = Table(FOUR, "Ann", Rules(tokens_to_win=2), carried_in={"Ann": 2, "Ben": 2, "Cat": 2})
+    t.declare(["Ben"])
+    t.declare(["Cat", "Dan"]); t.showdown(["Dan"])
+    t.declare(["Ben"])
+    return t
+
+
+def test_the_winner_of_the_first_game_is_paid_the_carried_chips_by_their_contributors():
+    r = build_report(night_e(), chip_value=Decimal("1"), unfinished_pot="carry", name="E")
+    assert nets(r) == {"Ann": -3, "Ben": 7, "Cat": -13, "Dan": 9}
+    assert r.closing.pot == 0 and r.closing.carried == 0 and r.closing.carried_shares == {}
+    assert [(g.number, g.winner, g.pot) for g in r.games] == [(1, "Ben", 10)]
+    # Game 1's antes: 1 each, plus Friday's 2 for Ann, Ben and Cat.
+    assert [p.games[0].antes for p in r.players] == [3, 3, 3, 1]
+    assert r.player("Ben").games[0].pots == 10
+    # Pair by pair: through the pot each pays Ben their antes in game 1 (Ann 3, Cat 3,
+    # Dan 1; Ben's own 3 stay his); Cat pays Dan the side bet of 10.
+    assert sorted(pairs(r)) == [("Ann", "Ben", 3), ("Cat", "Ben", 3), ("Cat", "Dan", 10), ("Dan", "Ben", 1)]
+    # Fewest payments: Cat owes 13, Ann 3; Dan is owed 9, Ben 7.  No two cancel (no zero-sum
+    # pair or triple), so 3 payments; largest debtor pays largest creditor: Cat pays Dan 9,
+    # then Cat pays Ben 4, then Ann pays Ben 3.
+    assert plan(r) == [("Ann", "Ben", 3), ("Cat", "Ben", 4), ("Cat", "Dan", 9)]
+    data = r.as_dict()
+    assert data["carried_in"] == {"Ann": 2, "Ben": 2, "Cat": 2}
+    assert data["players"][0]["games"][0]["antes"] == 3
+
+
 # --- downloads ---------------------------------------------------------------------------------------
 
 
@@ -430,7 +562,9 @@ def random_nights(draw):
     count = draw(st.integers(2, 7))
     names = ("Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus")[:count]
     rules = Rules(ante=draw(st.integers(0, 3)), ante_every=draw(st.sampled_from([1, 2])), tokens_to_win=draw(st.integers(1, 4)))
-    table = Table(names, draw(st.sampled_from(names)), rules)
+    # sometimes a pot carried in from the previous night, from some of the players
+    carried_in = {n: draw(st.integers(1, 6)) for n in draw(st.lists(st.sampled_from(names), unique=True))}
+    table = Table(names, draw(st.sampled_from(names)), rules, carried_in)
     for _ in range(draw(st.integers(0, 60))):
         phase = table.phase.value
         if table.can_void() and draw(st.integers(0, 9)) == 0:
@@ -459,6 +593,14 @@ def test_any_night_the_report_adds_up(night):
         assert sum(f.net for f in p.games) == p.total.net == p.net_chips == closing.net[p.name]
         assert p.total.pots + p.total.unfinished + p.total.side_won - p.total.side_lost - p.total.antes == p.net_chips
         assert p.money == value * p.net_chips
+    # the unfinished pot is each player's stake in it; nothing handed out or carried is lost
+    assert sum(closing.stakes.values()) == closing.pot == table.pot
+    if choice == "return_antes":
+        assert closing.shares == closing.stakes
+    if choice == "carry" and closing.pot:
+        assert closing.carried_shares == {n: c for n, c in closing.stakes.items() if c}
+    # the stacks change by what was won at the table: the carried-in chips were in the middle
+    assert sum(p.stack_change for p in r.players) == r.carried_in_total - closing.carried
     # money sums to zero exactly, and chips too
     assert sum(p.money for p in r.players) == 0
     assert sum(p.net_chips for p in r.players) == 0

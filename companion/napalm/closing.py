@@ -1,16 +1,25 @@
 """The end of a night: where the pot of an unfinished game goes.
 
-RULES.md leaves it to the group: return each player's antes (the default;
-everyone antes alike, so it is an even split), carry the pot to the next night
-(it is set aside and left out of tonight's plan; the group seeds the next night's
-pot with it by hand), or split it among the players with the most tokens, odd chips by seat order from
-the dealer's left.  Whatever the choice, no chip vanishes: the closing balances
-plus any carried pot sum to zero.
+RULES.md leaves it to the group: return each player's antes (the default), carry
+the pot to the next night, or split it among the players with the most tokens,
+odd chips by seat order from the dealer's left.  Whatever the choice, no chip
+vanishes: the closing balances plus any carried pot sum to zero.
+
+Each player's *stake* is what they have in the unfinished pot: their antes in
+that game and, when it is the night's first game, their share of a pot carried
+in from the previous night.  Without a carried-in pot everyone antes alike, so
+returning the antes is an even split; with one it is not, and each player gets
+back exactly their own stake.
+
+"carry" sets the pot aside: tonight's plan leaves it out (each player's stake
+counts as returned tonight) and :attr:`Closing.carried_shares` is what the next
+night starts with (``Table(..., carried_in=closing.carried_shares)``): the
+whole pot, each contributor's share being their stake in it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .table import Table
 
@@ -33,10 +42,19 @@ class Closing:
 
     choice: str
     pot: int
-    net: dict[str, int]  # closing balances, summing to 0
-    shares: dict[str, int]  # chips each player receives from the pot (0 for "carry")
+    net: dict[str, int]  # closing balances, summing to 0 (with "carry", each stake counts as returned)
+    shares: dict[str, int]  # chips each player receives from the pot tonight (0 for "carry")
     carried: int  # chips left in the pot for the next night
     note: str
+    #: each player's chips in the unfinished pot: antes, and a carried-in share in the first game
+    stakes: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def carried_shares(self) -> dict[str, int]:
+        """With "carry": who the carried pot's chips belong to (the next night's ``carried_in``); else {}."""
+        if not self.carried:
+            return {}
+        return {name: chips for name, chips in self.stakes.items() if chips}
 
 
 def close_night(table: Table, choice: str = "return_antes") -> Closing:
@@ -44,33 +62,40 @@ def close_night(table: Table, choice: str = "return_antes") -> Closing:
         raise ValueError(f"unknown choice for the unfinished pot: {choice!r}")
     pot = table.pot
     net = dict(table.net_chips)
+    stakes = table.in_pot
+    if sum(stakes.values()) != pot:  # pragma: no cover - the engine keeps them equal
+        raise ValueError(f"the stakes in the pot add up to {sum(stakes.values())}, the pot is {pot}")
     shares = {name: 0 for name in table.players}
-    carried = 0
     if pot == 0:
-        return Closing(choice, 0, net, shares, 0, "No game was left unfinished with chips in the pot.")
-    order = table.declaration_order()
+        return Closing(choice, 0, net, shares, 0, "No game was left unfinished with chips in the pot.", stakes)
     if choice == "split_leaders":
         tokens = table.tokens
         most = max(tokens.values())
-        leaders = [name for name in order if tokens[name] == most]
+        leaders = [name for name in table.declaration_order() if tokens[name] == most]
+        base, odd = divmod(pot, len(leaders))
+        for index, name in enumerate(leaders):
+            shares[name] = base + (1 if index < odd else 0)
     else:
-        leaders = list(order)
-    base, odd = divmod(pot, len(leaders))
-    for index, name in enumerate(leaders):
-        shares[name] = base + (1 if index < odd else 0)
-    if choice == "carry":
-        # The chips stay in the pot; each player's ante in it is still theirs,
-        # so tonight's plan counts them as returned and says so.
-        carried = pot
+        # "return_antes": each gets their own stake back.  "carry": the chips stay in
+        # the pot, but each player's stake in it is still theirs, so tonight's plan
+        # counts it as returned (and the report says so).
+        shares = dict(stakes)
     for name, share in shares.items():
         net[name] += share
     note = f"Unfinished game: pot of {pot} chips; {CHOICES[choice]}"
+    carried = 0
     if choice == "carry":
+        carried = pot
         note += f" ({pot} chips stay in the pot; tonight's balances leave out the antes in it)."
+        shares = {name: 0 for name in table.players}  # nothing is handed out tonight
     elif choice == "split_leaders":
         note += f" ({', '.join(f'{n} {shares[n]}' for n in leaders)})."
+    elif len(set(stakes.values())) == 1:
+        note += f" ({pot // len(stakes)} each)."
     else:
-        note += f" ({base} each)." if not odd else "."
-    if choice == "carry":
-        shares = {name: 0 for name in table.players}
-    return Closing(choice, pot, net, shares, carried, note)
+        given = ", ".join(f"{n} {c}" for n, c in stakes.items() if c)
+        note += f" ({given}"
+        if table.carried_in and table.game_number == 1:
+            note += ", the pot carried in from the previous night included"
+        note += ")."
+    return Closing(choice, pot, net, shares, carried, note, stakes)

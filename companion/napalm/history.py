@@ -35,7 +35,7 @@ UNFINISHED_POT_CHOICES = ("return_antes", "split_leaders", "carry")
 
 _RULE_KEYS = {"ante", "ante_every", "tokens_to_win"}
 _SETTING_KEYS = {"chip_value", "currency", "unfinished_pot"}
-_TOP_KEYS = {"format", "rules", "players", "first_dealer", "stages", "name"}
+_TOP_KEYS = {"format", "rules", "players", "first_dealer", "stages", "name", "carried_in"}
 _STAGE_KEYS = {"stage", "yes", "challengers", "winners", "cards", "in_progress"}
 
 
@@ -105,10 +105,16 @@ def from_dict(data: Any) -> History:
     name = data.get("name")
     if name is not None and not isinstance(name, str):
         raise HistoryError("'name' must be text")
+    carried_in = _carried_in(data.get("carried_in", {}))
     try:
         table = Table(players, first_dealer, rules)
     except IllegalAction as error:
         raise HistoryError(str(error)) from None
+    if carried_in:
+        try:
+            table = Table(table.players, table.first_dealer, rules, carried_in)
+        except IllegalAction as error:
+            raise HistoryError(f"'carried_in': {error}") from None
     stages = data.get("stages", [])
     if not isinstance(stages, list):
         raise HistoryError("'stages' must be a list")
@@ -150,6 +156,17 @@ def _rules(raw: Any) -> tuple[Rules, Settings]:
     if unfinished not in UNFINISHED_POT_CHOICES:
         raise HistoryError(f"rules: 'unfinished_pot' must be one of {', '.join(UNFINISHED_POT_CHOICES)}")
     return rules, Settings(chip_value=value, currency=currency, unfinished_pot=unfinished)
+
+
+def _carried_in(raw: Any) -> dict[str, int]:
+    """The ``carried_in`` object: each contributor's chips in the pot carried in (checked by the table)."""
+    if not isinstance(raw, dict):
+        raise HistoryError("'carried_in' must map each contributor to their chips in the carried pot, e.g. {\"Ann\": 2}")
+    for name, chips in raw.items():
+        if isinstance(chips, bool) or not isinstance(chips, int) or chips < 1:
+            shown = json.dumps(chips) if chips is None or isinstance(chips, (bool, int, float, str)) else "a list or object"
+            raise HistoryError(f"'carried_in': {name}'s chips must be a whole number, 1 or more, not {shown[:30]}")
+    return raw
 
 
 def _name_list(entry: Mapping[str, Any], key: str) -> tuple[str, ...] | None:
@@ -244,9 +261,11 @@ def to_dict(table: Table, settings: Settings | None = None, name: str | None = N
             "rules": rules,
             "players": list(table.players),
             "first_dealer": table.first_dealer,
-            "stages": stages,
         }
     )
+    if table.carried_in:
+        document["carried_in"] = table.carried_in
+    document["stages"] = stages
     return document
 
 

@@ -16,6 +16,12 @@ go on (O(players)); the growing history lives in the log, so recording the
 Chips move between accounts: a player's name, or :data:`POT`.  Every record's
 transfers balance by construction (a transfer has one payer and one payee), so
 the sum of all players' net chips plus the pot is always zero.
+
+A night may start with a pot *carried in* from the previous night's unfinished
+game (``Table(..., carried_in={"Ann": 2, "Ben": 2})``): the first game's pot
+starts at the sum of those antes and each contributor's net chips start at minus
+their share.  It is part of the starting position, not an action, so no undo
+removes it; whoever wins the first game takes it with the rest of the pot.
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ POT = None
 MAX_PLAYERS = 7
 MIN_PLAYERS = 2
 MAX_NAME_LENGTH = 24
+#: The most chips one player can have in a carried-in pot (far beyond any real night).
+MAX_CARRIED_SHARE = 10**12
 
 
 class IllegalAction(ValueError):
@@ -171,6 +179,9 @@ class Position:
     shown: tuple[tuple[str, tuple[Card, ...]], ...]  # cards shown so far in this hand
     games: tuple[GameResult, ...]  # finished games, in order
     ante_paid: bool  # whether this hand's ante (if any) has been taken
+    #: per seat, the chips each player has in the pot of the game in progress: their antes
+    #: in it, and in the first game their share of a pot carried in from the previous night
+    in_pot: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -228,9 +239,46 @@ def validate_players(players: Sequence[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
-def start_position(players: Sequence[str], first_dealer: str | None) -> Position:
+def validate_carried_in(players: Sequence[str], carried_in: Mapping[str, int] | None) -> tuple[int, ...]:
+    """Each seat's share of a pot carried in from the previous night (0 for most), or IllegalAction.
+
+    ``carried_in`` maps a contributor's name (matched as everywhere: exactly, else
+    ignoring upper/lower case) to the chips they anted into the previous night's
+    unfinished pot: a whole number, 1 or more.  Every contributor must be seated.
+    """
+    shares = [0] * len(players)
+    if carried_in is None:
+        return tuple(shares)
+    if not isinstance(carried_in, Mapping):
+        raise IllegalAction("the carried pot must list each contributor's chips, e.g. {'Ann': 2}")
+    for name, chips in carried_in.items():
+        if not isinstance(name, str) or not name.strip():
+            raise IllegalAction("every share of the carried pot needs a player's name")
+        if isinstance(chips, bool) or not isinstance(chips, int) or chips < 1:
+            raise IllegalAction(
+                f"{name}'s share of the carried pot must be a whole number of chips, 1 or more, not {chips!r}"
+            )
+        if chips > MAX_CARRIED_SHARE:
+            raise IllegalAction(f"{name}'s share of the carried pot is more than {MAX_CARRIED_SHARE:,} chips")
+        try:
+            seat = _seat_of(players, name)
+        except IllegalAction:
+            raise IllegalAction(
+                f"the carried pot holds {chips} chip{'' if chips == 1 else 's'} of {' '.join(name.split())}, "
+                "who is not seated tonight"
+            ) from None
+        if shares[seat]:
+            raise IllegalAction(f"{players[seat]} is listed twice in the carried pot")
+        shares[seat] = chips
+    return tuple(shares)
+
+
+def start_position(
+    players: Sequence[str], first_dealer: str | None, carried_in: Mapping[str, int] | None = None
+) -> Position:
     n = len(players)
     dealer = 0 if first_dealer is None else _seat_of(players, first_dealer, "first dealer")
+    shares = validate_carried_in(players, carried_in)
     return Position(
         game=1,
         hand=1,
@@ -238,12 +286,13 @@ def start_position(players: Sequence[str], first_dealer: str | None) -> Position
         stage=Stage.TWO_CARD_HIGH,
         phase=Phase.DECLARE,
         yes=(),
-        pot=0,
+        pot=sum(shares),
         tokens=(0,) * n,
-        net=(0,) * n,
+        net=tuple(-share for share in shares),
         shown=(),
         games=(),
         ante_paid=False,
+        in_pot=shares,
     )
 
 
@@ -267,11 +316,16 @@ class Table:
         players: Sequence[str],
         first_dealer: str | None = None,
         rules: Rules | None = None,
+        carried_in: Mapping[str, int] | None = None,
     ) -> None:
         self.players: tuple[str, ...] = validate_players(players)
         self.rules: Rules = rules if rules is not None else Rules()
-        self._position = start_position(self.players, first_dealer)
+        self._position = start_position(self.players, first_dealer, carried_in)
         self.first_dealer: str = self.players[self._position.dealer]
+        #: the pot carried in from the previous night: (contributor, chips), in seat order
+        self._carried_in: tuple[tuple[str, int], ...] = tuple(
+            (name, chips) for name, chips in zip(self.players, self._position.in_pot) if chips
+        )
         self._log: list[Record] = []
         # (seq of a live action, the position before it): the undo stack
         self._live: list[tuple[int, Position]] = []
@@ -331,6 +385,16 @@ class Table:
     @property
     def games(self) -> tuple[GameResult, ...]:
         return self._position.games
+
+    @property
+    def carried_in(self) -> dict[str, int]:
+        """The pot carried in from the previous night, by contributor in seat order ({} for none)."""
+        return dict(self._carried_in)
+
+    @property
+    def in_pot(self) -> dict[str, int]:
+        """Each player's chips in the pot of the game in progress (antes, and a carried-in share in game 1)."""
+        return dict(zip(self.players, self._position.in_pot))
 
     @property
     def voided(self) -> Mapping[int, int]:
@@ -499,6 +563,7 @@ def _declare(players: tuple[str, ...], rules: Rules, p: Position, action: Declar
     transfers: list[Transfer] = []
     pot = p.pot
     net = list(p.net)
+    in_pot = list(p.in_pot)
     ante_paid = p.ante_paid
     if p.stage is Stage.TWO_CARD_HIGH and not p.ante_paid:
         ante_paid = True
@@ -506,8 +571,9 @@ def _declare(players: tuple[str, ...], rules: Rules, p: Position, action: Declar
             for seat, name in enumerate(players):
                 transfers.append(Transfer(name, POT, rules.ante, "ante"))
                 net[seat] -= rules.ante
+                in_pot[seat] += rules.ante
                 pot += rules.ante
-    p = replace(p, pot=pot, net=tuple(net), ante_paid=ante_paid)
+    p = replace(p, pot=pot, net=tuple(net), in_pot=tuple(in_pot), ante_paid=ante_paid)
     ante_note = f"Ante {rules.ante} each, pot {pot}. " if transfers else ""
     dealer = players[p.dealer]
     if not yes:
@@ -664,6 +730,7 @@ def _award_token(players: tuple[str, ...], rules: Rules, p: Position, name: str)
             shown=(),
             games=p.games + (result,),
             ante_paid=False,
+            in_pot=(0,) * n,
         )
         return Outcome(
             position=position,

@@ -11,6 +11,11 @@ Routes (``<key>`` is a night's secret link):
 * ``GET …/report.csv`` and ``GET …/report.json``: the same report as files.
 * ``POST /k/<key>/paid``: record that a payment was made (a "paid" event, with the
   table forms' version and request-key protection); 403 for the players' link.
+* ``POST /k/<key>/carry``: "Start the next night with this pot", for a night whose
+  setting carries an unfinished pot and whose pot is not empty: a new night with the
+  same seats and settings whose first game starts with that pot; once per night
+  (the same request key, or another phone, finds the night already started); 303 to
+  its table.  403 for the players' link, 422 when there is no pot to carry.
 * ``GET /nights``, ``GET /players/<name>``: the nights this browser has opened as
   scorekeeper (``session["nights"]``) and one player's results across them.
   Nothing else is listed, so no stranger's link can leak.
@@ -28,12 +33,12 @@ from markupsafe import Markup
 from .. import services
 from ..charts import net_chart
 from ..extensions import db
-from ..forms import PaidForm
+from ..forms import CarryForm, PaidForm
 from ..ledger.money import format_money, to_money
 from ..models import Night
 from ..napalm import IllegalAction
 from ..report import VIEWS, ChipCount, Report, build_report, chip_count
-from .common import device_label, keeper_night, standings_of, viewer_night
+from .common import device_label, keeper_night, remember, standings_of, viewer_night
 from .home import my_nights
 
 bp = Blueprint("report", __name__)
@@ -131,6 +136,19 @@ def render_report(  # type: ignore[no-untyped-def]
             paid_form.payer.data, paid_form.payee.data, paid_form.chips.data = confirm.payer, confirm.payee, confirm.chips
     count, count_values, count_errors = count_of(report)
     key = night.keeper_key if keeper else night.viewer_key
+    # a pot carried on to the next night, or ready to be; and a pot carried in
+    continued = services.continuation_of(night)
+    next_night = carry_form = None
+    if continued is None and report.closing.carried:
+        try:
+            next_night = services.next_night_of(night)
+        except IllegalAction:  # pragma: no cover - a carried pot is exactly what it needs
+            next_night = None
+        if keeper and next_night is not None:
+            carry_form = CarryForm(formdata=None)
+            carry_form.version.data = night.version
+            carry_form.request_key.data = services.new_key()
+    source = services.carried_from_of(night) if night.carried_in else None
     return (
         render_template(
             "report/show.html",
@@ -147,6 +165,10 @@ def render_report(  # type: ignore[no-untyped-def]
             count_values=count_values,
             count_errors=count_errors,
             message=message,
+            continued=continued,
+            next_night=next_night,
+            carry_form=carry_form,
+            source=source,
         ),
         status,
     )
@@ -237,6 +259,30 @@ def paid(key: str):  # type: ignore[no-untyped-def]
     money = format_money(to_money(chips, report.chip_value), report.currency)
     flash(("Already recorded: " if result.repeated else "Recorded: ") + f"{payer} paid {payee} {money} ({chips} chips).")
     return redirect(url_for("report.keeper", key=night.keeper_key, view=view), code=303)
+
+
+@bp.post("/k/<key>/carry")
+def carry(key: str):  # type: ignore[no-untyped-def]
+    """ "Start the next night with this pot": a new night whose first game starts with it."""
+    night = keeper_night(key)  # 403 for the players' link
+    form = CarryForm()
+    if not form.validate():
+        errors = "; ".join(str(e) for es in form.errors.values() for e in es)
+        return render_report(night, True, 422, f"The next night could not be started: {errors}.")
+    try:
+        new, started = services.carry_pot(night, form.version.data, form.request_key.data)
+    except IllegalAction as error:
+        return render_report(night, True, 422, f"The next night could not be started: {error}.")
+    except (services.StaleTable, services.KeyConflict) as error:
+        db.session.expire_all()
+        return render_report(db.session.get(Night, night.id), True, 409, str(error))
+    remember(new)
+    pot = sum((new.carried_in or {}).values())
+    flash(
+        (f"Started \u201c{new.name}\u201d" if started else f"Already started: \u201c{new.name}\u201d")
+        + f" with the pot of {pot} chips carried in from \u201c{night.name}\u201d."
+    )
+    return redirect(url_for("table.show", key=new.keeper_key), code=303)
 
 
 # --- past nights and each player's history ----------------------------------------------------

@@ -85,9 +85,10 @@ def forms_for(night: Night, st: Any, submitted: Any = None) -> dict[str, Any]:
 def render_table(night: Night, status: int = 200, submitted: Any = None, message: str | None = None):  # type: ignore[no-untyped-def]
     st = standings_of(night)
     can_undo = services.table_for(night).can_void()
+    continued = services.continuation_of(night)  # its pot went on to another night: no form is shown
     if submitted is not None and message is None:
         shown = {"declare": ("declare",), "challenge": ("challenge",), "showdown": ("showdown", "cards")}[st.phase]
-        if submitted[0] not in shown + (("undo",) if can_undo else ()):
+        if continued is not None or submitted[0] not in shown + (("undo",) if can_undo else ()):
             # the form that failed is not on the screen now: say why at the top
             errors = [e for es in submitted[1].errors.values() for e in es]
             message = "; ".join(str(e) for e in errors) or "That could not be recorded."
@@ -99,6 +100,7 @@ def render_table(night: Night, status: int = 200, submitted: Any = None, message
             forms=forms_for(night, st, submitted),
             message=message,
             can_undo=can_undo,
+            continued=continued,
         ),
         status,
     )

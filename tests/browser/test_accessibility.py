@@ -280,6 +280,41 @@ def test_every_screen_passes_axe(live_server, new_phone, table_screen, shots, pr
     assert page.locator("table.history tr.voided").count() == 1
     axe.check(page, "history")
 
+    # --- a night whose unfinished pot is carried into the next night ---
+    page.goto(base + "/")
+    form = page.locator("form.night")
+    form.get_by_label("Name of the night").fill("Carry")
+    for seat, player in enumerate(NAMES, start=1):
+        form.get_by_label(f"Seat {seat}", exact=True).fill(player)
+    form.get_by_label("Pot of an unfinished game at the end of the night").select_option("carry")
+    with page.expect_navigation(wait_until="load"):
+        form.get_by_role("button", name="Start the night").click()
+    carried_from = page.url
+    table_screen(page, NAMES).declare("Ben")  # the ante: a pot of 3 for the next night
+    page.goto(carried_from + "/report")
+    open_every_details(page)
+    axe.check(page, "report, a pot to carry to the next night")
+    with page.expect_navigation(wait_until="load"):
+        page.get_by_role("button", name="Start the next night with this pot").click()
+    assert "3 carried in from" in page.locator(".status .carried").inner_text()
+    axe.check(page, "table, a pot carried in")
+    continued = page.url
+    page.goto(continued + "/report")
+    open_every_details(page)
+    axe.check(page, "report, a pot carried in")
+    with live_server.app.app_context():
+        from companion.extensions import db
+        from companion.models import Night
+
+        new_viewer = db.session.query(Night).filter_by(name="Carry (continued)").one().viewer_key
+    page.goto(f"{base}/p/{new_viewer}")
+    assert "3 carried in from" in page.locator(".status .carried").inner_text()
+    axe.check(page, "players' page, a pot carried in")
+    page.goto(carried_from + "/report")
+    axe.check(page, "report, the pot carried into the next night")
+    page.goto(carried_from)
+    axe.check(page, "table, closed: its pot went on to the next night")
+
     # --- past nights, one player's history, home with a night ---
     page.goto(base + "/nights")
     axe.check(page, "past nights")

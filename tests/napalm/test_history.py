@@ -455,3 +455,115 @@ def test_after_a_game_ends_mid_hand_the_next_entry_is_stage_1_dealt_by_the_next_
     wrong = with_stage(document, 1, stage=2)
     with pytest.raises(HistoryError, match=r"^stages\[1\] \(game 2, hand 1, stage 1\): this is stage 1, not stage 2"):
         load(wrong)
+
+
+# --- a pot carried in from the previous night ---------------------------------------------------
+
+
+def carried_example() -> dict:
+    """The example of "A pot carried in" in docs/hand-history.md (the JSON block after its marker)."""
+    text = DOCS.read_text(encoding="utf-8")
+    marker = text.index("<!-- carried-example")
+    block = re.search(r"```json\n(.*?)```", text[marker:], re.DOTALL)
+    assert block is not None
+    return json.loads(block.group(1))
+
+
+def carried_replay_output() -> dict:
+    text = DOCS.read_text(encoding="utf-8")
+    marker = text.index("Replaying the file prints:", text.index("<!-- carried-example"))
+    block = re.search(r"```json\n(.*?)```", text[marker:], re.DOTALL)
+    assert block is not None
+    return json.loads(block.group(1))
+
+
+def test_the_docs_carried_example_gives_the_standings_the_docs_work_out():
+    from companion.cli import replay_summary
+
+    loaded = load(carried_example())
+    # Start: pot 6 (Friday's 2 of Ann, Ben, Cat), nets -2/-2/-2/0.  Ben deals.
+    # S1 ante: pot 10, -3/-3/-3/-1; Cat a token.  S2: Dan pays Ann 10: 7/-3/-3/-11.
+    # S3: Cat's 2nd token, the pot of 10: 7/-3/7/-11.  Game 2, Cat deals: ante, pot 4,
+    # 6/-4/6/-12; Dan a token.  Carry: the 4 antes (1 each) go on; tonight 7/-3/7/-11:
+    # Dan pays Ann 7 and Cat 4, Ben pays Cat 3.
+    assert history.standings(loaded.table) == {
+        "players": {
+            "Ann": {"net_chips": 6, "tokens": 0},
+            "Ben": {"net_chips": -4, "tokens": 0},
+            "Cat": {"net_chips": 6, "tokens": 0},
+            "Dan": {"net_chips": -12, "tokens": 1},
+        },
+        "pot": 4,
+        "games": [{"winner": "Cat", "pot": 10}],
+        "dealer": "Cat",
+        "next_stage": 2,
+    }
+    printed = carried_replay_output()
+    assert printed["unfinished_pot"] == {
+        "choice": "carry", "pot": 4, "carried": 4, "carried_shares": {"Ann": 1, "Ben": 1, "Cat": 1, "Dan": 1}
+    }
+    assert printed["payments"] == [
+        {"from": "Ben", "to": "Cat", "chips": 3},
+        {"from": "Dan", "to": "Ann", "chips": 7},
+        {"from": "Dan", "to": "Cat", "chips": 4},
+    ]
+    assert replay_summary(loaded) == printed
+
+
+def test_the_docs_carried_example_before_anything_is_played_and_after_its_first_entry():
+    document = carried_example()
+    start = load({**document, "stages": []}).table
+    assert (start.pot, start.net_chips) == (6, {"Ann": -2, "Ben": -2, "Cat": -2, "Dan": 0})
+    # After stages[0]: pot 10; returned antes give back Ann 3, Ben 3, Cat 3, Dan 1: all square.
+    from companion.napalm.closing import close_night
+
+    first = load({**document, "stages": document["stages"][:1]}).table
+    closing = close_night(first, "return_antes")
+    assert closing.shares == {"Ann": 3, "Ben": 3, "Cat": 3, "Dan": 1}
+    assert set(closing.net.values()) == {0}
+
+
+def test_a_carried_pot_round_trips_and_is_written_only_when_there_is_one():
+    loaded = load(carried_example())
+    assert_round_trip(loaded)
+    exported = history.to_dict(loaded.table, loaded.settings, loaded.name)
+    assert exported["carried_in"] == {"Ann": 2, "Ben": 2, "Cat": 2}
+    assert list(exported) == ["format", "name", "rules", "players", "first_dealer", "carried_in", "stages"]
+    assert "carried_in" not in history.to_dict(load(SPEC_EXAMPLE).table)
+    assert "carried_in" not in history.to_dict(load({**SPEC_EXAMPLE, "carried_in": {}}).table)
+    # names in another case are the seated players', in seat order
+    again = load({**SPEC_EXAMPLE, "carried_in": {"dan": 1, "ann": 3}})
+    assert history.to_dict(again.table)["carried_in"] == {"Ann": 3, "Dan": 1}
+
+
+@pytest.mark.parametrize(
+    ("carried_in", "message"),
+    [
+        ({"Gus": 3}, "'carried_in': the carried pot holds 3 chips of Gus, who is not seated tonight"),
+        ({"Ann": 0}, "'carried_in': Ann's chips must be a whole number, 1 or more, not 0"),
+        ({"Ann": -1}, "'carried_in': Ann's chips must be a whole number, 1 or more, not -1"),
+        ({"Ann": "2"}, "'carried_in': Ann's chips must be a whole number, 1 or more, not \"2\""),
+        ({"Ann": 2.5}, "'carried_in': Ann's chips must be a whole number, 1 or more, not 2.5"),
+        ({"Ann": True}, "'carried_in': Ann's chips must be a whole number, 1 or more, not true"),
+        ({"Ann": None}, "'carried_in': Ann's chips must be a whole number, 1 or more, not null"),
+        ({"Ann": [2]}, "'carried_in': Ann's chips must be a whole number, 1 or more, not a list or object"),
+        ({"Ann": 2, "ANN": 1}, "'carried_in': Ann is listed twice in the carried pot"),
+        ([["Ann", 2]], "'carried_in' must map each contributor to their chips in the carried pot, e.g. {\"Ann\": 2}"),
+        (6, "'carried_in' must map each contributor"),
+    ],
+)
+def test_a_wrong_carried_pot_is_refused_in_one_line(carried_in, message):
+    with pytest.raises(HistoryError) as refused:
+        load({**SPEC_EXAMPLE, "carried_in": carried_in})
+    assert str(refused.value).startswith(message)
+    assert "\n" not in str(refused.value)
+
+
+def test_the_carried_pot_error_shown_in_the_docs_is_the_one_given():
+    text = DOCS.read_text(encoding="utf-8")
+    for line in (
+        "'carried_in': the carried pot holds 3 chips of Gus, who is not seated tonight",
+        "'carried_in': Ann's chips must be a whole number, 1 or more, not 0",
+        "'carried_in' must map each contributor to their chips in the carried pot, e.g. {\"Ann\": 2}",
+    ):
+        assert line in text

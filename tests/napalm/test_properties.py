@@ -8,6 +8,9 @@ from one shuffled deck per hand, seven per seat, so a player shows the first 2 o
 their seven at stage 1, the first 5 at stage 2 and all 7 at stage 3, and no card is
 ever held by two players in one hand.
 
+Some nights start with a pot carried in from the previous night (random shares
+of some of the players): the ledger must hold from that starting position too.
+
 The tests then replay the night's actions on a fresh table and check the ledger's
 invariants after every single one.
 """
@@ -50,9 +53,10 @@ class Night:
     first_dealer: str
     rules: Rules
     actions: tuple[Action, ...]
+    carried_in: tuple[tuple[str, int], ...] = ()
 
     def table(self) -> Table:
-        return Table(self.players, self.first_dealer, self.rules)
+        return Table(self.players, self.first_dealer, self.rules, dict(self.carried_in))
 
 
 def _cards_shown(deal: list[Card], seat: int, stage: Stage) -> str:
@@ -101,15 +105,19 @@ def nights(draw, max_actions: int = 30) -> Night:
         ante_every=draw(st.sampled_from((1, 2))),
         tokens_to_win=draw(st.integers(1, 4)),  # small, so that games end within a short night
     )
+    carried_in = tuple(
+        (name, draw(st.integers(1, 5)))
+        for name in draw(st.lists(st.sampled_from(players), unique=True, max_size=len(players)))
+    )
     rnd = draw(st.randoms(use_true_random=False))
-    table = Table(players, first_dealer, rules)
+    table = Table(players, first_dealer, rules, dict(carried_in))
     deals: dict[tuple[int, int], list[Card]] = {}
     actions = []
     for _ in range(draw(st.integers(0, max_actions))):
         action = _draw_action(draw, table, deals, rnd)
         table.push(action)  # raises if the strategy ever drew an illegal action
         actions.append(action)
-    return Night(players, first_dealer, rules, tuple(actions))
+    return Night(players, first_dealer, rules, tuple(actions), carried_in)
 
 
 # --- the invariants -------------------------------------------------------------------------
@@ -118,7 +126,10 @@ def nights(draw, max_actions: int = 30) -> Night:
 def check_ledger(table: Table) -> None:
     """Chips are conserved, and the records' transfers are the whole story of the balances."""
     assert sum(table.net_chips.values()) + table.pot == 0
-    balance: Counter = Counter()
+    # a pot carried in is the opening balance: in the pot, each contributor down their share
+    carried = sum(table.carried_in.values())
+    balance: Counter = Counter({name: -chips for name, chips in table.carried_in.items()})
+    balance[POT] = carried
     for record in table.log:
         for transfer in record.transfers:
             assert transfer.chips > 0
@@ -127,8 +138,9 @@ def check_ledger(table: Table) -> None:
             balance[transfer.payee] += transfer.chips
     assert {name: balance[name] for name in table.players} == table.net_chips
     assert balance[POT] == table.pot
-    # A game's pot is the antes paid in it, until a winner takes it all.
-    antes = sum(
+    # A game's pot is the antes paid in it (and, in the first game, the carried pot),
+    # until a winner takes it all; each player's stake in it is their part of that.
+    antes = (carried if table.game_number == 1 else 0) + sum(
         t.chips
         for r in table.live_records()
         if r.game == table.game_number
@@ -136,6 +148,7 @@ def check_ledger(table: Table) -> None:
         if t.reason == "ante"
     )
     assert table.pot == antes
+    assert sum(table.in_pot.values()) == table.pot
 
 
 def check_action(table: Table, before: Position, record: Record) -> None:
@@ -166,7 +179,7 @@ def check_action(table: Table, before: Position, record: Record) -> None:
                 Phase.DECLARE,
             )
             assert after.dealer == (before.dealer + 1) % n
-            assert after.pot == 0 and set(after.tokens) == {0}
+            assert after.pot == 0 and set(after.tokens) == {0} and set(after.in_pot) == {0}
             assert after.net[seat] == before.net[seat] - (ante and rules.ante) + won.pot
         else:
             assert after.tokens[seat] == before.tokens[seat] + 1
@@ -191,7 +204,7 @@ def check_action(table: Table, before: Position, record: Record) -> None:
 
 def replay(table: Table) -> Table:
     """A fresh table fed the live actions of ``table`` (voided ones and voids left out)."""
-    fresh = Table(table.players, table.first_dealer, table.rules)
+    fresh = Table(table.players, table.first_dealer, table.rules, table.carried_in)
     for record in table.live_records():
         fresh.push(record.action)
     return fresh
@@ -255,6 +268,7 @@ def test_a_long_random_night_replays_and_round_trips_and_voids_back_to_the_start
     while table.can_void():
         table.void()
         check_ledger(table)
-    assert table.position == start_position(night.players, night.first_dealer)
-    assert set(table.net_chips.values()) == {0}
+    assert table.position == start_position(night.players, night.first_dealer, dict(night.carried_in))
+    assert table.net_chips == {name: -dict(night.carried_in).get(name, 0) for name in night.players}
+    assert table.pot == sum(chips for _, chips in night.carried_in)
     assert table.live_records() == []

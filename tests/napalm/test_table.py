@@ -7,6 +7,7 @@ as Ann/Ben/Cat/... in seat order.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import pytest
@@ -49,9 +50,14 @@ def assert_refused(table: Table, action, match: str) -> None:
 
 
 def assert_conserved(table: Table) -> None:
-    """sum(net) + pot == 0, and every record's transfers add up to the ledger."""
+    """sum(net) + pot == 0, and every record's transfers add up to the ledger.
+
+    A pot carried in from the previous night is the opening balance: its chips in the
+    pot, each contributor down their share.
+    """
     assert sum(table.net_chips.values()) + table.pot == 0
-    balance: Counter = Counter()
+    balance: Counter = Counter({name: -chips for name, chips in table.carried_in.items()})
+    balance[POT] = sum(table.carried_in.values())
     for record in table.log:
         for t in record.transfers:
             balance[t.payer] -= t.chips
@@ -853,3 +859,91 @@ def test_full_game_heads_up_to_five_tokens_with_default_rules():
     assert table.games == (GameResult(1, "Ben", 8, 4),)
     assert (table.game_number, table.dealer) == (2, "Ann")
     assert_conserved(table)
+
+
+# --- a pot carried in from the previous night ----------------------------------------------------
+
+
+def carried_table(**rules: int) -> Table:
+    """Ann, Ben, Cat, Dan; Ann deals; Friday's unfinished pot held 2 chips of Ann, Ben and Cat."""
+    return Table(["Ann", "Ben", "Cat", "Dan"], "Ann", Rules(**rules), carried_in={"Ann": 2, "Ben": 2, "Cat": 2})
+
+
+def test_a_carried_in_pot_starts_the_first_games_pot_and_its_contributors_owe_their_share():
+    t = carried_table()
+    # pot 2 + 2 + 2 = 6; Ann/Ben/Cat start at -2, Dan (not there on Friday) at 0: -6 + 6 = 0.
+    assert t.pot == 6
+    assert t.net_chips == {"Ann": -2, "Ben": -2, "Cat": -2, "Dan": 0}
+    assert t.carried_in == {"Ann": 2, "Ben": 2, "Cat": 2}
+    assert t.in_pot == {"Ann": 2, "Ben": 2, "Cat": 2, "Dan": 0}
+    assert t.log == () and not t.can_void()  # it is the starting position, not an action
+    assert_conserved(t)
+
+
+def test_the_winner_of_the_first_game_takes_the_carried_pot_with_the_antes():
+    t = carried_table(tokens_to_win=2)
+    # Hand 1, Ann deals (Ben, Cat, Dan, Ann).  S1: ante 1 each: pot 6 + 4 = 10,
+    # nets -3/-3/-3/-1.  Ben alone: a token.
+    t.declare(["Ben"])
+    assert t.pot == 10 and t.net_chips == {"Ann": -3, "Ben": -3, "Cat": -3, "Dan": -1}
+    # S2: Cat and Dan; Dan wins: Cat pays him the pot, 10 (the carried chips count): Cat -13, Dan 9.
+    t.declare(["Cat", "Dan"])
+    t.showdown(["Dan"])
+    assert t.net_chips == {"Ann": -3, "Ben": -3, "Cat": -13, "Dan": 9}
+    # S3: Ben alone: his 2nd token; he takes the pot of 10: -3 + 10 = 7.  Sum -3 + 7 - 13 + 9 = 0.
+    record = t.declare(["Ben"])
+    assert record.game_won == GameResult(number=1, winner="Ben", pot=10, hands=1)
+    assert Transfer(POT, "Ben", 10, "pot") in record.transfers
+    assert t.net_chips == {"Ann": -3, "Ben": 7, "Cat": -13, "Dan": 9}
+    assert t.pot == 0 and t.game_number == 2
+    assert t.in_pot == {"Ann": 0, "Ben": 0, "Cat": 0, "Dan": 0}
+    assert_conserved(t)
+    # Game 2 starts empty: Ben deals, the ante makes 4.
+    t.declare([])
+    assert t.pot == 4 and t.in_pot == {"Ann": 1, "Ben": 1, "Cat": 1, "Dan": 1}
+
+
+def test_undoing_never_removes_the_carried_pot():
+    t = carried_table(tokens_to_win=1)
+    t.declare(["Dan"])  # ante (pot 10), and Dan's token wins game 1: Dan -1 + 10 = 9
+    assert (t.pot, t.net_chips["Dan"], t.game_number) == (0, 9, 2)
+    t.void()  # the game is open again, with the carried chips in its pot
+    assert t.pot == 6 and t.net_chips == {"Ann": -2, "Ben": -2, "Cat": -2, "Dan": 0}
+    assert t.position == start_position(t.players, "Ann", {"Ann": 2, "Ben": 2, "Cat": 2})
+    assert not t.can_void()
+    assert_refused(t, Void(), "nothing to undo")
+    assert_conserved(t)
+
+
+def test_every_contributor_to_a_carried_pot_must_be_seated():
+    with pytest.raises(IllegalAction) as refused:
+        Table(["Ann", "Ben"], "Ann", Rules(), carried_in={"Ann": 2, "Gus": 3})
+    assert str(refused.value) == "the carried pot holds 3 chips of Gus, who is not seated tonight"
+    with pytest.raises(IllegalAction, match="^the carried pot holds 1 chip of Gus, who"):
+        Table(["Ann", "Ben"], "Ann", Rules(), carried_in={"Gus": 1})
+
+
+@pytest.mark.parametrize(
+    ("carried_in", "message"),
+    [
+        ({"Ann": 0}, "Ann's share of the carried pot must be a whole number of chips, 1 or more, not 0"),
+        ({"Ann": -2}, "1 or more, not -2"),
+        ({"Ann": 1.5}, "1 or more, not 1.5"),
+        ({"Ann": True}, "1 or more, not True"),
+        ({"Ann": "2"}, "1 or more, not '2'"),
+        ({"Ann": 10**13}, "more than 1,000,000,000,000 chips"),
+        ({"Ann": 2, "ann": 1}, "Ann is listed twice in the carried pot"),
+        ({"": 2}, "needs a player's name"),
+        ([("Ann", 2)], "must list each contributor's chips"),
+    ],
+)
+def test_a_carried_pot_holds_positive_whole_shares_of_known_players(carried_in, message):
+    with pytest.raises(IllegalAction, match=re.escape(message)):
+        Table(["Ann", "Ben"], "Ann", Rules(), carried_in=carried_in)
+
+
+def test_carried_names_are_matched_like_every_other_name_and_kept_in_seat_order():
+    t = Table(["Ann", "Ben", "Cat"], None, Rules(), carried_in={"cat": 1, " ANN ": 4})
+    assert t.carried_in == {"Ann": 4, "Cat": 1}
+    assert t.pot == 5 and t.net_chips == {"Ann": -4, "Ben": 0, "Cat": -1}
+    assert Table(["Ann", "Ben"], None, Rules(), carried_in={}).pot == 0

@@ -10,7 +10,7 @@ import io
 import os
 import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -38,7 +38,12 @@ BEFORE: dict[str, tuple[Any, ...]] = {
     "table.cards": (Declare(("Ben", "Cat")),),
     "table.undo": (Declare(()),),
     "report.paid": (Declare(("Ben", "Cat")), Showdown(winners=("Cat",))),  # Ben owes Cat
+    "report.carry": (Declare(("Ben",)),),  # the ante makes a pot of 4 for the next night
 }
+#: The settings a route needs, when not :data:`SETTINGS`.
+SETTINGS_FOR = {"report.carry": replace(SETTINGS, unfinished_pot="carry")}
+#: Routes whose submit starts a new night from this one rather than changing it.
+STARTS_A_NIGHT = {"report.carry"}
 
 KEY_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
@@ -82,7 +87,7 @@ class Site:
     def seat(self, endpoint: str | None = None, name: str = "Friday") -> NightRef:
         """A new night, played up to the point where ``endpoint``'s submit is legal."""
         with self.app.app_context():
-            night = services.create_night(name, PLAYERS, "Ann", RULES, SETTINGS)
+            night = services.create_night(name, PLAYERS, "Ann", RULES, SETTINGS_FOR.get(endpoint or "", SETTINGS))
             for version, action in enumerate(BEFORE.get(endpoint or "", ())):
                 services.record(night.id, action, version)
             return self.ref(night.id)
@@ -137,6 +142,7 @@ class Site:
             "table.showdown": {**stamp, "winner": "Ben"},
             "table.cards": {**stamp, "cards_0": "As Ad", "cards_1": "Ks Kd"},
             "table.undo": {**stamp},
+            "report.carry": {**stamp},
             "table.rotate": {"which": "viewer", "request_key": services.new_key()},
             "table.setup": night_form(name="Renamed"),
         }

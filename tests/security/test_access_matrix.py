@@ -11,7 +11,7 @@ import pytest
 from flask import Flask
 
 from companion import create_app
-from security.support import NightRef, Site, one_character_off, random_key
+from security.support import STARTS_A_NIGHT, NightRef, Site, one_character_off, random_key
 
 PUBLIC = "anyone"  # needs no link and reads or changes no existing night
 KEEPER = "the scorekeeper's link"
@@ -41,6 +41,7 @@ ACCESS: dict[str, str] = {
     "report.keeper_csv": KEEPER,
     "report.keeper_json": KEEPER,
     "report.paid": KEEPER,
+    "report.carry": KEEPER,  # starts the next night with this night's pot: a new night, new links
     "players.show": VIEWER,
     "players.live": VIEWER,
     "players.me": VIEWER,
@@ -168,9 +169,15 @@ def test_each_route_answers_each_kind_of_link_as_the_matrix_says(endpoint, app):
             changes_this = method == "POST" and kind == "this night's scorekeeper link"
             changes_other = method == "POST" and kind == "another night's scorekeeper link"
             after = site.snapshot(this.id), site.snapshot(other.id), site.counts()
-            assert (after[0] != before[0]) == changes_this, (method, kind, "this night")
-            assert (after[1] != before[1]) == changes_other, (method, kind, "the other night")
-            assert after[2][0] == before[2][0], (method, kind, "a night appeared or vanished")
+            if endpoint in STARTS_A_NIGHT:
+                # the night whose link it is stays as it was; one new night appears, started from it
+                assert after[:2] == before[:2], (method, kind, "a night changed")
+                started = int(changes_this or changes_other)
+                assert after[2][0] == before[2][0] + started, (method, kind, "nights started")
+            else:
+                assert (after[0] != before[0]) == changes_this, (method, kind, "this night")
+                assert (after[1] != before[1]) == changes_other, (method, kind, "the other night")
+                assert after[2][0] == before[2][0], (method, kind, "a night appeared or vanished")
     assert answers == expected
     assert len(not_found_bodies) <= 1, "a 404 body tells one unknown link from another"
 

@@ -261,3 +261,88 @@ def test_copies_of_start_the_night_sent_at_the_same_moment_start_one_night(app, 
     assert [status for status, _, _ in answers] == [303] * 4, answers
     assert len({location for _, location, _ in answers}) == 1
     assert site.counts()[0] == 1
+
+
+# --- "Start the next night with this pot" tapped twice, or on two phones at once -----------------
+
+
+def carry_form(site: Site, client) -> tuple[str, dict[str, str]]:
+    night = site.seat("report.carry")  # a carry night with a pot of 4
+    html = client.get(f"/k/{night.keeper}/report").get_data(as_text=True)
+    action = site.url("report.carry", night.keeper)
+    fields = form_fields(html, action)
+    assert re.fullmatch(r"[A-Za-z0-9_-]{43}", fields["request_key"]), "the page made the key"
+    return action, fields
+
+
+def test_copies_of_start_the_next_night_sent_at_the_same_moment_start_one_night(app, site, server):
+    action, form = carry_form(site, app.test_client())
+    before = site.counts()
+    answers = at_once(server, action, [form] * 4)
+    assert [status for status, _, _ in answers] == [303] * 4, answers
+    assert len({location for _, location, _ in answers}) == 1
+    assert site.counts()[0] == before[0] + 1
+
+
+def test_two_phones_starting_the_next_night_at_the_same_moment_start_one_night(app, site, server):
+    client = app.test_client()
+    action, form = carry_form(site, client)
+    other = {**form, "request_key": form_fields(client.get(action.replace("/carry", "/report")).get_data(as_text=True), action)["request_key"]}
+    assert other["request_key"] != form["request_key"]
+    before = site.counts()
+    answers = at_once(server, action, [form, other, form, other])
+    assert [status for status, _, _ in answers] == [303] * 4, answers
+    assert len({location for _, location, _ in answers}) == 1
+    assert site.counts()[0] == before[0] + 1
+
+
+def test_an_action_and_start_the_next_night_at_the_same_moment_never_both_count(app, site, server):
+    """Either the action is recorded and the carry form is stale, or the pot is carried and the
+    table refuses the action: the next night's pot is always the old night's last pot."""
+    from sqlalchemy import select
+
+    from companion import services
+    from companion.extensions import db
+    from companion.models import Night
+
+    for _ in range(3):
+        client = app.test_client()
+        action, form = carry_form(site, client)
+        keeper = action.rsplit("/", 2)[-2]
+        declare = {"version": form["version"], "request_key": services.new_key(), "yes": "Cat", "confirm": "1"}
+        answers = at_once_each(server, [(action, form), (f"/k/{keeper}/declare", declare)])
+        statuses = sorted(status for status, _, _ in answers)
+        assert statuses in ([303, 409], [303, 422]), answers
+        with app.app_context():
+            old = db.session.scalar(select(Night).where(Night.keeper_key == keeper))
+            new = services.continuation_of(old)
+            if new is not None:
+                assert old.version == int(form["version"])  # nothing was recorded after the carry
+                assert new.carried_in == services.next_night_of(old).carried_in
+                assert answers[1][0] == 422  # the table was closed
+            else:
+                assert answers[0][0] == 409  # the carry form was made before the action
+
+
+def at_once_each(server: str, posts: list[tuple[str, dict[str, str]]]) -> list[tuple[int, str | None, str | None]]:
+    """POST each (path, form) on its own connection, all released at the same moment."""
+    barrier = threading.Barrier(len(posts))
+    answers: list[tuple[int, str | None, str | None]] = [(0, None, None)] * len(posts)
+
+    def send(i: int, path: str, form: dict[str, str]) -> None:
+        host, port = server.split(":")
+        connection = http.client.HTTPConnection(host, int(port), timeout=30)
+        connection.connect()
+        barrier.wait()
+        connection.request("POST", path, body=urlencode(form), headers={"Content-Type": "application/x-www-form-urlencoded"})
+        response = connection.getresponse()
+        response.read()
+        answers[i] = (response.status, response.getheader("Location"), response.getheader("Set-Cookie"))
+        connection.close()
+
+    threads = [threading.Thread(target=send, args=(i, path, form)) for i, (path, form) in enumerate(posts)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    return answers

@@ -5,9 +5,12 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from flask_migrate import upgrade
+from flask_migrate import downgrade, upgrade
+from sqlalchemy import inspect
+from sqlalchemy.exc import IntegrityError
 
 from companion.extensions import db
 from companion.models import Event, Night
@@ -184,3 +187,44 @@ def test_a_database_made_by_the_first_release_upgrades_in_place_and_keeps_its_ni
         upgrade()
         night = db.session.scalars(db.select(Night)).one()
         assert (night.name, night.players, night.request_key) == ("Old night", ["Ann", "Ben"], None)
+
+
+def test_migration_0003_adds_the_carried_pot_columns_and_keeps_the_nights(make_app, tmp_path):
+    app = make_app(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'at-0002.sqlite'}")
+    with app.app_context():
+        db.drop_all()
+        upgrade(revision="0002")
+        db.session.execute(db.text(
+            "INSERT INTO night (name, keeper_key, viewer_key, players, first_dealer, ante, ante_every,"
+            " tokens_to_win, chip_value, currency, unfinished_pot, version, created_at) VALUES"
+            " ('Friday', 'k' || hex(randomblob(24)), 'v' || hex(randomblob(24)), '[\"Ann\", \"Ben\"]', 'Ann',"
+            " 1, 1, 5, 0.25, 'EUR', 'carry', 0, '2026-11-27 20:00:00')"
+        ))
+        db.session.commit()
+        upgrade()
+        friday = db.session.scalars(db.select(Night)).one()
+        assert (friday.name, friday.carried_in, friday.carried_from) == ("Friday", None, None)
+        # a night carried from Friday; a second one from the same night is refused (a pot is
+        # carried once), and so is one from a night that does not exist
+        def night(name: str, carried_from: int) -> Night:
+            return Night(name=name, keeper_key=name + "-k", viewer_key=name + "-v", players=["Ann", "Ben"],
+                         first_dealer="Ben", carried_in={"Ann": 1, "Ben": 1}, carried_from=carried_from)
+        db.session.add(night("Saturday", friday.id))
+        db.session.commit()
+        for name, source in (("Again", friday.id), ("Nowhere", friday.id + 100)):
+            db.session.add(night(name, source))
+            with pytest.raises(IntegrityError):
+                db.session.commit()
+            db.session.rollback()
+        saturday = db.session.scalars(db.select(Night).where(Night.name == "Saturday")).one()
+        assert saturday.carried_in == {"Ann": 1, "Ben": 1} and saturday.carried_from == friday.id
+        db.session.remove()
+        # and back down: the columns go, the nights stay
+        downgrade(revision="0002")
+        with db.engine.connect() as connection:
+            columns = {c["name"] for c in inspect(connection).get_columns("night")}
+            assert "carried_in" not in columns and "carried_from" not in columns
+            assert connection.execute(db.text("SELECT count(*) FROM night")).scalar() == 2
+        upgrade()
+        with db.engine.connect() as connection:
+            assert compare_metadata(MigrationContext.configure(connection), db.metadata) == []

@@ -123,6 +123,10 @@ def workers_of(process: subprocess.Popen) -> int:
 def test_two_worker_processes_follow_the_table_live(server):
     port, database, process = server
     if Path("/proc/self/stat").exists():
+        # the first worker may answer /healthz before gunicorn has forked the second
+        deadline = time.monotonic() + 30
+        while workers_of(process) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert workers_of(process) == 2
     keeper = Phone(port)
     status, _, home = keeper.request("GET", "/")
