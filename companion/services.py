@@ -256,7 +256,7 @@ def create_night(
     )
     return _add_night(
         request_key, digest, lambda: _new_night(name, players, first_dealer, rules, settings, carried_in)
-    )
+    )[0]
 
 
 def _digest(*content: Any) -> str:
@@ -270,25 +270,35 @@ def _started_by(request_key: str, digest: str) -> Night | None:
     return night
 
 
-def _add_night(request_key: str | None, digest: str, make: Callable[[], Night]) -> Night:
-    """Commit the night ``make`` builds, once per request key."""
+def _add_night(
+    request_key: str | None,
+    digest: str,
+    make: Callable[[], Night],
+    found_instead: Callable[[], Night | None] = lambda: None,
+) -> tuple[Night, bool]:
+    """Commit the night ``make`` builds, once per request key: (the night, whether this call added it).
+
+    When a unique constraint refuses the commit (the same key, or ``found_instead``'s
+    night, committed at the same moment by another request), the other request won:
+    answer with its night.
+    """
     if request_key is not None:
         earlier = _started_by(request_key, digest)
         if earlier is not None:
-            return earlier
+            return earlier, False
     night = make()  # validates: raises before anything is written
     night.request_key, night.request_digest = request_key, (digest if request_key else None)
     db.session.add(night)
     try:
         db.session.commit()
     except IntegrityError:
-        # the same key at the same moment: the other copy won; answer with its night
         db.session.rollback()
         earlier = _started_by(request_key, digest) if request_key is not None else None
+        earlier = earlier or found_instead()
         if earlier is None:
             raise
-        return earlier
-    return night
+        return earlier, False
+    return night, True
 
 
 def _new_night(
@@ -432,21 +442,19 @@ def carry_pot(night: Night, expected_version: int, request_key: str | None = Non
     if expected_version != night.version:
         raise StaleTable(night.version)
     plan = next_night_of(night)
-    new = _new_night(plan.name, list(night.players), plan.first_dealer, rules_of(night), settings_of(night), plan.carried_in)
-    new.carried_from = night.id
-    new.request_key, new.request_digest = request_key, (digest if request_key else None)
-    db.session.add(new)
-    try:
-        db.session.commit()
-    except IntegrityError:
-        # another copy of this submit (or another phone) carried it at the same moment: answer with its night
-        db.session.rollback()
-        earlier = _started_by(request_key, digest) if request_key is not None else None
-        earlier = earlier or continuation_of(db.session.get(Night, night.id, populate_existing=True))
-        if earlier is None:
-            raise
-        return earlier, False
-    return new, True
+    night_id = night.id
+
+    def make() -> Night:
+        new = _new_night(
+            plan.name, list(night.players), plan.first_dealer, rules_of(night), settings_of(night), plan.carried_in
+        )
+        new.carried_from = night_id
+        return new
+
+    # another phone carrying it at the same moment meets carried_from's unique constraint
+    return _add_night(
+        request_key, digest, make, lambda: continuation_of(db.session.get(Night, night_id, populate_existing=True))
+    )
 
 
 def rotate_link(night: Night, which: str) -> None:
@@ -688,7 +696,7 @@ def import_history(text: str | bytes, name: str | None = None, request_key: str 
         ]
         return night
 
-    return _add_night(request_key, digest, make)
+    return _add_night(request_key, digest, make)[0]
 
 
 def export_history(night: Night) -> str:
