@@ -14,7 +14,8 @@ Run: .venv/bin/python bench/replay_bench.py   (prints plain lines; ``make bench`
   a table at the start of a night and on the table at the end of this one.  Each
   repetition records the action and voids it again (the void is not timed), so both
   tables stay where they are; every batch starts from a freshly built table, so the
-  start table never grows a long log of its own.  The ratio end/start says whether
+  start table never grows a long log of its own, and the batches of the two tables
+  alternate, so that a slow spell of the shared machine falls on both alike.  The ratio end/start says whether
   recording depends on the length of the night (goal <= 1.5).
 """
 
@@ -103,21 +104,26 @@ def time_replay(text: str) -> tuple[float, float]:
     return cold, statistics.median(samples)
 
 
-def time_recording(build) -> float:
-    """Median seconds of one ``push`` of a stage-1 declaration, on tables made by ``build``."""
+def time_recording(*builds) -> list[float]:
+    """Median seconds of one ``push`` of a stage-1 declaration, on tables made by each of ``builds``.
+
+    The batches of the tables alternate (A, B, A, B, ...), so that a slow spell of this
+    shared machine falls on both alike and the ratio between them stays fair.
+    """
     action = Declare(("Ben", "Cat"))
-    samples = []
+    samples: list[list[float]] = [[] for _ in builds]
     for _ in range(BATCHES):
-        table = build()
-        assert table.phase is Phase.DECLARE and int(table.stage) == 1
-        before = table.position
-        for _ in range(PER_BATCH):
-            start = time.perf_counter()
-            table.push(action)
-            samples.append(time.perf_counter() - start)
-            table.void()
-        assert table.position == before
-    return statistics.median(samples)
+        for build, kept in zip(builds, samples):
+            table = build()
+            assert table.phase is Phase.DECLARE and int(table.stage) == 1
+            before = table.position
+            for _ in range(PER_BATCH):
+                start = time.perf_counter()
+                table.push(action)
+                kept.append(time.perf_counter() - start)
+                table.void()
+            assert table.position == before
+    return [statistics.median(kept) for kept in samples]
 
 
 def main() -> None:
@@ -132,8 +138,7 @@ def main() -> None:
         f"({warm / actions * 1e6:.1f} us per action); first run, cold rankings cache: {cold * 1000:.1f} ms"
     )
 
-    start = time_recording(lambda: Table(SEVEN, "Ann"))
-    end = time_recording(lambda: hh.loads(text).table)
+    start, end = time_recording(lambda: Table(SEVEN, "Ann"), lambda: hh.loads(text).table)
     reps = BATCHES * PER_BATCH
     print(f"record one action at the start of a night: median {start * 1e6:.1f} us ({reps} reps)")
     print(f"record one action after {HANDS} hands ({len(table.log)} records): median {end * 1e6:.1f} us ({reps} reps)")
