@@ -45,6 +45,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
         FAILED_LINK_LIMIT=30,  # unknown secret links per client per minute before 429
+        # How many proxies in front of the app set X-Forwarded-For/-Proto/-Host (0: none,
+        # the headers are ignored, so a client cannot pose as another to the limiter).
+        TRUSTED_PROXIES=os.environ.get("COMPANION_TRUSTED_PROXIES", "0"),
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -73,7 +76,25 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     security.init_app(app)
     views.init_app(app)
     cli.init_app(app)
+    _trust_proxies(app)
     return app
+
+
+def _trust_proxies(app: Flask) -> None:
+    """Behind an HTTPS proxy, see each phone's own address and the scheme it used.
+
+    Without this every phone shares the proxy's address (one guesser would block the
+    whole table) and HTTPS looks like HTTP (no Secure cookie).  Wraps the whole WSGI
+    app, middleware included, so it is the first to see a request.
+    """
+    raw = str(app.config["TRUSTED_PROXIES"]).strip()
+    if not (raw.isascii() and raw.isdecimal()) or int(raw) > 5:
+        raise ConfigError(f"COMPANION_TRUSTED_PROXIES must be a number of proxies from 0 to 5, not {raw!r}")
+    proxies = int(raw)
+    if proxies:
+        from werkzeug.middleware.proxy_fix import ProxyFix
+
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)  # type: ignore[method-assign]
 
 
 def _configure_secret_key(app: Flask) -> None:

@@ -263,3 +263,36 @@ def test_real_links_never_count_against_a_client(limited):
         assert phone.get(f"/p/{night.viewer}/live").status_code == 200
         assert phone.get(f"/k/{night.viewer}").status_code == 403
     assert phone.get(f"/k/{night.keeper}").status_code == 200
+
+
+def test_forwarded_addresses_are_ignored_unless_a_proxy_is_trusted(make_app):
+    """A guesser cannot dodge the limit by making up an X-Forwarded-For of its own."""
+    app = make_app(FAILED_LINK_LIMIT=3)
+    guesser = app.test_client()
+    for i in range(3):
+        assert guesser.get(f"/p/{random_key()}", headers={"X-Forwarded-For": f"10.0.0.{i}"}).status_code == 404
+    assert guesser.get(f"/p/{random_key()}", headers={"X-Forwarded-For": "10.0.0.99"}).status_code == 429
+
+
+def test_behind_a_trusted_proxy_each_phone_is_limited_on_its_own_address_and_https_is_seen(make_app):
+    app = make_app(FAILED_LINK_LIMIT=3, TRUSTED_PROXIES="1")
+    site = Site(app)
+    night = site.seat()
+    proxy = app.test_client()
+    guesser = {"X-Forwarded-For": "192.168.1.50", "X-Forwarded-Proto": "https"}
+    for _ in range(3):
+        assert proxy.get(f"/p/{random_key()}", headers=guesser).status_code == 404
+    assert proxy.get(f"/p/{night.viewer}", headers=guesser).status_code == 429
+    phone = {"X-Forwarded-For": "192.168.1.51", "X-Forwarded-Proto": "https"}
+    answer = proxy.get(f"/k/{night.keeper}", headers=phone)
+    assert answer.status_code == 200
+    assert "Secure" in answer.headers["Set-Cookie"]  # the phone reached the proxy over HTTPS
+
+
+@pytest.mark.parametrize("value", ["-1", "one", "6", "1.5"])
+def test_a_nonsense_number_of_proxies_stops_the_app_from_starting(value, tmp_path, monkeypatch):
+    from companion import ConfigError, create_app
+
+    monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path))
+    with pytest.raises(ConfigError, match="COMPANION_TRUSTED_PROXIES"):
+        create_app({"SECRET_KEY": "x" * 48, "SQLALCHEMY_DATABASE_URI": "sqlite://", "TRUSTED_PROXIES": value})
