@@ -504,26 +504,28 @@ def build_report(
             payer=p.payer,
             payee=p.payee,
             chips=p.chips,
-            money=to_money(p.chips, chip_value),
-            money_text=format_money(to_money(p.chips, chip_value), currency),
+            money=money,
+            money_text=format_money(money, currency),
             paid=done,
             why=_why_plan(p, plan, by_name),
         )
         for p, done in zip(plan, plan_paid)
+        for money in (to_money(p.chips, chip_value),)
     )
     pair_lines = tuple(
         PairLine(
             payer=p.payer,
             payee=p.payee,
             chips=p.chips,
-            money=to_money(p.chips, chip_value),
-            money_text=format_money(to_money(p.chips, chip_value), currency),
+            money=money,
+            money_text=format_money(money, currency),
             paid=done,
             side_bets=parts[p.payer, p.payee][0],
             through_pot=parts[p.payer, p.payee][1],
             why=_why_pair(p, parts[p.payer, p.payee], by_name),
         )
         for p, done in zip(pairs, pairs_paid)
+        for money in (to_money(p.chips, chip_value),)
     )
     left = dict(closing.net)
     for p in recorded:

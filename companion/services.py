@@ -27,7 +27,7 @@ from decimal import Decimal
 from typing import Any, Callable
 
 from sqlalchemy import select, update
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import IntegrityError
 
 from .database import write_transaction
 from .extensions import db
@@ -85,18 +85,8 @@ class StaleTable(Exception):
 class KeyConflict(Exception):
     """The same request key came back with different content; nothing was recorded."""
 
-
-class Busy(Exception):
-    """The database could not take the write now (locked too long, a lost connection).
-
-    Not a stale table: the scorekeeper's screen is still current.  A lock that timed
-    out recorded nothing, but a connection lost during the commit cannot tell, so the
-    answer says "not confirmed": sending the same form again is safe either way, its
-    request key records it at most once.
-    """
-
     def __init__(self) -> None:
-        super().__init__("The table is busy and this was not confirmed; send it again (it is recorded at most once).")
+        super().__init__("This form was already submitted with different content; nothing was recorded.")
 
 
 @dataclass(frozen=True)
@@ -266,7 +256,7 @@ def _digest(*content: Any) -> str:
 def _started_by(request_key: str, digest: str) -> Night | None:
     night = db.session.scalar(select(Night).where(Night.request_key == request_key))
     if night is not None and night.request_digest != digest:
-        raise KeyConflict("This form was already submitted with different content; nothing was recorded.")
+        raise KeyConflict()
     return night
 
 
@@ -507,12 +497,10 @@ def _append(
 ) -> Recorded:
     check_storable(payload, "the form")
     db.session.rollback()  # end any read transaction: the write starts afresh, immediately
-    try:
-        with write_transaction():
-            return _append_locked(night_id, kind, payload, expected_version, request_key, recorded_by)
-    except OperationalError:
-        db.session.rollback()
-        raise Busy() from None
+    # A lock that outwaits its timeout raises OperationalError here as in any query of the
+    # request; the app answers every such error alike (views: 503, "busy, not confirmed").
+    with write_transaction():
+        return _append_locked(night_id, kind, payload, expected_version, request_key, recorded_by)
 
 
 def _append_locked(
@@ -614,7 +602,7 @@ def _repeated(night: Night, kind: str, payload: dict[str, Any], request_key: str
     if event is None:
         return None
     if event.kind != kind or event.payload != payload:
-        raise KeyConflict("This form was already submitted with different content; nothing was recorded.")
+        raise KeyConflict()
     if night.version < event.seq:
         # read committed (PostgreSQL): the event committed after the night row was read
         db.session.refresh(night)

@@ -8,7 +8,6 @@ from werkzeug.exceptions import HTTPException
 
 from sqlalchemy.exc import OperationalError
 
-from .. import services
 from ..extensions import db
 
 MESSAGES = {
@@ -21,6 +20,7 @@ MESSAGES = {
     422: "That could not be recorded.",
     429: "Too many wrong links from this device; wait a minute.",
 }
+BUSY = "The table is busy and this was not confirmed; send it again (it is recorded at most once)."
 
 
 def init_app(app: Flask) -> None:
@@ -36,17 +36,21 @@ def init_app(app: Flask) -> None:
         message = "This form has expired or was not sent by this app; reload the page and try again."
         return render_template("error.html", code=400, error_message=message), 400
 
-    @app.errorhandler(services.Busy)
-    @app.errorhandler(OperationalError)  # a lock that timed out (or a lost connection) in any request
-    def _busy(error: Exception):  # type: ignore[no-untyped-def]
-        if not isinstance(error, services.Busy):
-            app.logger.warning("database busy: %s", error)
-            db.session.rollback()
-            error = services.Busy()
+    @app.errorhandler(OperationalError)
+    def _busy(error: OperationalError):  # type: ignore[no-untyped-def]
+        """A lock that outwaited its timeout (or a lost connection), in any query of any request.
+
+        Not a stale screen: the scorekeeper's page is still current.  A lock that timed out
+        recorded nothing, but a connection lost during a commit cannot tell, so the answer
+        says "not confirmed"; sending the same form again is safe either way, since its
+        request key records it at most once.
+        """
+        app.logger.warning("database busy: %s", error)
+        db.session.rollback()
         headers = {"Retry-After": "1"}
         if request.path.endswith(".json") or request.accept_mimetypes.best == "application/json":
-            return {"error": str(error)}, 503, headers
-        return render_template("error.html", code=503, error_message=str(error)), 503, headers
+            return {"error": BUSY}, 503, headers
+        return render_template("error.html", code=503, error_message=BUSY), 503, headers
 
     @app.errorhandler(HTTPException)
     def _http(error: HTTPException):  # type: ignore[no-untyped-def]

@@ -172,18 +172,26 @@ def test_the_migrations_build_the_schema_the_models_describe(make_app, tmp_path)
     assert diff == []
 
 
+def store_night_at_revision(revision: str, name: str, unfinished_pot: str) -> None:
+    """Build the schema as ``revision`` left it and store a night in it, as that release did."""
+    db.drop_all()
+    upgrade(revision=revision)
+    db.session.execute(
+        db.text(
+            "INSERT INTO night (name, keeper_key, viewer_key, players, first_dealer, ante, ante_every,"
+            " tokens_to_win, chip_value, currency, unfinished_pot, version, created_at) VALUES"
+            " (:name, 'k' || hex(randomblob(24)), 'v' || hex(randomblob(24)), '[\"Ann\", \"Ben\"]', 'Ann',"
+            " 1, 1, 5, 0.25, 'EUR', :unfinished_pot, 0, '2026-11-01 20:00:00')"
+        ),
+        {"name": name, "unfinished_pot": unfinished_pot},
+    )
+    db.session.commit()
+
+
 def test_a_database_made_by_the_first_release_upgrades_in_place_and_keeps_its_nights(make_app, tmp_path):
     app = make_app(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'old.sqlite'}")
     with app.app_context():
-        db.drop_all()
-        upgrade(revision="0001")
-        db.session.execute(db.text(
-            "INSERT INTO night (name, keeper_key, viewer_key, players, first_dealer, ante, ante_every,"
-            " tokens_to_win, chip_value, currency, unfinished_pot, version, created_at) VALUES"
-            " ('Old night', 'k' || hex(randomblob(24)), 'v' || hex(randomblob(24)), '[\"Ann\", \"Ben\"]', 'Ann',"
-            " 1, 1, 5, 0.25, 'EUR', 'return_antes', 0, '2026-11-01 20:00:00')"
-        ))
-        db.session.commit()
+        store_night_at_revision("0001", "Old night", "return_antes")
         upgrade()
         night = db.session.scalars(db.select(Night)).one()
         assert (night.name, night.players, night.request_key) == ("Old night", ["Ann", "Ben"], None)
@@ -192,15 +200,7 @@ def test_a_database_made_by_the_first_release_upgrades_in_place_and_keeps_its_ni
 def test_migration_0003_adds_the_carried_pot_columns_and_keeps_the_nights(make_app, tmp_path):
     app = make_app(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'at-0002.sqlite'}")
     with app.app_context():
-        db.drop_all()
-        upgrade(revision="0002")
-        db.session.execute(db.text(
-            "INSERT INTO night (name, keeper_key, viewer_key, players, first_dealer, ante, ante_every,"
-            " tokens_to_win, chip_value, currency, unfinished_pot, version, created_at) VALUES"
-            " ('Friday', 'k' || hex(randomblob(24)), 'v' || hex(randomblob(24)), '[\"Ann\", \"Ben\"]', 'Ann',"
-            " 1, 1, 5, 0.25, 'EUR', 'carry', 0, '2026-11-27 20:00:00')"
-        ))
-        db.session.commit()
+        store_night_at_revision("0002", "Friday", "carry")
         upgrade()
         friday = db.session.scalars(db.select(Night)).one()
         assert (friday.name, friday.carried_in, friday.carried_from) == ("Friday", None, None)
