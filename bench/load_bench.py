@@ -399,8 +399,8 @@ def drop_database(kind: str) -> None:
 
 def history(seed: int) -> str:
     """Ten hands for 7 players, with showdowns and tokens, ending where a hand starts."""
-    from companion.napalm import Phase, Table
-    from companion.napalm import history as hh
+    from companion.games.napalm import Phase, Table
+    from companion.games.napalm import history as hh
 
     rng = random.Random(seed)
     table = Table(SEVEN, SEVEN[seed % 7], None)

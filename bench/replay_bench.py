@@ -30,11 +30,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from companion.napalm import Declare, Phase, Showdown, Table  # noqa: E402
-from companion.napalm import history as hh  # noqa: E402
-from companion.napalm import rankings  # noqa: E402
-from companion.napalm.cards import RANKS, SUITS, Card  # noqa: E402
-from companion.napalm.rankings import CARDS_PER_STAGE  # noqa: E402
+from companion.games.napalm import Declare, Phase, Showdown, Table  # noqa: E402
+from companion.games.napalm import history as hh  # noqa: E402
+from companion.games.napalm import rankings  # noqa: E402
+from companion.games.napalm.cards import RANKS, SUITS, Card  # noqa: E402
+from companion.games.napalm.rankings import CARDS_PER_STAGE  # noqa: E402
 
 SEVEN = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus"]
 DECK = [Card(rank, suit) for rank in RANKS for suit in SUITS]

@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from companion import create_app, services  # noqa: E402
 from companion.extensions import db  # noqa: E402
-from companion.napalm import Phase, Table  # noqa: E402
-from companion.napalm import history as hh  # noqa: E402
+from companion.games.napalm import Phase, Table  # noqa: E402
+from companion.games.napalm import history as hh  # noqa: E402
 from pages import TablePage  # noqa: E402
 
 SIX = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]

@@ -11,8 +11,8 @@ import click
 from flask import Flask, current_app
 
 from .ledger.settle import settle_up
-from .napalm import history as hh
-from .napalm.closing import close_night
+from .games.napalm import history as hh
+from .games.napalm.closing import close_night
 
 
 def replay_summary(parsed: hh.History) -> dict:

@@ -23,8 +23,8 @@ from wtforms.validators import InputRequired, Length, NumberRange, Optional, Reg
 from wtforms.widgets import CheckboxInput, ListWidget
 
 from .ledger.money import parse_chip_value
-from .napalm.closing import LABELS as UNFINISHED_LABELS
-from .napalm.table import MAX_NAME_LENGTH, MAX_PLAYERS
+from .games.napalm.closing import LABELS as UNFINISHED_LABELS
+from .games.napalm.table import MAX_NAME_LENGTH, MAX_PLAYERS
 
 KEY_PATTERN = r"^[A-Za-z0-9_-]{16,64}$"
 

@@ -53,7 +53,7 @@ class Night(db.Model):  # type: ignore[name-defined]
     #: a digest of what that form said: the same key with other content is refused
     request_digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
     #: the pot this night's first game started with, carried in from a previous night's
-    #: unfinished game: {contributor: chips}, or None (see :class:`~companion.napalm.Table`)
+    #: unfinished game: {contributor: chips}, or None (see :class:`~companion.games.napalm.Table`)
     carried_in: Mapped[dict[str, int] | None] = mapped_column(JSON, nullable=True)
     #: the night that pot came from, when it was started with "Start the next night with this
     #: pot" (unique: a pot is carried once; the old night's rows are never changed, it finds

@@ -1,7 +1,7 @@
 """The end-of-night report: who won what, and who pays whom.
 
 Pure (no Flask, no database; ``tests/test_purity.py`` checks it): a
-:class:`~companion.napalm.Table` and the night's money settings in, a frozen
+:class:`~companion.games.napalm.Table` and the night's money settings in, a frozen
 :class:`Report` out.  The pages, the CSV and JSON downloads and the per-player
 history all read the same :class:`Report`, so they cannot disagree.
 
@@ -17,7 +17,7 @@ and the undos themselves cancel out and are left out), split by game:
 * **side bets**: chips won from and lost to each other Yes player at showdowns;
 * **pots**: the pot of each finished game, to its winner;
 * **unfinished pot**: what the night's setting gives each player out of the
-  pot of a game still running (see :mod:`companion.napalm.closing`).  With
+  pot of a game still running (see :mod:`companion.games.napalm.closing`).  With
   "carry" the chips stay in the pot for the next night, and each player's antes
   in it are left out of tonight's balances: they count as returned here.
 
@@ -61,8 +61,8 @@ from typing import Any
 
 from .ledger.money import format_money, to_money
 from .ledger.settle import Payment, pairwise_debts, settle_up
-from .napalm.closing import CHOICES, Closing, close_night
-from .napalm.table import POT, Table
+from .games.napalm.closing import CHOICES, Closing, close_night
+from .games.napalm.table import POT, Table
 
 __all__ = [
     "ChipCount",

@@ -1,12 +1,12 @@
 """The service layer: the one place that commits to the database.
 
 Views translate a request into a call here and the result into a page; rule
-errors come back as :class:`~companion.napalm.IllegalAction`, stale or doubled
+errors come back as :class:`~companion.games.napalm.IllegalAction`, stale or doubled
 submits as :class:`StaleTable` / :class:`KeyConflict`, and nothing is written
 unless the whole action is legal and the table is still at the version the
 scorekeeper saw.
 
-A night's :class:`~companion.napalm.Table` is the fold of its events.  Each
+A night's :class:`~companion.games.napalm.Table` is the fold of its events.  Each
 process keeps the fold of the nights it has served, keyed by the night's
 version, and catches up from the database when another process (or phone) has
 written since, so recording stays constant-time on a long night without
@@ -32,11 +32,11 @@ from sqlalchemy.exc import IntegrityError
 from .database import write_transaction
 from .extensions import db
 from .models import Event, Night
-from .napalm import IllegalAction, Record, Rules, Table
-from .napalm import history as hh
-from .napalm.closing import close_night
-from .napalm.codec import GAME_KINDS, from_event, to_event
-from .napalm.table import Action
+from .games.napalm import IllegalAction, Record, Rules, Table
+from .games.napalm import history as hh
+from .games.napalm.closing import close_night
+from .games.napalm.codec import GAME_KINDS, from_event, to_event
+from .games.napalm.table import Action
 
 #: 32 random bytes: 43 URL-safe characters, 256 bits, far beyond guessing.
 KEY_BYTES = 32
@@ -237,7 +237,7 @@ def create_night(
     With a ``request_key``, the same form sent again (a doubled tap, a re-sent
     page) finds the night the first one started instead of starting another;
     the same key with other content raises :class:`KeyConflict`.  ``carried_in``
-    is a pot carried in from a previous night (see :class:`~companion.napalm.Table`).
+    is a pot carried in from a previous night (see :class:`~companion.games.napalm.Table`).
     """
     digest = _digest(
         "create", name, players, first_dealer, rules.ante, rules.ante_every, rules.tokens_to_win,

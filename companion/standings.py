@@ -11,8 +11,8 @@ from decimal import Decimal
 
 from .ledger.money import format_money, to_money
 from .ledger.settle import Payment, settle_up
-from .napalm import Phase, Record, Table
-from .napalm.closing import Closing, close_night
+from .games.napalm import Phase, Record, Table
+from .games.napalm.closing import Closing, close_night
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.charts import net_chart
-from companion.napalm import Rules, Table
-from companion.napalm.closing import close_night
+from companion.games.napalm import Rules, Table
+from companion.games.napalm.closing import close_night
 from companion.report import build_report, chip_count
 
 FOUR = ("Ann", "Ben", "Cat", "Dan")

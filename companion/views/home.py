@@ -9,8 +9,8 @@ from .. import services
 from ..extensions import db
 from ..forms import ImportForm, NightForm
 from ..models import Night
-from ..napalm import IllegalAction, Rules
-from ..napalm.history import HistoryError, Settings
+from ..games.napalm import IllegalAction, Rules
+from ..games.napalm.history import HistoryError, Settings
 
 bp = Blueprint("home", __name__)
 

@@ -36,7 +36,7 @@ from ..extensions import db
 from ..forms import CarryForm, PaidForm
 from ..ledger.money import format_money, to_money
 from ..models import Night
-from ..napalm import IllegalAction
+from ..games.napalm import IllegalAction
 from ..report import VIEWS, ChipCount, Report, build_report, chip_count
 from .common import device_label, keeper_night, remember, standings_of, viewer_night
 from .home import my_nights

@@ -29,8 +29,8 @@ from ..cli import lan_address
 from ..extensions import db
 from ..forms import KEY_PATTERN, ChallengeForm, CardsForm, DeclareForm, NightForm, RotateForm, ShowdownForm, UndoForm
 from ..models import Night
-from ..napalm import Challenge, Declare, IllegalAction, Phase, Showdown, Void
-from ..napalm.table import Action
+from ..games.napalm import Challenge, Declare, IllegalAction, Phase, Showdown, Void
+from ..games.napalm.table import Action
 from ..security import RotationMemory
 from .common import device_label, keeper_night, remember, standings_of
 from .home import move_seat_up, rules_from, settings_from

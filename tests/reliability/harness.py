@@ -1,8 +1,8 @@
 """What the reliability tests share: real servers, plain-HTTP phones, the log replayed, the figures.
 
 Nothing here trusts the app's own reading of the database: the stored events are
-read with SQLAlchemy Core and folded by :class:`companion.napalm.Table` through
-:func:`companion.napalm.codec.from_event`, and the page is parsed as a phone's
+read with SQLAlchemy Core and folded by :class:`companion.games.napalm.Table` through
+:func:`companion.games.napalm.codec.from_event`, and the page is parsed as a phone's
 browser would receive it.
 """
 
@@ -29,8 +29,8 @@ from typing import Any
 import sqlalchemy as sa
 
 from companion.models import Event, Night
-from companion.napalm import Rules, Table
-from companion.napalm.codec import GAME_KINDS, from_event
+from companion.games.napalm import Rules, Table
+from companion.games.napalm.codec import GAME_KINDS, from_event
 
 REPO = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable

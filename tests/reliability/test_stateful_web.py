@@ -5,7 +5,7 @@ random steps: legal and illegal declarations, challenges, winners, ties and card
 undos, stale screens, doubled taps, a form key reused with other content, an
 export imported as a new night, broken imports, and a "restart" that forgets every
 cached fold.  Before each step the outcome is predicted from a model
-:class:`~companion.napalm.Table`; after each step the stored events are folded
+:class:`~companion.games.napalm.Table`; after each step the stored events are folded
 again from the database and compared with the model and with the numbers on the
 page, chips are counted, and a refused step must have left the log as it was.
 """
@@ -26,10 +26,10 @@ from sqlalchemy import func, select
 from companion import services
 from companion.extensions import db
 from companion.models import Event, Night
-from companion.napalm import Challenge, Declare, Phase, Rules, Showdown, Table, Void
-from companion.napalm.cards import RANKS, SUITS, Card
-from companion.napalm.codec import GAME_KINDS, from_event
-from companion.napalm.rankings import CARDS_PER_STAGE
+from companion.games.napalm import Challenge, Declare, Phase, Rules, Showdown, Table, Void
+from companion.games.napalm.cards import RANKS, SUITS, Card
+from companion.games.napalm.codec import GAME_KINDS, from_event
+from companion.games.napalm.rankings import CARDS_PER_STAGE
 from reliability.harness import assert_page_matches, backend_name, parse_table_page, record_figures, refusal_message
 
 NAMES = ("Ann", "Ben", "Zoë", "Dan", "Eve")

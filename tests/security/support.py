@@ -21,8 +21,8 @@ from sqlalchemy import func, select
 from companion import services
 from companion.extensions import db
 from companion.models import Event, Night
-from companion.napalm import Declare, Rules, Showdown, Table
-from companion.napalm import history as hh
+from companion.games.napalm import Declare, Rules, Showdown, Table
+from companion.games.napalm import history as hh
 from pages import night_form
 
 EXTERNAL_DB = bool(os.environ.get("COMPANION_TEST_DATABASE_URL"))

@@ -22,7 +22,7 @@ from sqlalchemy import event
 from companion import database, services
 from companion.database import write_transaction
 from companion.extensions import db
-from companion.napalm import Declare
+from companion.games.napalm import Declare
 from security.support import EXTERNAL_DB, Site
 
 pytestmark = pytest.mark.skipif(EXTERNAL_DB, reason="SQLite settings")

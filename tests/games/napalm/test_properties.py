@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.napalm import history
-from companion.napalm.cards import RANKS, SUITS, Card, parse_cards
-from companion.napalm.rankings import CARDS_PER_STAGE, best_hands
-from companion.napalm.table import (
+from companion.games.napalm import history
+from companion.games.napalm.cards import RANKS, SUITS, Card, parse_cards
+from companion.games.napalm.rankings import CARDS_PER_STAGE, best_hands
+from companion.games.napalm.table import (
     POT,
     Action,
     Challenge,

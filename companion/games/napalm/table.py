@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
 
+from ..base import IllegalAction
 from .cards import Card, CardError, format_cards, parse_cards
 from .rankings import CARDS_PER_STAGE, best_hands, hand_strength
 
@@ -38,14 +39,11 @@ from .rankings import CARDS_PER_STAGE, best_hands, hand_strength
 POT = None
 
 MAX_PLAYERS = 7
+UNFINISHED_POT_CHOICES = ("return_antes", "split_leaders", "carry")
 MIN_PLAYERS = 2
 MAX_NAME_LENGTH = 24
 #: The most chips one player can have in a carried-in pot (far beyond any real night).
 MAX_CARRIED_SHARE = 10**12
-
-
-class IllegalAction(ValueError):
-    """An action the rules do not allow now; the message is for the scorekeeper."""
 
 
 class Stage(IntEnum):
@@ -82,8 +80,13 @@ class Rules:
     ante: int = 1
     ante_every: int = 1
     tokens_to_win: int = 5
+    #: where the pot of a game left unfinished goes (see :mod:`.closing`): a setting of the
+    #: game, applied when the night ends or the next game of the night starts
+    unfinished_pot: str = "return_antes"
 
     def __post_init__(self) -> None:
+        if self.unfinished_pot not in UNFINISHED_POT_CHOICES:
+            raise IllegalAction(f"the unfinished pot is one of {', '.join(UNFINISHED_POT_CHOICES)}")
         for name in ("ante", "ante_every", "tokens_to_win"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from companion.napalm import history
-from companion.napalm.history import HistoryError, Settings
-from companion.napalm.table import Phase, Rules, Stage, Table
+from companion.games.napalm import history
+from companion.games.napalm.history import HistoryError, Settings
+from companion.games.napalm.table import Phase, Rules, Stage, Table
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "hand-history.md"
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "hand-history.md"
 
 # The example, with real cards for Dan.  Ann: As Ks 2d 3c 9h 9d 4s; Dan: Kh Kd 2h 3h
 # 4h 5h 6h: fourteen different cards.
@@ -515,7 +515,7 @@ def test_the_docs_carried_example_before_anything_is_played_and_after_its_first_
     start = load({**document, "stages": []}).table
     assert (start.pot, start.net_chips) == (6, {"Ann": -2, "Ben": -2, "Cat": -2, "Dan": 0})
     # After stages[0]: pot 10; returned antes give back Ann 3, Ben 3, Cat 3, Dan 1: all square.
-    from companion.napalm.closing import close_night
+    from companion.games.napalm.closing import close_night
 
     first = load({**document, "stages": document["stages"][:1]}).table
     closing = close_night(first, "return_antes")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from ..base import RecordError
 from .table import (
     Challenge,
     Declare,
@@ -22,6 +23,7 @@ from .table import (
     Rules,
     Showdown,
     Table,
+    UNFINISHED_POT_CHOICES,
 )
 
 FORMAT = "napalm-hand-history/1"
@@ -31,7 +33,6 @@ MAX_BYTES = 2_000_000
 #: Nesting deeper than this is refused: the format itself is three levels deep.
 MAX_DEPTH = 8
 
-UNFINISHED_POT_CHOICES = ("return_antes", "split_leaders", "carry")
 
 _RULE_KEYS = {"ante", "ante_every", "tokens_to_win"}
 _SETTING_KEYS = {"chip_value", "currency", "unfinished_pot"}
@@ -39,7 +40,7 @@ _TOP_KEYS = {"format", "rules", "players", "first_dealer", "stages", "name", "ca
 _STAGE_KEYS = {"stage", "yes", "challengers", "winners", "cards", "in_progress"}
 
 
-class HistoryError(ValueError):
+class HistoryError(RecordError):
     """A hand-history file that cannot be read; the message says where it is wrong."""
 
 
@@ -115,7 +116,12 @@ def from_dict(data: Any) -> History:
             table = Table(table.players, table.first_dealer, rules, carried_in)
         except IllegalAction as error:
             raise HistoryError(f"'carried_in': {error}") from None
-    stages = data.get("stages", [])
+    play_stages(table, data.get("stages", []))
+    return History(table=table, settings=settings, name=name)
+
+
+def play_stages(table: Table, stages: Any) -> None:
+    """Replay a file's ``stages`` into ``table``; HistoryError says which entry is wrong and why."""
     if not isinstance(stages, list):
         raise HistoryError("'stages' must be a list")
     for index, entry in enumerate(stages):
@@ -125,8 +131,7 @@ def from_dict(data: Any) -> History:
         try:
             _play(table, entry, last=index == len(stages) - 1)
         except (IllegalAction, HistoryError) as error:
-            raise HistoryError(f"{where}: {error}") from None
-    return History(table=table, settings=settings, name=name)
+            raise HistoryError(f"{where}: {error}", index) from None
 
 
 def _rules(raw: Any) -> tuple[Rules, Settings]:
@@ -226,6 +231,7 @@ def _play(table: Table, entry: Any, *, last: bool) -> None:
 def to_dict(table: Table, settings: Settings | None = None, name: str | None = None) -> dict[str, Any]:
     """Export the live actions of ``table`` (voided ones left out) as a hand-history document."""
     settings = settings or Settings()
+    stages = stages_of(table)
     rules: dict[str, Any] = {
         "ante": table.rules.ante,
         "ante_every": table.rules.ante_every,
@@ -235,6 +241,24 @@ def to_dict(table: Table, settings: Settings | None = None, name: str | None = N
         rules["chip_value"] = str(settings.chip_value)
         rules["currency"] = settings.currency
         rules["unfinished_pot"] = settings.unfinished_pot
+    document: dict[str, Any] = {"format": FORMAT}
+    if name:
+        document["name"] = name
+    document.update(
+        {
+            "rules": rules,
+            "players": list(table.players),
+            "first_dealer": table.first_dealer,
+        }
+    )
+    if table.carried_in:
+        document["carried_in"] = table.carried_in
+    document["stages"] = stages
+    return document
+
+
+def stages_of(table: Table) -> list[dict[str, Any]]:
+    """The live actions of ``table`` as a file's ``stages`` (voided ones left out)."""
     stages: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
     for record in table.live_records():
@@ -253,20 +277,7 @@ def to_dict(table: Table, settings: Settings | None = None, name: str | None = N
                 current["cards"] = dict(action.cards)
     if table.phase is not Phase.DECLARE and stages:
         stages[-1]["in_progress"] = True
-    document: dict[str, Any] = {"format": FORMAT}
-    if name:
-        document["name"] = name
-    document.update(
-        {
-            "rules": rules,
-            "players": list(table.players),
-            "first_dealer": table.first_dealer,
-        }
-    )
-    if table.carried_in:
-        document["carried_in"] = table.carried_in
-    document["stages"] = stages
-    return document
+    return stages
 
 
 def dumps(table: Table, settings: Settings | None = None, name: str | None = None) -> str:

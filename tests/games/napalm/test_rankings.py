@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.napalm.cards import Card, CardError, parse_cards
-from companion.napalm.rankings import CARDS_PER_STAGE, HandStrength, best_hands, hand_strength
+from companion.games.napalm.cards import Card, CardError, parse_cards
+from companion.games.napalm.rankings import CARDS_PER_STAGE, HandStrength, best_hands, hand_strength
 
 DECK = [Card(rank, suit) for rank in range(2, 15) for suit in "cdhs"]
 

@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 
-from companion.napalm.table import (
+from companion.games.napalm.table import (
     POT,
     Challenge,
     Declare,

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.napalm.cards import Card, CardError, format_cards, parse_card, parse_cards
+from companion.games.napalm.cards import Card, CardError, format_cards, parse_card, parse_cards
 
 DECK = [Card(rank, suit) for rank in range(2, 15) for suit in "cdhs"]
 

@@ -1,0 +1,146 @@
+"""What every game of a night is to the rest of the app: one protocol, pure.
+
+A night is the players seated tonight and the games they play, one after
+another.  Each game is a plug-in, as OpenSpiel registers games by short name
+behind one State API: a package under :mod:`companion.games` whose pure part
+implements :class:`GameKind` (rules, the fold of its actions, its event codec,
+its records in a night file, the closing of an unfinished game), and whose web
+part (forms and templates) implements :class:`companion.games.web.GameScreens`.
+The ledger, the night, the report and the web layer only ever talk to these
+two protocols, so adding a game is one package and one line in the registry.
+
+Nothing here imports Flask, SQLAlchemy or WTForms (``tests/test_purity.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+class IllegalAction(ValueError):
+    """An action (or a setup) the rules do not allow now; the message is for the scorekeeper."""
+
+
+class RecordError(ValueError):
+    """A game's records in a night file that cannot be replayed.
+
+    ``index`` is the 0-based position of the record at fault (None: the game as a
+    whole), and the message names the field, so the night file's reader can say
+    "games[1] (nap) deals[4]: 'bid' …" and a person can fix the file.
+    """
+
+    def __init__(self, message: str, index: int | None = None) -> None:
+        super().__init__(message)
+        self.index = index
+
+
+@dataclass(frozen=True)
+class GameClosing:
+    """A game as it counts in the night's settle-up once it is over or stopped.
+
+    ``net`` are the closing balances of the game's players (they sum to minus
+    what is carried); ``carried`` is who owns the chips set aside for the next
+    night (each contributor's chips, empty for most games); ``note`` says in
+    words what happened to an unfinished pot or pool ("" when nothing was left).
+    """
+
+    net: dict[str, int]
+    carried: dict[str, int] = field(default_factory=dict)
+    note: str = ""
+
+    @property
+    def carried_total(self) -> int:
+        return sum(self.carried.values())
+
+
+@runtime_checkable
+class GameState(Protocol):
+    """One game's fold: what the night needs of any game's table.
+
+    ``verify(action)`` raises :class:`IllegalAction` or returns an outcome with a
+    ``summary``; ``push(action)`` acts and appends a frozen record (with ``seq``
+    and ``summary``) to the log; an undo is an action that appends too.
+    """
+
+    players: tuple[str, ...]
+    first_dealer: str
+
+    @property
+    def version(self) -> int: ...
+
+    @property
+    def net_chips(self) -> dict[str, int]: ...
+
+    @property
+    def log(self) -> tuple[Any, ...]: ...
+
+    def verify(self, action: Any) -> Any: ...
+
+    def is_legal(self, action: Any) -> bool: ...
+
+    def push(self, action: Any) -> Any: ...
+
+    def can_void(self) -> bool: ...
+
+
+class GameKind(Protocol):
+    """A kind of game: its rules, its fold, its events and its records in a night file.
+
+    Every method is pure: values in, values out.
+    """
+
+    #: short name, as in a night file's ``"game"`` and the database (``"napalm"``)
+    kind: str
+    #: what players call it (``"Napalm"``)
+    title: str
+    #: the key of its records in a night file's game entry (``"stages"``, ``"deals"``)
+    records_key: str
+    #: the kinds of event its actions are stored as
+    event_kinds: frozenset[str]
+    min_players: int
+    max_players: int
+
+    def rules_from_dict(self, raw: Mapping[str, Any]) -> Any:
+        """Its rules from a JSON object, defaults filled in; IllegalAction names the field at fault."""
+
+    def rules_to_dict(self, rules: Any) -> dict[str, Any]:
+        """Its rules as a JSON object (every key, so a file says what was played)."""
+
+    def new_state(
+        self, players: Sequence[str], first_dealer: str | None, rules: Any, carried_in: Mapping[str, int] | None
+    ) -> GameState:
+        """A fresh fold; IllegalAction when the seating does not suit the game."""
+
+    def to_event(self, action: Any) -> tuple[str, dict[str, Any]]:
+        """An action as a stored event: its kind and a JSON payload."""
+
+    def from_event(self, kind: str, payload: Mapping[str, Any]) -> Any:
+        """A stored event back into an action (IllegalAction when it is not one of this game's)."""
+
+    def read_records(self, state: GameState, records: Any) -> None:
+        """Replay a night file's records into ``state``; RecordError says which and why."""
+
+    def write_records(self, state: GameState) -> list[Any]:
+        """The live records of ``state`` as a night file writes them (undone ones left out)."""
+
+    def close(self, state: GameState, rules: Any) -> GameClosing:
+        """The game as the settle-up counts it, its unfinished pot dealt with by its rules."""
+
+    def replay_extras(self, state: GameState) -> dict[str, Any]:
+        """What ``flask replay`` adds to this game's entry besides ``net_chips``."""
+
+
+def seat_order(seated: Sequence[str], chosen: Sequence[str]) -> tuple[str, ...]:
+    """``chosen`` (names of seated players, matched ignoring case) in seat order; IllegalAction otherwise."""
+    folded = {name.casefold(): name for name in seated}
+    picked: list[str] = []
+    for name in chosen:
+        if not isinstance(name, str) or name.strip().casefold() not in folded:
+            raise IllegalAction(f"'{name}' is not seated tonight")
+        canonical = folded[name.strip().casefold()]
+        if canonical in picked:
+            raise IllegalAction(f"{canonical} is listed twice among the game's players")
+        picked.append(canonical)
+    return tuple(name for name in seated if name in picked)
