@@ -10,6 +10,8 @@ from pathlib import Path
 import click
 from flask import Flask, current_app
 
+from . import nightfile
+from .games import IllegalAction, RecordError
 from .ledger.settle import settle_up
 from .games.napalm import history as hh
 from .games.napalm.closing import close_night
@@ -35,18 +37,20 @@ def replay_summary(parsed: hh.History) -> dict:
 @click.command("replay")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 def replay_command(file: Path) -> None:
-    """Read a hand-history FILE and print the standings as JSON."""
+    """Read a night FILE (companion-night/2, or a napalm-hand-history/1) and print the standings as JSON."""
     try:
         data = file.read_bytes()
     except OSError as error:
         click.echo(f"error: cannot read {file}: {error.strerror}", err=True)
         sys.exit(2)
     try:
-        parsed = hh.loads(data)
-    except hh.HistoryError as error:
+        parsed = nightfile.loads(data)
+    except (RecordError, IllegalAction) as error:
         click.echo(f"error: {file}: {error}", err=True)
         sys.exit(1)
-    click.echo(json.dumps(replay_summary(parsed), indent=2, ensure_ascii=False))
+    # a v1 hand history prints exactly what it always printed; a night file its games
+    summary = replay_summary(parsed.v1) if parsed.v1 is not None else nightfile.replay_summary(parsed)
+    click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
 
 
 def lan_address() -> str | None:

@@ -93,6 +93,20 @@ class PaidForm(ActionForm):
     chips = WholeNumberField(validators=[InputRequired(), NumberRange(min=1, max=10**9)])
 
 
+class NextGameForm(ActionForm):
+    """Start the night's next game: which, who plays it, who deals first; its rules are mixed in per game."""
+
+    game = SelectField("Game", choices=[])
+    players = MultiCheckboxField("Who plays", choices=[], validate_choice=True)
+    first_dealer = SelectField("First dealer", choices=[])
+    submit = SubmitField("Start this game")
+
+
+def next_game_form_class(rules_fields: type) -> type[NextGameForm]:
+    """The next-game form with one game's rule fields (see :mod:`companion.games.web`)."""
+    return type(f"NextGameForm_{rules_fields.__name__}", (NextGameForm, rules_fields), {})
+
+
 class CarryForm(ActionForm):
     """ "Start the next night with this pot": the version of the night it was shown for, and a key."""
 

@@ -16,6 +16,7 @@ from sqlalchemy import JSON, ForeignKey, Integer, Numeric, String, UniqueConstra
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from .extensions import db
+from .games import GAMES
 
 
 def utcnow() -> datetime:
@@ -37,14 +38,10 @@ class Night(db.Model):  # type: ignore[name-defined]
     keeper_key: Mapped[str] = mapped_column(String(64), unique=True, index=True)
     #: the players' secret (read only)
     viewer_key: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    #: the players seated tonight, clockwise; each game of the night is played by all or some of them
     players: Mapped[list[str]] = mapped_column(JSON)
-    first_dealer: Mapped[str] = mapped_column(String(40))
-    ante: Mapped[int] = mapped_column(Integer, default=1)
-    ante_every: Mapped[int] = mapped_column(Integer, default=1)
-    tokens_to_win: Mapped[int] = mapped_column(Integer, default=5)
     chip_value: Mapped[Decimal] = mapped_column(Numeric(12, 4), default=Decimal("0"))
     currency: Mapped[str] = mapped_column(String(8), default="")
-    unfinished_pot: Mapped[str] = mapped_column(String(20), default="return_antes")
     #: how many events the night holds: the compare-and-set guard against stale submits
     version: Mapped[int] = mapped_column(Integer, default=0)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -52,9 +49,6 @@ class Night(db.Model):  # type: ignore[name-defined]
     request_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
     #: a digest of what that form said: the same key with other content is refused
     request_digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
-    #: the pot this night's first game started with, carried in from a previous night's
-    #: unfinished game: {contributor: chips}, or None (see :class:`~companion.games.napalm.Table`)
-    carried_in: Mapped[dict[str, int] | None] = mapped_column(JSON, nullable=True)
     #: the night that pot came from, when it was started with "Start the next night with this
     #: pot" (unique: a pot is carried once; the old night's rows are never changed, it finds
     #: its continuation by this column)
@@ -65,6 +59,52 @@ class Night(db.Model):  # type: ignore[name-defined]
     events: Mapped[list[Event]] = relationship(
         back_populates="night", order_by="Event.seq", lazy="raise"
     )
+    #: the games of the night, in the order played (the last one is the one at the table)
+    games: Mapped[list[Game]] = relationship(
+        back_populates="night", order_by="Game.position", lazy="selectin"
+    )
+
+    @property
+    def first_game(self) -> Game:
+        return self.games[0]
+
+    @property
+    def current_game(self) -> Game:
+        return self.games[-1]
+
+
+class Game(db.Model):  # type: ignore[name-defined]
+    """One game of a night: its kind, its rules, its players and first dealer.
+
+    Inserted once, never changed once play has started (before the night's first
+    action, the setup screen may still change game 1).  A game after the first is
+    started by a ``game`` event, so the night's version counts it.
+    """
+
+    __tablename__ = "game"
+    __table_args__ = (UniqueConstraint("night_id", "position", name="uq_game_night_position"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    night_id: Mapped[int] = mapped_column(ForeignKey("night.id"), index=True)
+    #: 1-based order in the night
+    position: Mapped[int] = mapped_column(Integer)
+    #: the game's short name in the registry (:data:`companion.games.GAMES`)
+    kind: Mapped[str] = mapped_column(String(20))
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
+    #: all or some of the night's players, in seat order
+    players: Mapped[list[str]] = mapped_column(JSON)
+    first_dealer: Mapped[str] = mapped_column(String(40))
+    #: a pot carried in from a previous night's unfinished game: {contributor: chips}, or None
+    carried_in: Mapped[dict[str, int] | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    night: Mapped[Night] = relationship(back_populates="games")
+
+    @property
+    def title(self) -> str:
+        """What players call the game ("Napalm"), from the registry."""
+        game = GAMES.get(self.kind)
+        return game.title if game is not None else self.kind
 
 
 class Event(db.Model):  # type: ignore[name-defined]
@@ -78,6 +118,8 @@ class Event(db.Model):  # type: ignore[name-defined]
 
     id: Mapped[int] = mapped_column(primary_key=True)
     night_id: Mapped[int] = mapped_column(ForeignKey("night.id"), index=True)
+    #: the game the event belongs to (None: a night's ledger event, such as a settle-up payment)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("game.id"), nullable=True)
     seq: Mapped[int] = mapped_column(Integer)
     kind: Mapped[str] = mapped_column(String(20))
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
@@ -87,3 +129,4 @@ class Event(db.Model):  # type: ignore[name-defined]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     night: Mapped[Night] = relationship(back_populates="events")
+    game: Mapped[Game | None] = relationship(lazy="raise")

@@ -55,7 +55,7 @@ import csv
 import io
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
 from typing import Any
 
@@ -73,6 +73,7 @@ __all__ = [
     "PlanLine",
     "PlayerReport",
     "Report",
+    "build_night_report",
     "build_report",
     "chip_count",
 ]
@@ -188,13 +189,29 @@ class PlayerReport:
 @dataclass(frozen=True)
 class GameLine:
     number: int
-    winner: str | None  # None: unfinished at the end of the night
+    winner: str | None  # None: unfinished at the end of the night (or when the next game started)
     pot: int  # the pot the winner took, or the pot left in the unfinished game
     hands: int  # hands played (for an unfinished game: the hand in progress)
+    #: in a night of several games: which of the night's games this is part of (0: the only one)
+    night_game: int = 0
+    title: str = ""  # that game's name ("Napalm")
+    choice_text: str = ""  # for an unfinished game in a night of several: what its setting did
 
     @property
     def finished(self) -> bool:
         return self.winner is not None
+
+    @property
+    def label(self) -> str:
+        """"Game 2"; in a night of several games "2nd game (Napalm), game 1"."""
+        if not self.night_game:
+            return f"Game {self.number}"
+        return f"{ordinal(self.night_game)} game ({self.title}), game {self.number}"
+
+
+def ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 # --- payments ------------------------------------------------------------------------
@@ -391,6 +408,19 @@ def _cell(text: str) -> str:
 # --- building it ------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class GamePart:
+    """One game's share of a report: its players' figures, its game lines, its closing."""
+
+    players: tuple[str, ...]
+    figures: dict[str, tuple[Figures, ...]]  # per player, one per game line
+    games_won: dict[str, int]
+    stack_change: dict[str, int]
+    games: tuple[GameLine, ...]
+    closing: Closing
+    carried_in: dict[str, int]
+
+
 def build_report(
     table: Table,
     *,
@@ -409,6 +439,64 @@ def build_report(
     the other view) are listed by :meth:`Report.unmatched`, and
     :attr:`Report.remaining` settles what is left counting every one of them.
     """
+    part = game_part(table, unfinished_pot)
+    return _settle(name, part.players, part, chip_value, currency, paid)
+
+
+def build_night_report(
+    games: Sequence[tuple[str, Table, str]],
+    seated: Sequence[str],
+    *,
+    chip_value: Decimal,
+    currency: str = "",
+    paid: Iterable[tuple[str, str, int]] = (),
+    name: str = "",
+) -> Report:
+    """The report of a night of several games: ``games`` are (title, table, unfinished-pot setting) in order.
+
+    Each game counts as it closed (a game followed by another was stopped when the
+    next started, and its setting dealt with its pot); the night's plan settles
+    the sum, once.  A night of one game is exactly :func:`build_report`.
+    """
+    if len(games) == 1:
+        title, table, choice = games[0]
+        return build_report(table, chip_value=chip_value, currency=currency, unfinished_pot=choice, paid=paid, name=name)
+    parts = []
+    for number, (title, table, choice) in enumerate(games, start=1):
+        part = game_part(table, choice)
+        text = CHOICES[part.closing.choice]
+        lines = tuple(replace(g, night_game=number, title=title, choice_text=text) for g in part.games)
+        parts.append(replace(part, games=lines))
+    players = tuple(seated)
+    figures = {
+        n: tuple(f for part in parts for f in (part.figures.get(n) or (Figures(),) * len(part.games)))
+        for n in players
+    }
+    closings = [part.closing for part in parts]
+    carrying = [c for c in closings if c.carried]
+    closing = Closing(
+        choice=closings[-1].choice,
+        pot=sum(c.pot for c in closings),
+        net={n: sum(c.net.get(n, 0) for c in closings) for n in players},
+        shares={n: sum(c.shares.get(n, 0) for c in closings) for n in players},
+        carried=sum(c.carried for c in closings),
+        note=" ".join(f"{ordinal(i)} game: {c.note}" for i, c in enumerate(closings, start=1) if c.pot),
+        stakes={n: sum(c.stakes.get(n, 0) for c in carrying) for n in players},
+    )
+    merged = GamePart(
+        players=players,
+        figures=figures,
+        games_won={n: sum(part.games_won.get(n, 0) for part in parts) for n in players},
+        stack_change={n: sum(part.stack_change.get(n, 0) for part in parts) for n in players},
+        games=tuple(g for part in parts for g in part.games),
+        closing=closing,
+        carried_in=parts[0].carried_in,
+    )
+    return _settle(name, players, merged, chip_value, currency, paid)
+
+
+def game_part(table: Table, unfinished_pot: str) -> GamePart:
+    """One game's figures, game lines and closing (see the module's docstring for where they come from)."""
     players = table.players
     closing = close_night(table, unfinished_pot)
     position = table.position
@@ -459,10 +547,8 @@ def build_report(
         else GameLine(g, None, closing.pot, position.hand)
         for g in numbers
     )
-
-    lines = []
-    for seat, player in enumerate(players):
-        per_game = tuple(
+    figures = {
+        player: tuple(
             Figures(
                 antes=antes[g][player],
                 won_from=tuple((o, won[g][player][o]) for o in players if won[g][player][o]),
@@ -473,6 +559,34 @@ def build_report(
             )
             for g in range(len(numbers))
         )
+        for player in players
+    }
+    return GamePart(
+        players=players,
+        figures=figures,
+        games_won={p: sum(1 for r in position.games if r.winner == p) for p in players},
+        # a carried-in share was in the middle from the start, never in the player's stack
+        stack_change={p: table_net[p] + carried_in.get(p, 0) + closing.shares[p] for p in players},
+        games=games,
+        closing=closing,
+        carried_in=carried_in,
+    )
+
+
+def _settle(
+    name: str,
+    players: Sequence[str],
+    part: GamePart,
+    chip_value: Decimal,
+    currency: str,
+    paid: Iterable[tuple[str, str, int]],
+) -> Report:
+    """The report of ``part``'s figures: each player's totals, checked against the ledger, and who pays whom."""
+    closing = part.closing
+    games = part.games
+    lines = []
+    for seat, player in enumerate(players):
+        per_game = part.figures[player]
         total = _add(per_game, players)
         net = closing.net[player]
         if total.net != net:  # pragma: no cover - the ledger and the report disagree: a bug
@@ -484,12 +598,11 @@ def build_report(
                 seat=seat + 1,
                 games=per_game,
                 total=total,
-                games_won=sum(1 for r in position.games if r.winner == player),
+                games_won=part.games_won[player],
                 net_chips=net,
                 money=money,
                 money_text=format_money(money, currency),
-                # a carried-in share was in the middle from the start, never in the player's stack
-                stack_change=table_net[player] + carried_in.get(player, 0) + closing.shares[player],
+                stack_change=part.stack_change[player],
             )
         )
     by_name = {p.name: p for p in lines}
@@ -545,7 +658,7 @@ def build_report(
         unmatched_plan=_leftover(plan, recorded),
         unmatched_pairwise=_leftover(pairs, recorded),
         remaining=settle_up(left),
-        carried_in=tuple(carried_in.items()),
+        carried_in=tuple(part.carried_in.items()),
     )
 
 

@@ -6,7 +6,8 @@ submits as :class:`StaleTable` / :class:`KeyConflict`, and nothing is written
 unless the whole action is legal and the table is still at the version the
 scorekeeper saw.
 
-A night's :class:`~companion.games.napalm.Table` is the fold of its events.  Each
+A night's :class:`~companion.night.NightPlay` (its games, each the fold of
+its own events) is the fold of its events.  Each
 process keeps the fold of the nights it has served, keyed by the night's
 version, and catches up from the database when another process (or phone) has
 written since, so recording stays constant-time on a long night without
@@ -21,31 +22,35 @@ import json
 import re
 import secrets
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from .database import write_transaction
 from .extensions import db
-from .models import Event, Night
-from .games.napalm import IllegalAction, Record, Rules, Table
+from . import nightfile
+from .games import GAMES, IllegalAction, game_kind
+from .games.napalm import Rules, Table
 from .games.napalm import history as hh
-from .games.napalm.closing import close_night
-from .games.napalm.codec import GAME_KINDS, from_event, to_event
-from .games.napalm.table import Action
+from .models import Event, Game, Night
+from .night import GameSetup, NightPlay, set_up_game, validate_seating
+
+#: The event that starts the next game of a night (tagged with that game).
+GAME_STARTED = "game"
 
 #: 32 random bytes: 43 URL-safe characters, 256 bits, far beyond guessing.
 KEY_BYTES = 32
 LEDGER_KINDS = ("paid",)
+Action = Any  # a game's action: whatever its GameKind encodes
 
 #: What a night's row can hold (see :class:`~companion.models.Night`): a longer name or a
 #: larger chip value is refused with a message, never cut short or left to the database.
 MAX_NIGHT_NAME = 80
-MAX_CHIP_VALUE = Decimal("99999999.9999")  # Numeric(12, 4)
+MAX_CHIP_VALUE = nightfile.MAX_CHIP_VALUE  # Numeric(12, 4)
 #: Text no database stores faithfully: NUL (PostgreSQL refuses it) and lone surrogates (not UTF-8).
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
@@ -104,7 +109,7 @@ def new_key() -> str:
 
 # --- the per-process fold cache ------------------------------------------------
 
-_cache: dict[int, tuple[int, Table]] = {}
+_cache: dict[int, tuple[int, NightPlay]] = {}
 _locks: dict[int, threading.Lock] = {}
 _locks_guard = threading.Lock()
 
@@ -143,77 +148,67 @@ def keep_derived(what: str, night_id: int, version: int, value: Any) -> None:
         _derived[(what, night_id)] = (version, value)
 
 
-def rules_of(night: Night) -> Rules:
-    return Rules(ante=night.ante, ante_every=night.ante_every, tokens_to_win=night.tokens_to_win)
-
-
-def new_table(night: Night) -> Table:
-    return Table(night.players, night.first_dealer, rules_of(night), night.carried_in or None)
+def setup_of(game: Game) -> GameSetup:
+    return GameSetup(game.kind, tuple(game.players), game.first_dealer, dict(game.rules), game.carried_in or None)
 
 
 def settings_of(night: Night) -> hh.Settings:
+    """The night's money, with the game at the table's setting for an unfinished pot."""
     return hh.Settings(
         chip_value=Decimal(night.chip_value or 0),
         currency=night.currency or "",
-        unfinished_pot=night.unfinished_pot,
+        unfinished_pot=str(night.current_game.rules.get("unfinished_pot", "return_antes")),
     )
 
 
-def _apply(table: Table, event: Event) -> None:
-    if event.kind in GAME_KINDS:
-        table.push(from_event(event.kind, event.payload))
+def money_of(night: Night) -> nightfile.Money:
+    return nightfile.Money(Decimal(night.chip_value or 0), night.currency or "")
 
 
-def table_for(night: Night) -> Table:
-    """The fold of ``night``'s events at ``night.version`` (cached; rebuilt from the log when needed)."""
+def _games_of(night_id: int) -> list[Game]:
+    return list(db.session.scalars(select(Game).where(Game.night_id == night_id).order_by(Game.position)))
+
+
+def _apply(play: NightPlay, event: Event, positions: Mapping[int, int]) -> None:
+    if event.kind == GAME_STARTED:
+        play.start(_setup_from_payload(event.payload))
+    elif event.game_id is not None:
+        play.push(positions[event.game_id], event.kind, event.payload)
+
+
+def play_for(night: Night) -> NightPlay:
+    """The fold of ``night``'s events at ``night.version`` (cached; rebuilt from the log when needed).
+
+    The cache is trusted only once play has started (version > 0): before that the
+    setup screen may still change game 1, here or in another process.
+    """
     with _lock_for(night.id):
         cached = _cache.get(night.id)
-        if cached is not None and cached[0] <= night.version and _same_setup(cached[1], night):
-            version, table = cached
-        else:
-            version, table = 0, new_table(night)
-        if version < night.version:
+        play: NightPlay | None = None
+        version = 0
+        if cached is not None and 0 < cached[0] <= night.version:
+            version, play = cached
+        if play is None or version < night.version:
+            games = _games_of(night.id)
+            if play is None:
+                play = NightPlay.begin(night.players, setup_of(games[0]))
+            positions = {game.id: game.position for game in games}
             events = db.session.scalars(
                 select(Event)
                 .where(Event.night_id == night.id, Event.seq > version, Event.seq <= night.version)
                 .order_by(Event.seq)
             ).all()
             for event in events:
-                _apply(table, event)
+                _apply(play, event, positions)
             version = night.version
-            _cache[night.id] = (version, table)
-        return _snapshot(table)
+            if version > 0:
+                _cache[night.id] = (version, play)
+        return play.snapshot()
 
 
-def _snapshot(table: Table) -> Table:
-    """A copy of the cached fold for one request to read and verify on its own.
-
-    The cached fold goes on growing (under the lock) as other threads record; a
-    request holding it could read it half-pushed, or verify an action against a
-    later table than the version it checked (PostgreSQL does not serialise writers
-    at BEGIN as SQLite does).  The copy shares only immutable parts: records and
-    positions are frozen, so copying the lists costs microseconds on a long night.
-    """
-    copied = copy.copy(table)
-    for name, value in vars(table).items():
-        if isinstance(value, (list, dict, set)):
-            setattr(copied, name, value.copy())
-    return copied
-
-
-def _same_setup(table: Table, night: Night) -> bool:
-    """Whether ``table`` was folded for ``night``'s seating and rules as the database has them now.
-
-    They change only before play (version 0), but another process may have changed
-    them since this one cached the fold: then the fold is rebuilt, never trusted.
-    """
-    rules = table.rules
-    return (
-        table.players == tuple(night.players)
-        and table.first_dealer == night.first_dealer
-        and table.carried_in == (night.carried_in or {})
-        and (rules.ante, rules.ante_every, rules.tokens_to_win) == (night.ante, night.ante_every, night.tokens_to_win)
-    )
+def table_for(night: Night) -> Any:
+    """The state of the game at the table (the night's last game), at ``night.version``."""
+    return play_for(night).current.state
 
 
 def events_of(night: Night) -> list[Event]:
@@ -232,21 +227,31 @@ def create_night(
     request_key: str | None = None,
     carried_in: Mapping[str, int] | None = None,
 ) -> Night:
-    """Seat a new night; raises IllegalAction when the seating or rules are wrong.
+    """Seat a new night whose first game is Napalm (the setup form's shape); see :func:`open_night`."""
+    game_rules = {**GAMES["napalm"].rules_to_dict(rules), "unfinished_pot": settings.unfinished_pot}
+    first = {"kind": "napalm", "players": None, "first_dealer": first_dealer, "rules": game_rules,
+             "carried_in": dict(carried_in) if carried_in else None}
+    return open_night(name, players, nightfile.Money(settings.chip_value, settings.currency), first, request_key)
 
-    With a ``request_key``, the same form sent again (a doubled tap, a re-sent
-    page) finds the night the first one started instead of starting another;
-    the same key with other content raises :class:`KeyConflict`.  ``carried_in``
-    is a pot carried in from a previous night (see :class:`~companion.games.napalm.Table`).
+
+def open_night(
+    name: str,
+    players: list[str],
+    money: nightfile.Money,
+    first: Mapping[str, Any],
+    request_key: str | None = None,
+) -> Night:
+    """Seat a new night and its first game; raises IllegalAction when the seating or rules are wrong.
+
+    ``first`` is the first game's setup: ``kind``, ``players`` (None: everyone
+    seated), ``first_dealer``, ``rules`` (a JSON object) and ``carried_in`` (a pot
+    carried in from a previous night).  With a ``request_key``, the same form sent
+    again (a doubled tap, a re-sent page) finds the night the first one started
+    instead of starting another; the same key with other content raises
+    :class:`KeyConflict`.
     """
-    digest = _digest(
-        "create", name, players, first_dealer, rules.ante, rules.ante_every, rules.tokens_to_win,
-        str(settings.chip_value), settings.currency, settings.unfinished_pot,
-        *([dict(carried_in)] if carried_in else []),
-    )
-    return _add_night(
-        request_key, digest, lambda: _new_night(name, players, first_dealer, rules, settings, carried_in)
-    )[0]
+    digest = _digest("create", name, players, str(money.chip_value), money.currency, dict(first))
+    return _add_night(request_key, digest, lambda: _new_night(name, players, money, first))[0]
 
 
 def _digest(*content: Any) -> str:
@@ -291,30 +296,37 @@ def _add_night(
     return night, True
 
 
-def _new_night(
-    name: str,
-    players: list[str],
-    first_dealer: str | None,
-    rules: Rules,
-    settings: hh.Settings,
-    carried_in: Mapping[str, int] | None = None,
-) -> Night:
-    _check_night_fields(name, players, settings)
-    table = Table(players, first_dealer, rules, carried_in)  # validates
+def _check_money(name: str, players: Sequence[str], money: nightfile.Money) -> None:
+    _check_night_fields(name, list(players), hh.Settings(money.chip_value, money.currency))
+
+
+def _new_night(name: str, players: list[str], money: nightfile.Money, first: Mapping[str, Any]) -> Night:
+    _check_money(name, players, money)
+    seated = validate_seating(players)
+    setup, *_ = set_up_game(
+        seated, first.get("kind"), first.get("players"), first.get("first_dealer"), first.get("rules"),
+        first.get("carried_in"),
+    )
     return Night(
-        name=name.strip() or "Napalm night",
+        name=name.strip() or "Card night",
         keeper_key=new_key(),
         viewer_key=new_key(),
-        players=list(table.players),
-        first_dealer=table.first_dealer,
-        ante=rules.ante,
-        ante_every=rules.ante_every,
-        tokens_to_win=rules.tokens_to_win,
-        chip_value=settings.chip_value,
-        currency=settings.currency,
-        unfinished_pot=settings.unfinished_pot,
+        players=list(seated),
+        chip_value=money.chip_value,
+        currency=money.currency,
         version=0,
-        carried_in=table.carried_in or None,
+        games=[_game_row(1, setup)],
+    )
+
+
+def _game_row(position: int, setup: GameSetup) -> Game:
+    return Game(
+        position=position,
+        kind=setup.kind,
+        rules=dict(setup.rules),
+        players=list(setup.players),
+        first_dealer=setup.first_dealer,
+        carried_in=dict(setup.carried_in) if setup.carried_in else None,
     )
 
 
@@ -334,15 +346,19 @@ def update_setup(
     continued = continuation_of(night)
     if continued is not None:
         raise IllegalAction(f"this night's pot was carried into \u201c{continued.name}\u201d: its setup can no longer change")
-    table = Table(players, first_dealer, rules, night.carried_in or None)  # a contributor must stay seated
+    game = night.first_game
+    seated = validate_seating(players)
+    game_rules = {**GAMES[game.kind].rules_to_dict(rules), "unfinished_pot": settings.unfinished_pot}
+    # a contributor to a carried-in pot must stay seated
+    setup, *_ = set_up_game(seated, game.kind, None, first_dealer, game_rules, game.carried_in or None)
     night.name = name.strip() or night.name
-    night.players = list(table.players)
-    night.first_dealer = table.first_dealer
-    night.carried_in = table.carried_in or None  # the names as seated now
-    night.ante, night.ante_every, night.tokens_to_win = rules.ante, rules.ante_every, rules.tokens_to_win
+    night.players = list(seated)
     night.chip_value = settings.chip_value
     night.currency = settings.currency
-    night.unfinished_pot = settings.unfinished_pot
+    game.players = list(setup.players)
+    game.first_dealer = setup.first_dealer
+    game.rules = dict(setup.rules)
+    game.carried_in = dict(setup.carried_in) if setup.carried_in else None  # the names as seated now
     result = db.session.execute(
         update(Night).where(Night.id == night.id, Night.version == 0).values(version=0)
     )
@@ -351,6 +367,66 @@ def update_setup(
         raise StaleTable(night.version)
     db.session.commit()
     _cache.pop(night.id, None)
+
+
+# --- the games of a night ------------------------------------------------------------------
+
+
+def _setup_from_payload(payload: Mapping[str, Any]) -> GameSetup:
+    return GameSetup(
+        kind=payload["kind"],
+        players=tuple(payload["players"]),
+        first_dealer=payload["first_dealer"],
+        rules=dict(payload["rules"]),
+        carried_in=payload.get("carried_in") or None,
+    )
+
+
+def start_game(
+    night_id: int,
+    kind: str,
+    players: Sequence[str] | None,
+    first_dealer: str | None,
+    rules: Mapping[str, Any] | None,
+    expected_version: int,
+    request_key: str | None = None,
+    recorded_by: str = "scorekeeper",
+) -> Recorded:
+    """Start the night's next game; the game at the table stops (its closing applies from then on).
+
+    Checked against the seating and the game's rules before anything is written;
+    once per request key, and only at the version the scorekeeper saw, like every
+    action.  The game's row and the ``game`` event that starts it are written together.
+    """
+    night = db.session.get(Night, night_id)
+    if night is None:
+        raise IllegalAction("this night does not exist")
+    setup, *_ = set_up_game(tuple(night.players), kind, players, first_dealer, rules)
+    payload = setup.as_dict()
+    payload["position"] = len(night.games) + 1
+    if request_key is not None:
+        # the same submit again: it asked for the game it started, not one more after it
+        earlier = db.session.scalar(
+            select(Event).where(Event.night_id == night_id, Event.request_key == request_key)
+        )
+        if earlier is not None and earlier.kind == GAME_STARTED:
+            payload["position"] = earlier.payload.get("position")
+    return _append(night_id, GAME_STARTED, payload, expected_version, request_key, recorded_by)
+
+
+def next_game_defaults(night: Night, kind: str) -> GameSetup:
+    """What the next game of ``kind`` starts with unless the scorekeeper changes it.
+
+    The rules of the last game of that kind tonight (else the game's defaults),
+    everyone seated, and the deal where the game at the table would pass it next.
+    """
+    game = game_kind(kind)
+    earlier = [g for g in night.games if g.kind == game.kind]
+    rules = dict(earlier[-1].rules) if earlier else game.rules_to_dict(game.rules_from_dict({}))
+    current = play_for(night).current
+    seated = tuple(night.players)
+    dealer = current.game.next_dealer(current.state)
+    return GameSetup(game.kind, seated, dealer, rules)
 
 
 # --- carrying an unfinished pot into the next night --------------------------------------
@@ -366,6 +442,7 @@ class NextNight:
     name: str
     first_dealer: str
     carried_in: dict[str, int]  # each contributor's chips in the carried pot, in seat order
+    game: GameSetup  # the game the pot was left in, which the next night's first game continues
 
     @property
     def pot(self) -> int:
@@ -374,8 +451,6 @@ class NextNight:
 
 def continuation_of(night: Night) -> Night | None:
     """The night ``night``'s unfinished pot was carried into, if any (at most one: a unique column)."""
-    if night.unfinished_pot != "carry":
-        return None  # only a "carry" night can be continued: no query for the others
     return db.session.scalar(select(Night).where(Night.carried_from == night.id))
 
 
@@ -384,27 +459,31 @@ def carried_from_of(night: Night) -> Night | None:
     return db.session.get(Night, night.carried_from) if night.carried_from is not None else None
 
 
-def next_night_of(night: Night, table: Table | None = None) -> NextNight:
+def next_night_of(night: Night, play: NightPlay | None = None) -> NextNight:
     """The night that would carry ``night``'s pot on; IllegalAction says why there is none.
 
-    The same players in the same seats, the same rules and money settings; the
-    deal passes to the left of the last hand's dealer (when the night ended in the
-    middle of a hand; between hands the next dealer is already known); the first
-    game's pot is the whole unfinished pot, each contributor keeping their share.
+    The same players in the same seats, money settings, and the game the pot was
+    left in with the same rules; the deal passes to the left of that game's last
+    dealer (its ``next_dealer``); the first game's pot is the whole carried pot,
+    each contributor keeping their share (summed over the night's games that
+    carried chips).
     """
-    if night.unfinished_pot != "carry":
+    play = play if play is not None else play_for(night)
+    if not any(p.game.carries_over(p.rules) for p in play.games):
         raise IllegalAction(
             "this night's setting for an unfinished pot is not \u201ccarry it to the next night\u201d: "
             "there is no pot to carry"
         )
-    table = table if table is not None else table_for(night)
-    closing = close_night(table, "carry")
-    if not closing.carried:
-        raise IllegalAction("no game was left unfinished with chips in the pot: there is nothing to carry")
-    position = table.position
-    dealer = (position.dealer + 1) % len(table.players) if position.ante_paid else position.dealer
+    closings = play.closings()
+    carried = play.carried(closings)
+    if not carried:
+        raise IllegalAction(
+            "no game was left unfinished with chips to carry to the next night: there is nothing to carry"
+        )
+    source = [p for p, c in zip(play.games, closings) if c.carried][-1]
+    first_dealer = source.game.next_dealer(source.state)
     name = night.name if night.name.endswith(CONTINUED) else night.name[: MAX_NIGHT_NAME - len(CONTINUED)].rstrip() + CONTINUED
-    return NextNight(name=name, first_dealer=table.players[dealer], carried_in=closing.carried_shares)
+    return NextNight(name=name, first_dealer=first_dealer, carried_in=carried, game=source.setup)
 
 
 def carry_pot(night: Night, expected_version: int, request_key: str | None = None) -> tuple[Night, bool]:
@@ -433,11 +512,15 @@ def carry_pot(night: Night, expected_version: int, request_key: str | None = Non
         raise StaleTable(night.version)
     plan = next_night_of(night)
     night_id = night.id
+    money = money_of(night)
+    seated = list(night.players)
 
     def make() -> Night:
-        new = _new_night(
-            plan.name, list(night.players), plan.first_dealer, rules_of(night), settings_of(night), plan.carried_in
-        )
+        first = {
+            "kind": plan.game.kind, "players": list(plan.game.players), "first_dealer": plan.first_dealer,
+            "rules": dict(plan.game.rules), "carried_in": plan.carried_in,
+        }
+        new = _new_night(plan.name, seated, money, first)
         new.carried_from = night_id
         return new
 
@@ -468,8 +551,15 @@ def record(
     request_key: str | None = None,
     recorded_by: str = "scorekeeper",
 ) -> Recorded:
-    """Record a game action, once, if legal and the table is still at ``expected_version``."""
-    kind, payload = to_event(action)
+    """Record an action of the game at the table, once, if legal and the table is still at ``expected_version``.
+
+    The action is written as the event of the game at the table when the form was
+    shown; had another game started since, the version says so (StaleTable).
+    """
+    night = db.session.get(Night, night_id)
+    if night is None:
+        raise IllegalAction("this night does not exist")
+    kind, payload = GAMES[night.current_game.kind].to_event(action)
     return _append(night_id, kind, payload, expected_version, request_key, recorded_by)
 
 
@@ -523,16 +613,19 @@ def _append_locked(
         current = night.version
         db.session.rollback()
         raise StaleTable(current)
-    table = table_for(night)
-    if kind in GAME_KINDS:
-        try:
-            outcome = table.verify(from_event(kind, payload))
-        except IllegalAction:
-            db.session.rollback()
-            raise
-        summary = outcome.summary
-    else:
-        summary = _verify_ledger_event(night, table, kind, payload)
+    play = play_for(night)
+    current = play.current
+    at_table = kind in current.game.event_kinds
+    try:
+        if at_table:
+            summary = current.state.verify(current.game.from_event(kind, payload)).summary
+        elif kind == GAME_STARTED:
+            summary = _verify_start(play, payload)
+        else:
+            summary = _verify_ledger_event(night, kind, payload)
+    except IllegalAction:
+        db.session.rollback()
+        raise
     result = db.session.execute(
         update(Night)
         .where(Night.id == night.id, Night.version == expected_version)
@@ -550,7 +643,7 @@ def _append_locked(
                 db.session.rollback()
                 return repeated
         raise StaleTable(expected_version + 1)
-    if kind in GAME_KINDS:
+    if kind not in LEDGER_KINDS:
         # checked with the night's row locked by the update above, so that a pot carried
         # to the next night at the same moment (carry_pot locks the row too) is seen here
         continued = continuation_of(night)
@@ -562,9 +655,19 @@ def _append_locked(
                 "its table is closed (settle-up payments can still be marked)"
             )
     seq = expected_version + 1
+    game_id = None
+    if at_table:
+        game_id = db.session.scalar(select(Game.id).where(Game.night_id == night.id, Game.position == current.number))
+    elif kind == GAME_STARTED:
+        row = _game_row(payload["position"], _setup_from_payload(payload))
+        row.night_id = night.id
+        db.session.add(row)
+        db.session.flush()
+        game_id = row.id
     db.session.add(
         Event(
             night_id=night.id,
+            game_id=game_id,
             seq=seq,
             kind=kind,
             payload=payload,
@@ -587,8 +690,10 @@ def _append_locked(
         if cached is not None and cached[0] == expected_version:
             # the cached fold is at the version this action was verified at: advance it
             try:
-                if kind in GAME_KINDS:
-                    cached[1].push(from_event(kind, payload))
+                if at_table:
+                    cached[1].push(current.number, kind, payload)
+                elif kind == GAME_STARTED:
+                    cached[1].start(_setup_from_payload(payload))
                 _cache[night_id] = (seq, cached[1])
             except IllegalAction:  # pragma: no cover - the same fold as the verified copy
                 _cache.pop(night_id, None)
@@ -621,27 +726,42 @@ def card_holders_for_key(night: Night, request_key: str) -> tuple[str, ...] | No
 
 def summary_of(night: Night, seq: int) -> str:
     """The summary of the record made by event ``seq`` (ledger events describe themselves)."""
-    table = table_for(night)
     event = db.session.scalar(select(Event).where(Event.night_id == night.id, Event.seq == seq))
     if event is None:
         return ""
-    if event.kind not in GAME_KINDS:
+    if event.kind == GAME_STARTED:
+        return describe_game_start(event.payload)
+    if event.game_id is None:
         return describe_ledger_event(event.kind, event.payload)
-    game_seq = sum(
-        1
-        for kind in db.session.scalars(
-            select(Event.kind).where(Event.night_id == night.id, Event.seq <= seq)
+    # the record's place in its game's log: how many of that game's events came up to it
+    index = db.session.scalar(
+        select(func.count()).select_from(Event).where(
+            Event.night_id == night.id, Event.game_id == event.game_id, Event.seq <= seq
         )
-        if kind in GAME_KINDS
     )
-    return table.log[game_seq - 1].summary if 0 < game_seq <= len(table.log) else ""
+    position = db.session.scalar(select(Game.position).where(Game.id == event.game_id))
+    log = play_for(night).game(position).state.log
+    return log[index - 1].summary if 0 < index <= len(log) else ""
 
 
-def _verify_ledger_event(night: Night, table: Table, kind: str, payload: dict[str, Any]) -> str:
+def describe_game_start(payload: Mapping[str, Any]) -> str:
+    game = GAMES.get(payload.get("kind", ""))
+    title = game.title if game is not None else str(payload.get("kind"))
+    return f"Game {payload.get('position')} of the night: {title} starts, {payload.get('first_dealer')} deals."
+
+
+def _verify_start(play: NightPlay, payload: Mapping[str, Any]) -> str:
+    if payload.get("position") != len(play.games) + 1:
+        raise IllegalAction("another game started since this screen was shown")
+    play.verify_start(_setup_from_payload(payload))
+    return describe_game_start(payload)
+
+
+def _verify_ledger_event(night: Night, kind: str, payload: dict[str, Any]) -> str:
     if kind != "paid":
         raise IllegalAction(f"unknown event kind {kind!r}")
     payer, payee, chips = payload.get("payer"), payload.get("payee"), payload.get("chips")
-    if payer not in table.players or payee not in table.players or payer == payee:
+    if payer not in night.players or payee not in night.players or payer == payee:
         raise IllegalAction("a payment is between two different players at this table")
     if isinstance(chips, bool) or not isinstance(chips, int) or chips <= 0:
         raise IllegalAction("a payment is a positive whole number of chips")
@@ -658,34 +778,54 @@ def describe_ledger_event(kind: str, payload: dict[str, Any]) -> str:
 
 
 def import_history(text: str | bytes, name: str | None = None, request_key: str | None = None) -> Night:
-    """A new night from a hand-history file; raises HistoryError and writes nothing if it is wrong.
+    """A new night from a night file (v2, or a v1 hand history); writes nothing if it is wrong.
 
-    A ``request_key`` makes a doubled upload import once (see :func:`create_night`).
+    The file is read and replayed in full before the database is touched, so a
+    large or wrong file holds no lock.  Raises RecordError (NightFileError,
+    HistoryError) or IllegalAction with a message saying where it is wrong.  A
+    ``request_key`` makes a doubled upload import once (see :func:`open_night`).
     """
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     digest = _digest("import", hashlib.sha256(raw).hexdigest(), name)
+    parsed = nightfile.loads(text)
+    if len(parsed.play.games) > 1:
+        # the table, the players' page and the report still show one game a night: a night
+        # of several would show only its last game's money, so it is refused, not half shown
+        raise IllegalAction(
+            f"this file holds a night of {len(parsed.play.games)} games; the app imports a night of one "
+            "game for now (flask --app companion replay reads it whole)"
+        )
+    first = parsed.play.games[0].setup
 
     def make() -> Night:
-        parsed = hh.loads(text)
-        table = parsed.table
         night = _new_night(
             name or parsed.name or "Imported night",
-            list(table.players),
-            table.first_dealer,
-            table.rules,
-            parsed.settings,
-            table.carried_in or None,
+            list(parsed.players),
+            parsed.money,
+            {"kind": first.kind, "players": list(first.players), "first_dealer": first.first_dealer,
+             "rules": dict(first.rules), "carried_in": first.carried_in},
         )
-        records = table.live_records()
-        night.version = len(records)
-        night.events = [
-            Event(seq=seq, kind=kind, payload=payload, recorded_by="import")
-            for seq, (kind, payload) in enumerate((to_event(r.action) for r in records), start=1)
-        ]
+        events: list[Event] = []
+        for played in parsed.play.games:
+            if played.number == 1:
+                game = night.games[0]
+            else:
+                game = _game_row(played.number, played.setup)
+                night.games.append(game)
+                events.append(Event(game=game, kind=GAME_STARTED,
+                                    payload={**played.setup.as_dict(), "position": played.number}))
+            for action in played.game.live_actions(played.state):
+                kind, payload = played.game.to_event(action)
+                events.append(Event(game=game, kind=kind, payload=payload))
+        for seq, event in enumerate(events, start=1):
+            event.seq, event.recorded_by = seq, "import"
+        night.version = len(events)
+        night.events = events
         return night
 
     return _add_night(request_key, digest, make)[0]
 
 
 def export_history(night: Night) -> str:
-    return hh.dumps(table_for(night), settings_of(night), night.name)
+    """The night as a ``companion-night/2`` file (every game's live records)."""
+    return nightfile.dumps(night.name, play_for(night), money_of(night))

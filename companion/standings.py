@@ -6,6 +6,7 @@ all read the same :class:`Standings`, so they cannot disagree.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -26,6 +27,26 @@ class PlayerLine:
     is_dealer: bool
     says_next: int  # 1-based order of speaking this stage (dealer last)
     in_yes: bool  # among this stage's Yes players
+
+
+@dataclass(frozen=True)
+class NightGameLine:
+    """One game of the night as the night counts it: its closing balances (the one at the table: so far)."""
+
+    number: int  # 1-based, in the order played
+    title: str  # what players call it ("Napalm")
+    net: tuple[tuple[str, int], ...]  # (player, chips) in seat order, its players only
+    note: str  # what happened to a pot left in it ("" when nothing was left)
+    current: bool  # the game at the table
+
+
+@dataclass(frozen=True)
+class SittingOut:
+    """A player seated tonight who does not play the game at the table: their night so far."""
+
+    name: str
+    net_chips: int
+    money_text: str
 
 
 @dataclass(frozen=True)
@@ -55,6 +76,15 @@ class Standings:
     #: first game's pot until someone wins it
     carried_in: tuple[tuple[str, int], ...] = ()
     carried_from: str | None = None  # the name of the night it came from, when known
+    #: the night's games, in order, when it has more than one (the one at the table last)
+    night_games: tuple[NightGameLine, ...] = ()
+    #: seated players who sit this game out, with their night so far
+    sitting_out: tuple[SittingOut, ...] = ()
+
+    @property
+    def night_game(self) -> int:
+        """The game at the table's number in the night (1 for a night of one game)."""
+        return len(self.night_games) or 1
 
     @property
     def carried_total(self) -> int:
@@ -75,6 +105,13 @@ class Standings:
     def line(self, name: str) -> PlayerLine | None:
         return next((p for p in self.players if p.name == name), None)
 
+    def out_line(self, name: str) -> SittingOut | None:
+        """``name``'s night so far when they sit the game at the table out."""
+        return next((p for p in self.sitting_out if p.name == name), None)
+
+    def seated(self, name: str) -> bool:
+        return self.line(name) is not None or self.out_line(name) is not None
+
     def if_settled_now(self, name: str) -> list[tuple[str, str, int]]:
         """("pay" | "receive", other, chips) for ``name`` in the plan that settles now."""
         lines = []
@@ -94,9 +131,24 @@ def standings(
     unfinished_pot: str,
     recent: int = 6,
     carried_from: str | None = None,
+    seated: Sequence[str] | None = None,
+    earlier: Sequence[NightGameLine] = (),
+    title: str = "Napalm",
 ) -> Standings:
+    """The standings of the game at the table, its players' chips counted over the whole night.
+
+    ``earlier`` are the night's games before this one, with their closing balances
+    (a game is over, or stopped and closed by its rules, when the next starts):
+    each player's net chips, the plan and the players' lines count them too, so
+    the table, the players' page and the report agree on the night.  ``seated``
+    are all the night's players (default: the game's).
+    """
     tokens = table.tokens
-    net = table.net_chips
+    before: dict[str, int] = {}
+    for line in earlier:
+        for name, chips in line.net:
+            before[name] = before.get(name, 0) + chips
+    net = {name: chips + before.get(name, 0) for name, chips in table.net_chips.items()}
     order = table.declaration_order()
     position = table.position
     lines = tuple(
@@ -116,6 +168,18 @@ def standings(
     log = table.log
     voided = frozenset(table.voided)
     closing = close_night(table, unfinished_pot)
+    seated = tuple(seated) if seated is not None else table.players
+    night_net = {name: before.get(name, 0) + closing.net.get(name, 0) for name in seated}
+    night_games: tuple[NightGameLine, ...] = ()
+    if earlier:
+        night_games = (*earlier, NightGameLine(
+            len(earlier) + 1, title, tuple(table.net_chips.items()), "", current=True
+        ))
+    sitting_out = tuple(
+        SittingOut(name, before.get(name, 0), format_money(to_money(before.get(name, 0), chip_value), currency))
+        for name in seated
+        if name not in table.players
+    )
     return Standings(
         version=version,
         game=position.game,
@@ -137,10 +201,12 @@ def standings(
         chip_value=chip_value,
         currency=currency,
         closing=closing,
-        plan=settle_up(closing.net),
+        plan=settle_up(night_net),
         carried_in=tuple(table.carried_in.items()),
         carried_from=carried_from,
+        night_games=night_games,
+        sitting_out=sitting_out,
     )
 
 
-__all__ = ["PlayerLine", "Standings", "standings", "Phase"]
+__all__ = ["NightGameLine", "PlayerLine", "SittingOut", "Standings", "standings", "Phase"]

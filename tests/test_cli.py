@@ -210,3 +210,27 @@ def test_a_missing_file_exits_non_zero_with_one_line(app, tmp_path):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "nowhere.json" in lines[0]
     assert "Traceback" not in result.output
+
+
+def test_replay_of_a_night_file_prints_each_game_and_one_settle_up(app, tmp_path):
+    from test_nightfile import TWO_GAMES
+
+    result = replay(app, write(tmp_path, TWO_GAMES))
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.output)
+    # worked out in tests/test_nightfile.py: game 1 Ben -4, Cat +4; game 2 Ann +4, Ben -2, Cat -2
+    assert printed["players"] == {
+        "Ann": {"net_chips": 4}, "Ben": {"net_chips": -6}, "Cat": {"net_chips": 2}, "Dan": {"net_chips": 0}
+    }
+    assert [g["game"] for g in printed["games"]] == ["napalm", "napalm"]
+    assert sorted((p["from"], p["to"], p["chips"]) for p in printed["payments"]) == [("Ben", "Ann", 4), ("Ben", "Cat", 2)]
+
+
+def test_replay_of_a_wrong_night_file_names_the_game_and_record(app, tmp_path):
+    from test_nightfile import TWO_GAMES
+
+    document = json.loads(json.dumps(TWO_GAMES))
+    document["games"][1]["stages"][0]["yes"] = ["Dan"]
+    result = replay(app, write(tmp_path, document))
+    assert result.exit_code == 1
+    assert "games[1] (napalm): stages[0]" in result.output and "Traceback" not in result.output

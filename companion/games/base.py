@@ -19,6 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 
+#: The longest player's name: it must fit a 360-px phone's table row.
+MAX_NAME_LENGTH = 24
+
+
 class IllegalAction(ValueError):
     """An action (or a setup) the rules do not allow now; the message is for the scorekeeper."""
 
@@ -131,6 +135,15 @@ class GameKind(Protocol):
     def replay_extras(self, state: GameState) -> dict[str, Any]:
         """What ``flask replay`` adds to this game's entry besides ``net_chips``."""
 
+    def live_actions(self, state: GameState) -> list[Any]:
+        """The actions that count, in order (undone ones and the undos left out): what an import stores."""
+
+    def carries_over(self, rules: Any) -> bool:
+        """Whether, under ``rules``, chips left in an unfinished game go on to the next night."""
+
+    def next_dealer(self, state: GameState) -> str:
+        """Who deals next if play goes on (in the night's next game, or the next night)."""
+
 
 def seat_order(seated: Sequence[str], chosen: Sequence[str]) -> tuple[str, ...]:
     """``chosen`` (names of seated players, matched ignoring case) in seat order; IllegalAction otherwise."""
@@ -144,3 +157,29 @@ def seat_order(seated: Sequence[str], chosen: Sequence[str]) -> tuple[str, ...]:
             raise IllegalAction(f"{canonical} is listed twice among the game's players")
         picked.append(canonical)
     return tuple(name for name in seated if name in picked)
+
+
+def validate_names(players: Sequence[str], least: int, most: int, who: str) -> tuple[str, ...]:
+    """Check a seating: ``least`` to ``most`` distinct, non-empty names (case-insensitively distinct).
+
+    Runs of spaces inside a name become one; ``who`` names what needs the players
+    ("Napalm", "A night") in the message for a wrong count.
+    """
+    if isinstance(players, str) or not isinstance(players, Sequence):
+        raise IllegalAction("players must be a list of names")
+    names = []
+    for name in players:
+        if not isinstance(name, str) or not name.strip():
+            raise IllegalAction("every player needs a name")
+        name = " ".join(name.split())
+        if len(name) > MAX_NAME_LENGTH:
+            raise IllegalAction(f"the name '{name[:MAX_NAME_LENGTH]}…' is longer than {MAX_NAME_LENGTH} characters")
+        names.append(name)
+    if not least <= len(names) <= most:
+        raise IllegalAction(f"{who} needs {least} to {most} players, not {len(names)}")
+    seen: dict[str, str] = {}
+    for name in names:
+        if name.casefold() in seen:
+            raise IllegalAction(f"two players are called '{name}'; give each a different name")
+        seen[name.casefold()] = name
+    return tuple(names)

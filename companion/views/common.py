@@ -11,7 +11,7 @@ from .. import services
 from ..extensions import db
 from ..models import Night
 from ..security import reject_unknown_link, same_secret
-from ..standings import Standings, standings
+from ..standings import NightGameLine, Standings, standings
 
 MAX_KEY_LENGTH = 64
 #: the alphabet of services.new_key (URL-safe base64): anything else is no link, and never reaches SQL
@@ -57,12 +57,19 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
     kept = services.derived(what, night.id, night.version)
     if kept is not None:
         return kept
-    table = services.table_for(night)
+    play = services.play_for(night)
+    current = play.current
     settings = services.settings_of(night)
-    source = services.carried_from_of(night) if night.carried_in else None
+    source = services.carried_from_of(night)
+    earlier = tuple(
+        NightGameLine(p.number, p.title, tuple(closing.net.items()), closing.note, current=False)
+        for p in play.games[:-1]
+        for closing in (p.close(),)
+    )
     st = standings(
-        table, night.version, settings.chip_value, settings.currency, settings.unfinished_pot, recent,
+        current.state, night.version, settings.chip_value, settings.currency, settings.unfinished_pot, recent,
         carried_from=source.name if source is not None else None,
+        seated=play.seated, earlier=earlier, title=current.title,
     )
     services.keep_derived(what, night.id, night.version, st)
     return st

@@ -10,7 +10,8 @@ from ..extensions import db
 from ..forms import ImportForm, NightForm
 from ..models import Night
 from ..games.napalm import IllegalAction, Rules
-from ..games.napalm.history import HistoryError, Settings
+from ..games import RecordError
+from ..games.napalm.history import Settings
 
 bp = Blueprint("home", __name__)
 
@@ -102,7 +103,7 @@ def import_night():  # type: ignore[no-untyped-def]
             night = services.import_history(
                 upload.read(), form.name.data or None, request_key=form.request_key.data or None
             )
-        except (HistoryError, IllegalAction) as error:
+        except (RecordError, IllegalAction) as error:  # a file that cannot be read, and where
             form.file.errors = [*form.file.errors, str(error)]
         except services.KeyConflict as error:
             form.file.errors = [*form.file.errors, str(error)]

@@ -366,7 +366,7 @@ def _plain_cookie_session(interface: SessionInterface) -> bool:
 def player_of(data: Any, night_id: int, st: Standings) -> str | None:
     """The player this phone said it is at this night (its session's "me"), if they are seated."""
     me = data.get("me", {}).get(str(night_id))
-    return me if st.line(me) is not None else None
+    return me if isinstance(me, str) and st.seated(me) else None
 
 
 @bp.record_once

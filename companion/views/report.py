@@ -37,7 +37,7 @@ from ..forms import CarryForm, PaidForm
 from ..ledger.money import format_money, to_money
 from ..models import Night
 from ..games.napalm import IllegalAction
-from ..report import VIEWS, ChipCount, Report, build_report, chip_count
+from ..report import VIEWS, ChipCount, Report, build_night_report, chip_count
 from .common import device_label, keeper_night, remember, standings_of, viewer_night
 from .home import my_nights
 
@@ -48,20 +48,16 @@ MAX_CHIPS = 10**9
 
 def report_of(night: Night) -> Report:
     """The report of ``night`` as it stands, with the payments recorded so far."""
-    table = services.table_for(night)
+    play = services.play_for(night)
     settings = services.settings_of(night)
     paid = [
         (e.payload["payer"], e.payload["payee"], e.payload["chips"])
         for e in services.events_of(night)
         if e.kind == "paid" and e.seq <= night.version
     ]
-    return build_report(
-        table,
-        chip_value=settings.chip_value,
-        currency=settings.currency,
-        unfinished_pot=settings.unfinished_pot,
-        paid=paid,
-        name=night.name,
+    games = [(p.title, p.state, str(p.setup.rules.get("unfinished_pot", "return_antes"))) for p in play.games]
+    return build_night_report(
+        games, play.seated, chip_value=settings.chip_value, currency=settings.currency, paid=paid, name=night.name
     )
 
 
@@ -148,7 +144,7 @@ def render_report(  # type: ignore[no-untyped-def]
             carry_form = CarryForm(formdata=None)
             carry_form.version.data = night.version
             carry_form.request_key.data = services.new_key()
-    source = services.carried_from_of(night) if night.carried_in else None
+    source = services.carried_from_of(night)
     return (
         render_template(
             "report/show.html",
@@ -277,7 +273,7 @@ def carry(key: str):  # type: ignore[no-untyped-def]
         db.session.expire_all()
         return render_report(db.session.get(Night, night.id), True, 409, str(error))
     remember(new)
-    pot = sum((new.carried_in or {}).values())
+    pot = sum((new.first_game.carried_in or {}).values())
     flash(
         (f"Started \u201c{new.name}\u201d" if started else f"Already started: \u201c{new.name}\u201d")
         + f" with the pot of {pot} chips carried in from \u201c{night.name}\u201d."

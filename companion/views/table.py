@@ -27,7 +27,19 @@ from wtforms.validators import InputRequired, Length
 from .. import qr, services
 from ..cli import lan_address
 from ..extensions import db
-from ..forms import KEY_PATTERN, ChallengeForm, CardsForm, DeclareForm, NightForm, RotateForm, ShowdownForm, UndoForm
+from ..forms import (
+    KEY_PATTERN,
+    CardsForm,
+    ChallengeForm,
+    DeclareForm,
+    NightForm,
+    RotateForm,
+    ShowdownForm,
+    UndoForm,
+    next_game_form_class,
+)
+from ..games import GAMES
+from ..games.web import SCREENS
 from ..models import Night
 from ..games.napalm import Challenge, Declare, IllegalAction, Phase, Showdown, Void
 from ..games.napalm.table import Action
@@ -330,13 +342,14 @@ def _setup_form(night: Night) -> NightForm:
     form.name.data = night.name
     for field, name in zip(form.seat_fields(), night.players):
         field.data = name
-    form.first_dealer.data = str(night.players.index(night.first_dealer) + 1)
-    form.ante.data = night.ante
-    form.ante_every.data = str(night.ante_every)
-    form.tokens_to_win.data = night.tokens_to_win
+    game = night.first_game
+    form.first_dealer.data = str(night.players.index(game.first_dealer) + 1)
+    form.ante.data = game.rules["ante"]
+    form.ante_every.data = str(game.rules["ante_every"])
+    form.tokens_to_win.data = game.rules["tokens_to_win"]
     form.chip_value.data = str(night.chip_value.normalize()) if night.chip_value else "0"
     form.currency.data = night.currency
-    form.unfinished_pot.data = night.unfinished_pot
+    form.unfinished_pot.data = game.rules["unfinished_pot"]
     form.submit.label.text = "Save the setup"
     return form
 
@@ -371,3 +384,60 @@ def setup(key: str):  # type: ignore[no-untyped-def]
             flash("Setup saved.")
             return redirect(url_for("table.show", key=night.keeper_key), code=303)
     return render_template("table/setup.html", night=night, form=form), 422
+
+
+# --- the night's next game ---------------------------------------------------------------
+
+
+def _next_game_form(night: Night, kind: str, formdata: Any = None) -> Any:
+    screens = SCREENS[kind]
+    form = next_game_form_class(screens.rules_fields)(formdata=formdata)
+    form.game.choices = [(k, GAMES[k].title) for k in GAMES if k in SCREENS]
+    form.players.choices = [(n, n) for n in night.players]
+    form.first_dealer.choices = [(n, n) for n in night.players]
+    return form
+
+
+def _render_next_game(night: Night, kind: str, form: Any, status: int = 200, message: str | None = None):  # type: ignore[no-untyped-def]
+    return (
+        render_template(
+            "table/next_game.html", night=night, form=form, kind=kind, title=GAMES[kind].title,
+            rules_template=SCREENS[kind].rules_template, st=standings_of(night), message=message,
+        ),
+        status,
+    )
+
+
+@bp.route("/next-game", methods=["GET", "POST"])
+def next_game(key: str):  # type: ignore[no-untyped-def]
+    """Start the night's next game: the one at the table stops, and its closing applies from then on."""
+    night = keeper_night(key)
+    kind = request.values.get("game") or night.current_game.kind
+    if kind not in SCREENS or kind not in GAMES:
+        abort(400, "choose one of the games offered")
+    if request.method != "POST":
+        form = _next_game_form(night, kind)
+        defaults = services.next_game_defaults(night, kind)
+        form.game.data = kind
+        form.players.data = list(defaults.players)
+        form.first_dealer.data = defaults.first_dealer
+        SCREENS[kind].fill_rules(form, defaults.rules)
+        _fresh(form, night.version)
+        return _render_next_game(night, kind, form)
+    form = _next_game_form(night, kind, request.form)
+    if not form.validate():
+        return _render_next_game(night, kind, form, 422)
+    try:
+        result = services.start_game(
+            night.id, kind, form.players.data, form.first_dealer.data, SCREENS[kind].rules_from_form(form),
+            form.version.data, form.request_key.data, recorded_by=device_label(),
+        )
+    except IllegalAction as error:
+        form.form_errors.append(str(error))
+        form.request_key.data = services.new_key()
+        return _render_next_game(night, kind, form, 422)
+    except (services.StaleTable, services.KeyConflict) as refused:
+        db.session.expire_all()
+        return render_table(db.session.get(Night, night.id), 409, message=str(refused))
+    flash(("Already recorded: " if result.repeated else "") + result.summary)
+    return redirect(url_for("table.show", key=night.keeper_key), code=303)

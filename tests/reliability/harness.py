@@ -28,7 +28,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from companion.models import Event, Night
+from companion.models import Event, Game, Night
 from companion.games.napalm import Rules, Table
 from companion.games.napalm.codec import GAME_KINDS, from_event
 
@@ -104,6 +104,10 @@ def read_nights(url: str) -> list[StoredNight]:
     engine = sa.create_engine(url, poolclass=sa.pool.NullPool)
     try:
         with engine.connect() as connection:
+            games = Game.__table__
+            first_games = {
+                row.night_id: row for row in connection.execute(sa.select(games).where(games.c.position == 1))
+            }
             nights = {
                 row.id: StoredNight(
                     id=row.id,
@@ -112,8 +116,8 @@ def read_nights(url: str) -> list[StoredNight]:
                     viewer_key=row.viewer_key,
                     version=row.version,
                     players=list(row.players),
-                    first_dealer=row.first_dealer,
-                    rules=Rules(ante=row.ante, ante_every=row.ante_every, tokens_to_win=row.tokens_to_win),
+                    first_dealer=first_games[row.id].first_dealer,
+                    rules=Rules(**{k: v for k, v in first_games[row.id].rules.items() if k != "unfinished_pot"}),
                 )
                 for row in connection.execute(sa.select(Night.__table__).order_by(Night.__table__.c.id))
             }

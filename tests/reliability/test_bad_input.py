@@ -27,7 +27,7 @@ from sqlalchemy import func, select
 
 from companion import services
 from companion.extensions import db
-from companion.models import Event, Night
+from companion.models import Event, Game, Night
 from pages import night_form
 from reliability.harness import backend_name, record_figures
 
@@ -159,9 +159,9 @@ def fingerprint(app) -> str:  # type: ignore[no-untyped-def]
     """Every night's row and the number of events: what a refused request must leave as it was."""
     with app.app_context():
         rows = db.session.execute(
-            select(Night.id, Night.name, Night.keeper_key, Night.viewer_key, Night.players, Night.first_dealer,
-                   Night.ante, Night.ante_every, Night.tokens_to_win, Night.chip_value, Night.currency,
-                   Night.unfinished_pot, Night.version).order_by(Night.id)
+            select(Night.id, Night.name, Night.keeper_key, Night.viewer_key, Night.players, Game.first_dealer,
+                   Game.rules, Game.players, Game.carried_in, Night.chip_value, Night.currency,
+                   Night.version).join(Game, Game.night_id == Night.id).order_by(Night.id, Game.position)
         ).all()
         events = db.session.scalar(select(func.count()).select_from(Event))
         db.session.remove()

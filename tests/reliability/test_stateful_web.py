@@ -112,8 +112,9 @@ def make_machine(app, client, figures: Counter):  # type: ignore[no-untyped-def]
             with app.app_context():
                 night = db.session.scalar(select(Night).where(Night.keeper_key == key))
                 self.night_id = night.id
-                self.model = Table(night.players, night.first_dealer,
-                                   Rules(night.ante, night.ante_every, night.tokens_to_win))
+                game = night.first_game
+                self.model = Table(night.players, game.first_dealer,
+                                   Rules(game.rules["ante"], game.rules["ante_every"], game.rules["tokens_to_win"]))
                 for event in db.session.scalars(select(Event).where(Event.night_id == night.id).order_by(Event.seq)):
                     if event.kind in GAME_KINDS:
                         self.model.push(from_event(event.kind, event.payload))
@@ -338,7 +339,7 @@ def make_machine(app, client, figures: Counter):  # type: ignore[no-untyped-def]
                 body = b"\xff\xfe<script>alert(1)</script>"
             else:
                 document = json.loads(export)
-                document["stages"].insert(0, {"stage": 3, "yes": []})
+                document["games"][0]["stages"].insert(0, {"stage": 3, "yes": []})  # export writes v2
                 body = json.dumps(document).encode()
             before = self._stored()
             response = client.post("/import", data={"file": (io.BytesIO(body), "night.json")},
@@ -366,7 +367,9 @@ def make_machine(app, client, figures: Counter):  # type: ignore[no-untyped-def]
             with app.app_context():
                 night = db.session.get(Night, self.night_id)
                 events = list(db.session.scalars(select(Event).where(Event.night_id == self.night_id).order_by(Event.seq)))
-                stored = Table(night.players, night.first_dealer, Rules(night.ante, night.ante_every, night.tokens_to_win))
+                game = night.first_game
+                stored = Table(night.players, game.first_dealer,
+                               Rules(game.rules["ante"], game.rules["ante_every"], game.rules["tokens_to_win"]))
                 for event in events:
                     if event.kind in GAME_KINDS:
                         stored.push(from_event(event.kind, event.payload))

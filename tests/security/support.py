@@ -145,6 +145,8 @@ class Site:
             "report.carry": {**stamp},
             "table.rotate": {"which": "viewer", "request_key": services.new_key()},
             "table.setup": night_form(name="Renamed"),
+            "table.next_game": {**stamp, "game": "napalm", "players": ["Ann", "Ben", "Cat"], "first_dealer": "Ben",
+                                "ante": "2", "ante_every": "1", "tokens_to_win": "3", "unfinished_pot": "return_antes"},
         }
         if endpoint == "report.paid" and night is not None:
             forms[endpoint] = {**stamp, **self.first_payment(night)}

@@ -37,6 +37,7 @@ ACCESS: dict[str, str] = {
     "table.players_qr": KEEPER,
     "table.rotate": KEEPER,
     "table.setup": KEEPER,
+    "table.next_game": KEEPER,
     "report.keeper": KEEPER,
     "report.keeper_csv": KEEPER,
     "report.keeper_json": KEEPER,

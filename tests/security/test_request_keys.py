@@ -318,7 +318,7 @@ def test_an_action_and_start_the_next_night_at_the_same_moment_never_both_count(
             new = services.continuation_of(old)
             if new is not None:
                 assert old.version == int(form["version"])  # nothing was recorded after the carry
-                assert new.carried_in == services.next_night_of(old).carried_in
+                assert new.first_game.carried_in == services.next_night_of(old).carried_in
                 assert answers[1][0] == 422  # the table was closed
             else:
                 assert answers[0][0] == 409  # the carry form was made before the action

@@ -85,14 +85,15 @@ def test_the_report_of_a_carry_night_starts_the_next_night_with_its_pot(start_ni
     assert "Started \u201cFriday (continued)\u201d with the pot of 8 chips carried in from \u201cFriday\u201d." in new.html
     old, started = nights(app)
     assert started.name == "Friday (continued)"
-    assert started.carried_in == {"Ann": 2, "Ben": 2, "Cat": 2, "Dan": 2}
+    assert started.first_game.carried_in == {"Ann": 2, "Ben": 2, "Cat": 2, "Dan": 2}
     assert started.carried_from == old.id
-    assert started.players == old.players and started.first_dealer == "Cat"
-    assert (started.ante, started.ante_every, started.tokens_to_win) == (old.ante, old.ante_every, old.tokens_to_win)
-    assert (started.chip_value, started.currency, started.unfinished_pot) == (old.chip_value, old.currency, "carry")
+    assert started.players == old.players and started.first_game.first_dealer == "Cat"
+    rules = ("ante", "ante_every", "tokens_to_win")
+    assert [started.first_game.rules[r] for r in rules] == [old.first_game.rules[r] for r in rules]
+    assert (started.chip_value, started.currency, started.first_game.rules["unfinished_pot"]) == (old.chip_value, old.currency, "carry")
     assert started.version == 0
     # the old night's rows are untouched: its version and events are what they were
-    assert old.version == 5 and old.carried_in is None  # five actions recorded on Friday
+    assert old.version == 5 and old.first_game.carried_in is None  # five actions recorded on Friday
 
     # Play on: Cat deals (Dan, Ann, Ben, Cat).  S1: Dan alone: ante, pot 12, everyone -3.
     new.declare("Dan")
@@ -242,8 +243,9 @@ def test_the_next_night_exports_its_carried_pot_and_imports_again(start_night, c
     new.declare("Dan")
     exported = client.get(f"{new.url}/export.json").get_data()
     document = json.loads(exported)
-    assert document["carried_in"] == {"Ann": 2, "Ben": 2, "Cat": 2, "Dan": 2}
-    assert document["first_dealer"] == "Cat" and document["name"] == "Friday (continued)"
+    game = document["games"][0]  # export writes companion-night/2: the pot is the first game's
+    assert game["carried_in"] == {"Ann": 2, "Ben": 2, "Cat": 2, "Dan": 2}
+    assert game["first_dealer"] == "Cat" and document["name"] == "Friday (continued)"
     response = client.post(
         "/import", data={"file": (io.BytesIO(exported), "night.json")}, content_type="multipart/form-data"
     )
@@ -251,7 +253,7 @@ def test_the_next_night_exports_its_carried_pot_and_imports_again(start_night, c
     copy = TablePage(client, response.headers["Location"])
     assert copy.pot() == 12 and [copy.net(n) for n in FOUR] == [-3, -3, -3, -3]
     imported = nights(app)[-1]
-    assert imported.carried_in == {"Ann": 2, "Ben": 2, "Cat": 2, "Dan": 2} and imported.carried_from is None
+    assert imported.first_game.carried_in == {"Ann": 2, "Ben": 2, "Cat": 2, "Dan": 2} and imported.carried_from is None
     # imported from a file, the source is not a night this app knows: "the previous night"
     assert "Pot: 8 carried in from the previous night" in copy.html
 
@@ -268,4 +270,4 @@ def test_the_next_nights_setup_cannot_unseat_a_contributor(start_night, client, 
     assert response.status_code == 303
     new.refresh()
     assert new.pot() == 8 and new.net("Eve") == 0 and new.net("Dan") == -2
-    assert nights(app)[1].carried_in == {"Ann": 2, "Ben": 2, "Cat": 2, "Dan": 2}
+    assert nights(app)[1].first_game.carried_in == {"Ann": 2, "Ben": 2, "Cat": 2, "Dan": 2}

@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import select, text, update
 
 from companion.extensions import db
-from companion.models import Night
+from companion.models import Game, Night
 from conftest import EXTERNAL_DB
 from pages import TablePage, night_form
 
@@ -118,6 +118,10 @@ def test_a_setup_changed_by_another_process_is_never_hidden_by_this_ones_caches(
     with app.app_context():  # as another process's update_setup would, leaving this one's caches alone
         db.session.execute(
             update(Night).where(Night.keeper_key == page.key).values(players=["Ann", "Ben", "Cat", "Eve"])
+        )
+        night_id = db.session.scalar(select(Night.id).where(Night.keeper_key == page.key))
+        db.session.execute(  # the night's one game is played by everyone seated
+            update(Game).where(Game.night_id == night_id).values(players=["Ann", "Ben", "Cat", "Eve"])
         )
         db.session.commit()
     assert "Eve" in page.refresh() and "Dan" not in page.html

@@ -12,6 +12,7 @@ from flask_migrate import downgrade, upgrade
 from sqlalchemy import inspect
 from sqlalchemy.exc import IntegrityError
 
+from companion import services
 from companion.extensions import db
 from companion.models import Event, Night
 from pages import TablePage, night_form
@@ -124,7 +125,8 @@ def test_export_then_import_gives_the_same_night(start_night, client):
     exported = client.get(f"{t.url}/export.json")
     assert exported.status_code == 200
     document = json.loads(exported.get_data(as_text=True))
-    assert len(document["stages"]) == 3
+    assert document["format"] == "companion-night/2"
+    assert len(document["games"][0]["stages"]) == 3
     response = client.post(
         "/import",
         data={"file": (io.BytesIO(exported.get_data()), "night.json")},
@@ -136,7 +138,7 @@ def test_export_then_import_gives_the_same_night(start_night, client):
         assert copy.tokens(name) == t.tokens(name)
     assert copy.pot() == t.pot() and copy.dealer() == t.dealer()
     again = json.loads(client.get(f"{copy.url}/export.json").get_data(as_text=True))
-    assert again["stages"] == document["stages"]
+    assert again["games"] == document["games"]
 
 
 def test_two_nights_at_once_do_not_mix(start_night):
@@ -201,23 +203,28 @@ def test_migration_0003_adds_the_carried_pot_columns_and_keeps_the_nights(make_a
     app = make_app(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'at-0002.sqlite'}")
     with app.app_context():
         store_night_at_revision("0002", "Friday", "carry")
-        upgrade()
-        friday = db.session.scalars(db.select(Night)).one()
-        assert (friday.name, friday.carried_in, friday.carried_from) == ("Friday", None, None)
+        upgrade(revision="0003")
+        rows = lambda sql: db.session.execute(db.text(sql)).all()  # noqa: E731 - the schema as 0003 left it
+        assert rows("SELECT name, carried_in, carried_from FROM night") == [("Friday", None, None)]
+        friday_id = rows("SELECT id FROM night")[0][0]
         # a night carried from Friday; a second one from the same night is refused (a pot is
         # carried once), and so is one from a night that does not exist
-        def night(name: str, carried_from: int) -> Night:
-            return Night(name=name, keeper_key=name + "-k", viewer_key=name + "-v", players=["Ann", "Ben"],
-                         first_dealer="Ben", carried_in={"Ann": 1, "Ben": 1}, carried_from=carried_from)
-        db.session.add(night("Saturday", friday.id))
+        def add(name: str, carried_from: int) -> None:
+            db.session.execute(db.text(
+                "INSERT INTO night (name, keeper_key, viewer_key, players, first_dealer, ante, ante_every,"
+                " tokens_to_win, chip_value, currency, unfinished_pot, version, created_at, carried_in, carried_from)"
+                " VALUES (:name, :name || '-k', :name || '-v', '[\"Ann\", \"Ben\"]', 'Ben', 1, 1, 5, 0, '',"
+                " 'return_antes', 0, '2026-11-02 20:00:00', '{\"Ann\": 1, \"Ben\": 1}', :source)"
+            ), {"name": name, "source": carried_from})
+        add("Saturday", friday_id)
         db.session.commit()
-        for name, source in (("Again", friday.id), ("Nowhere", friday.id + 100)):
-            db.session.add(night(name, source))
+        for name, source in (("Again", friday_id), ("Nowhere", friday_id + 100)):
             with pytest.raises(IntegrityError):
+                add(name, source)
                 db.session.commit()
             db.session.rollback()
-        saturday = db.session.scalars(db.select(Night).where(Night.name == "Saturday")).one()
-        assert saturday.carried_in == {"Ann": 1, "Ben": 1} and saturday.carried_from == friday.id
+        saturday = rows("SELECT carried_in, carried_from FROM night WHERE name = 'Saturday'")[0]
+        assert json.loads(saturday[0]) == {"Ann": 1, "Ben": 1} and saturday[1] == friday_id
         db.session.remove()
         # and back down: the columns go, the nights stay
         downgrade(revision="0002")
@@ -228,3 +235,102 @@ def test_migration_0003_adds_the_carried_pot_columns_and_keeps_the_nights(make_a
         upgrade()
         with db.engine.connect() as connection:
             assert compare_metadata(MigrationContext.configure(connection), db.metadata) == []
+
+
+#: A night as the release before 0004 stored it: Ann, Ben, Cat; ante 1; Friday's pot carried in.
+STAGES_AT_0003 = [
+    ("declare", {"yes": ["Ben", "Cat"]}),  # ante 1 each: pot 3 + 2 carried in = 5; showdown Ben v Cat
+    ("showdown", {"winners": ["Ben"], "cards": None}),  # Cat pays Ben the pot, 5
+    ("declare", {"yes": ["Ann"]}),  # a lone Yes: Ann's token
+    ("declare", {"yes": ["Cat"]}),  # stage 3, the hand's last: Cat's token (undone below)
+    ("void", {}),
+]
+
+
+def test_migration_0004_makes_each_night_a_night_of_one_napalm_game_with_the_same_standings(make_app, tmp_path):
+    app = make_app(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'at-0003.sqlite'}")
+    with app.app_context():
+        db.drop_all()
+        upgrade(revision="0003")
+        db.session.execute(db.text(
+            "INSERT INTO night (name, keeper_key, viewer_key, players, first_dealer, ante, ante_every,"
+            " tokens_to_win, chip_value, currency, unfinished_pot, version, created_at, carried_in)"
+            " VALUES ('Friday', 'keeper-friday-0123456789', 'viewer-friday-0123456789', '[\"Ann\", \"Ben\", \"Cat\"]',"
+            " 'Cat', 1, 1, 3, 0.25, 'EUR', 'carry', 5, '2026-11-20 20:00:00', '{\"Ann\": 1, \"Ben\": 1}')"
+        ))
+        for seq, (kind, payload) in enumerate(STAGES_AT_0003, start=1):
+            db.session.execute(db.text(
+                "INSERT INTO event (night_id, seq, kind, payload, recorded_by, created_at)"
+                " VALUES (1, :seq, :kind, :payload, 'phone abcd', '2026-11-20 20:00:00')"
+            ), {"seq": seq, "kind": kind, "payload": json.dumps(payload)})
+        db.session.commit()
+        upgrade()
+        with db.engine.connect() as connection:
+            assert compare_metadata(MigrationContext.configure(connection), db.metadata) == []
+        night = db.session.scalars(db.select(Night)).one()
+        assert (night.name, night.players, night.version) == ("Friday", ["Ann", "Ben", "Cat"], 5)
+        (game,) = night.games
+        assert (game.position, game.kind, game.first_dealer, game.carried_in) == (1, "napalm", "Cat", {"Ann": 1, "Ben": 1})
+        assert game.rules == {"ante": 1, "ante_every": 1, "tokens_to_win": 3, "unfinished_pot": "carry"}
+        tagged = db.session.execute(db.text("SELECT count(*) FROM event WHERE game_id = :g"), {"g": game.id}).scalar()
+        assert tagged == 5
+        table = services.table_for(night)
+        # By hand: antes 1 each (pot 3 + 2 carried in = 5); Ben wins the showdown: Cat pays him 5.
+        # Ann -1 -1(carried) = -2, Ben -1 -1 +5 = +3, Cat -1 -5 = -6; pot 5; tokens: Ann 1 (Cat's undone)
+        assert table.net_chips == {"Ann": -2, "Ben": 3, "Cat": -6}
+        assert table.pot == 5 and table.tokens == {"Ann": 1, "Ben": 0, "Cat": 0}
+        exported = json.loads(services.export_history(night))
+        assert exported["games"][0]["stages"] == [
+            {"stage": 1, "yes": ["Ben", "Cat"], "winners": ["Ben"]},
+            {"stage": 2, "yes": ["Ann"]},
+        ]
+        assert exported["games"][0]["carried_in"] == {"Ann": 1, "Ben": 1}
+        assert exported["money"] == {"chip_value": "0.25", "currency": "EUR"}
+
+
+def test_a_night_file_of_one_game_imports_and_exports_as_it_came(client):
+    from test_nightfile import TWO_GAMES
+
+    document = json.loads(json.dumps(TWO_GAMES))
+    del document["games"][1]
+    response = client.post(
+        "/import", data={"file": (io.BytesIO(json.dumps(document).encode()), "night.json")},
+        content_type="multipart/form-data",
+    )
+    assert response.status_code == 303
+    copy = TablePage(client, response.headers["Location"])
+    # worked out in tests/test_nightfile.py: antes 1 (pot 4), Ben pays Cat 4; Dan's token
+    assert [copy.net(n) for n in ("Ann", "Ben", "Cat", "Dan")] == [-1, -5, 3, -1]
+    assert copy.pot() == 4 and copy.tokens("Dan") == 1
+    exported = json.loads(client.get(f"{copy.url}/export.json").get_data(as_text=True))
+    # the export says who played (everyone seated, as the file left it to default)
+    assert exported["games"] == [{**document["games"][0], "players": ["Ann", "Ben", "Cat", "Dan"]}]
+    assert exported["money"] == document["money"]
+
+
+def test_a_night_file_of_several_games_is_refused_whole_for_now(client, app):
+    from test_nightfile import TWO_GAMES
+
+    response = client.post(
+        "/import", data={"file": (io.BytesIO(json.dumps(TWO_GAMES).encode()), "night.json")},
+        content_type="multipart/form-data",
+    )
+    assert response.status_code == 422
+    assert "a night of 2 games" in response.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.scalar(db.select(db.func.count()).select_from(Night)) == 0
+
+
+def test_a_wrong_night_file_is_refused_with_where_it_is_wrong(client, app):
+    from test_nightfile import TWO_GAMES
+
+    document = json.loads(json.dumps(TWO_GAMES))
+    document["games"][0]["stages"][0]["yes"] = ["Eve"]
+    response = client.post(
+        "/import", data={"file": (io.BytesIO(json.dumps(document).encode()), "night.json")},
+        content_type="multipart/form-data",
+    )
+    assert response.status_code == 422
+    assert "games[0] (napalm): stages[0]" in response.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.scalar(db.select(db.func.count()).select_from(Night)) == 0

@@ -73,6 +73,19 @@ class Napalm:
         note = closing.note if closing.pot else ""
         return GameClosing(net=dict(closing.net), carried=closing.carried_shares, note=note)
 
+    def carries_over(self, rules: Rules) -> bool:
+        return rules.unfinished_pot == "carry"
+
+    def live_actions(self, state: Table) -> list[Any]:
+        return [record.action for record in state.live_records()]
+
+    def next_dealer(self, state: Table) -> str:
+        # in the middle of a hand its dealer has dealt: the deal passes on; between hands
+        # the next dealer is already known
+        position = state.position
+        seat = (position.dealer + 1) % len(state.players) if position.ante_paid else position.dealer
+        return state.players[seat]
+
     def replay_extras(self, state: Table) -> dict[str, Any]:
         return {
             "tokens": state.tokens,

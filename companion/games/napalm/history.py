@@ -64,6 +64,11 @@ class History:
 
 def loads(text: str | bytes) -> History:
     """Parse and replay a hand-history file's text."""
+    return from_dict(decode(text))
+
+
+def decode(text: str | bytes) -> Any:
+    """A file's JSON, refused before anything is replayed when it is too large, malformed or too deep."""
     if len(text) > MAX_BYTES:
         raise HistoryError(f"the file is larger than {MAX_BYTES // 1_000_000} MB; a night's history is far smaller")
     try:
@@ -73,7 +78,7 @@ def loads(text: str | bytes) -> History:
     except (ValueError, UnicodeDecodeError) as error:
         raise HistoryError(f"not valid JSON: {error}") from None
     _check_depth(data, 0)
-    return from_dict(data)
+    return data
 
 
 def _check_depth(value: Any, depth: int) -> None:
@@ -145,22 +150,31 @@ def _rules(raw: Any) -> tuple[Rules, Settings]:
         rules = Rules(**kwargs)
     except IllegalAction as error:
         raise HistoryError(f"rules: {error}") from None
-    chip_value = raw.get("chip_value", "0")
-    if isinstance(chip_value, bool) or not isinstance(chip_value, (str, int)):
-        raise HistoryError("rules: 'chip_value' must be a decimal written as a string, e.g. \"0.25\"")
     try:
-        value = Decimal(str(chip_value))
-    except InvalidOperation:
-        raise HistoryError(f"rules: 'chip_value' {chip_value!r} is not a number") from None
-    if not value.is_finite() or value < 0 or value.as_tuple().exponent < -4:  # type: ignore[operator]
-        raise HistoryError("rules: 'chip_value' must be 0 or more, with at most 4 decimal places")
-    currency = raw.get("currency", "")
-    if not isinstance(currency, str) or len(currency) > 8:
-        raise HistoryError("rules: 'currency' must be a short text such as \"EUR\" or \"$\"")
+        value, currency = parse_money(raw)
+    except HistoryError as error:
+        raise HistoryError(f"rules: {error}") from None
     unfinished = raw.get("unfinished_pot", "return_antes")
     if unfinished not in UNFINISHED_POT_CHOICES:
         raise HistoryError(f"rules: 'unfinished_pot' must be one of {', '.join(UNFINISHED_POT_CHOICES)}")
     return rules, Settings(chip_value=value, currency=currency, unfinished_pot=unfinished)
+
+
+def parse_money(raw: Mapping[str, Any]) -> tuple[Decimal, str]:
+    """A file's ``chip_value`` (a decimal written as a string) and ``currency``, checked."""
+    chip_value = raw.get("chip_value", "0")
+    if isinstance(chip_value, bool) or not isinstance(chip_value, (str, int)):
+        raise HistoryError("'chip_value' must be a decimal written as a string, e.g. \"0.25\"")
+    try:
+        value = Decimal(str(chip_value))
+    except InvalidOperation:
+        raise HistoryError(f"'chip_value' {chip_value!r} is not a number") from None
+    if not value.is_finite() or value < 0 or value.as_tuple().exponent < -4:  # type: ignore[operator]
+        raise HistoryError("'chip_value' must be 0 or more, with at most 4 decimal places")
+    currency = raw.get("currency", "")
+    if not isinstance(currency, str) or len(currency) > 8:
+        raise HistoryError("'currency' must be a short text such as \"EUR\" or \"$\"")
+    return value, currency
 
 
 def _carried_in(raw: Any) -> dict[str, int]:

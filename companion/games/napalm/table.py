@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
 
-from ..base import IllegalAction
+from ..base import MAX_NAME_LENGTH, IllegalAction, validate_names
 from .cards import Card, CardError, format_cards, parse_cards
 from .rankings import CARDS_PER_STAGE, best_hands, hand_strength
 
@@ -41,7 +41,6 @@ POT = None
 MAX_PLAYERS = 7
 UNFINISHED_POT_CHOICES = ("return_antes", "split_leaders", "carry")
 MIN_PLAYERS = 2
-MAX_NAME_LENGTH = 24
 #: The most chips one player can have in a carried-in pot (far beyond any real night).
 MAX_CARRIED_SHARE = 10**12
 
@@ -222,24 +221,7 @@ class Outcome:
 
 def validate_players(players: Sequence[str]) -> tuple[str, ...]:
     """Check a seating: 2 to 7 distinct, non-empty names (case-insensitively distinct)."""
-    if isinstance(players, str) or not isinstance(players, Sequence):
-        raise IllegalAction("players must be a list of names")
-    names = []
-    for name in players:
-        if not isinstance(name, str) or not name.strip():
-            raise IllegalAction("every player needs a name")
-        name = " ".join(name.split())
-        if len(name) > MAX_NAME_LENGTH:
-            raise IllegalAction(f"the name '{name[:MAX_NAME_LENGTH]}…' is longer than {MAX_NAME_LENGTH} characters")
-        names.append(name)
-    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
-        raise IllegalAction(f"Napalm needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}")
-    seen: dict[str, str] = {}
-    for name in names:
-        if name.casefold() in seen:
-            raise IllegalAction(f"two players are called '{name}'; give each a different name")
-        seen[name.casefold()] = name
-    return tuple(names)
+    return validate_names(players, MIN_PLAYERS, MAX_PLAYERS, "Napalm")
 
 
 def validate_carried_in(players: Sequence[str], carried_in: Mapping[str, int] | None) -> tuple[int, ...]:

@@ -1,0 +1,180 @@
+"""A night as a pure fold: the players seated tonight and the games they play, in order.
+
+The night knows no game by name: each game is a :class:`~companion.games.GameKind`
+from the registry, set up by a :class:`GameSetup` (its kind, players, first
+dealer, rules and any pot carried in), and folded by its own state.  The night's
+balances are the sum of every game's closing balances (an unfinished game's pot
+or pool dealt with by that game's rules); the service layer keeps one
+:class:`NightPlay` per night and the night-file reader builds one the same way,
+so the web app and ``flask replay`` cannot disagree.
+
+Pure: no Flask, no database (``tests/test_purity.py``).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .games import GameClosing, GameKind, GameState, IllegalAction, game_kind
+from .games.base import seat_order, validate_names
+
+MIN_SEATED = 2
+MAX_SEATED = 7
+
+
+def validate_seating(players: Sequence[str]) -> tuple[str, ...]:
+    """The players seated tonight: 2 to 7 distinct names, clockwise."""
+    return validate_names(players, MIN_SEATED, MAX_SEATED, "A night")
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """How one game of the night starts, as stored and as a night file says it."""
+
+    kind: str
+    players: tuple[str, ...]
+    first_dealer: str
+    rules: Mapping[str, Any]  # the game's rules as a JSON object, every key filled in
+    carried_in: Mapping[str, int] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "players": list(self.players),
+            "first_dealer": self.first_dealer,
+            "rules": dict(self.rules),
+            "carried_in": dict(self.carried_in) if self.carried_in else None,
+        }
+
+
+def set_up_game(
+    seated: Sequence[str],
+    kind: object,
+    players: Sequence[str] | None = None,
+    first_dealer: str | None = None,
+    rules: Mapping[str, Any] | None = None,
+    carried_in: Mapping[str, int] | None = None,
+) -> tuple[GameSetup, GameKind, Any, GameState]:
+    """Check one game's setup against the seating; IllegalAction says what is wrong.
+
+    ``players`` default to everyone seated (else a subset, put in seat order);
+    ``first_dealer`` to the game's first player; ``rules`` to the game's defaults.
+    Returns the setup as stored (names as seated, rules complete), the game, its
+    parsed rules and a fresh state.
+    """
+    game = game_kind(kind)
+    chosen = tuple(seated) if players is None else seat_order(seated, players)
+    if not game.min_players <= len(chosen) <= game.max_players:
+        raise IllegalAction(
+            f"{game.title} needs {game.min_players} to {game.max_players} players, not {len(chosen)}"
+        )
+    parsed = game.rules_from_dict(rules or {})
+    state = game.new_state(chosen, first_dealer, parsed, carried_in)
+    setup = GameSetup(
+        kind=game.kind,
+        players=tuple(state.players),
+        first_dealer=state.first_dealer,
+        rules=game.rules_to_dict(parsed),
+        carried_in=dict(getattr(state, "carried_in", None) or {}) or None,
+    )
+    return setup, game, parsed, state
+
+
+@dataclass
+class PlayedGame:
+    """One game of the night and its fold."""
+
+    number: int  # 1-based, in the order played
+    setup: GameSetup
+    game: GameKind
+    rules: Any
+    state: GameState
+
+    @property
+    def title(self) -> str:
+        return self.game.title
+
+    def close(self) -> GameClosing:
+        return self.game.close(self.state, self.rules)
+
+
+@dataclass
+class NightPlay:
+    """The fold of a night: its seating and its games, the last one at the table."""
+
+    seated: tuple[str, ...]
+    games: list[PlayedGame] = field(default_factory=list)
+
+    @classmethod
+    def begin(cls, seated: Sequence[str], first: GameSetup) -> NightPlay:
+        night = cls(validate_seating(seated))
+        night.start(first)
+        return night
+
+    @property
+    def current(self) -> PlayedGame:
+        return self.games[-1]
+
+    def verify_start(self, setup: GameSetup) -> PlayedGame:
+        """The game ``setup`` would start next; IllegalAction when it cannot."""
+        checked, game, rules, state = set_up_game(
+            self.seated, setup.kind, setup.players, setup.first_dealer, setup.rules, setup.carried_in
+        )
+        return PlayedGame(len(self.games) + 1, checked, game, rules, state)
+
+    def start(self, setup: GameSetup) -> PlayedGame:
+        """Start the next game (the one before it is over or stopped: its closing applies)."""
+        played = self.verify_start(setup)
+        self.games.append(played)
+        return played
+
+    def game(self, number: int) -> PlayedGame:
+        if not 1 <= number <= len(self.games):
+            raise IllegalAction(f"this night has no game {number}")
+        return self.games[number - 1]
+
+    def action(self, number: int, kind: str, payload: Mapping[str, Any]) -> Any:
+        """A stored event of game ``number`` as that game's action."""
+        return self.game(number).game.from_event(kind, payload)
+
+    def push(self, number: int, kind: str, payload: Mapping[str, Any]) -> Any:
+        """Fold one stored event into game ``number``; returns the game's record."""
+        played = self.game(number)
+        return played.state.push(played.game.from_event(kind, payload))
+
+    def closings(self) -> list[GameClosing]:
+        return [played.close() for played in self.games]
+
+    def net(self, closings: Sequence[GameClosing] | None = None) -> dict[str, int]:
+        """Each seated player's closing balance: the sum over every game of the night."""
+        total = {name: 0 for name in self.seated}
+        for closing in closings if closings is not None else self.closings():
+            for name, chips in closing.net.items():
+                total[name] += chips
+        return total
+
+    def carried(self, closings: Sequence[GameClosing] | None = None) -> dict[str, int]:
+        """Chips set aside for the next night, by contributor in seat order (summed over the games)."""
+        total = {name: 0 for name in self.seated}
+        for closing in closings if closings is not None else self.closings():
+            for name, chips in closing.carried.items():
+                total[name] += chips
+        return {name: chips for name, chips in total.items() if chips}
+
+    def snapshot(self) -> NightPlay:
+        """A copy whose games' states can be read and verified while the original goes on growing.
+
+        A state's records and positions are frozen, so copying its containers is
+        enough (microseconds on a long night).
+        """
+        games = []
+        for played in self.games:
+            state = copy.copy(played.state)
+            for name, value in vars(played.state).items():
+                if isinstance(value, (list, dict, set)):
+                    setattr(state, name, value.copy())
+            games.append(PlayedGame(played.number, played.setup, played.game, played.rules, state))
+        return NightPlay(self.seated, games)

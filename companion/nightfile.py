@@ -1,0 +1,235 @@
+"""The night file: a night of several games as JSON (``companion-night/2``), and v1 read as one.
+
+The format is documented in ``docs/night-file.md``; this module is its one reader
+and writer.  Each game's records are read and written by that game
+(:meth:`~companion.games.GameKind.read_records`), so this module knows no game by
+name.  A ``napalm-hand-history/1`` file still reads: it is a night with one game
+of Napalm (:attr:`NightFile.v1` keeps what it was, so ``flask replay`` prints
+exactly what it always printed for one).
+
+Reading is strict, as for v1: every key known, every value of the type the
+format says, and a wrong entry reported with the game, record and field
+("games[1] (napalm): stages[4] (game 1, hand 2, stage 2): …").  Pure.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from .games import GAMES, IllegalAction, RecordError
+from .games.napalm import history as v1
+from .ledger.settle import settle_up
+from .night import GameSetup, NightPlay, set_up_game, validate_seating
+
+FORMAT = "companion-night/2"
+_TOP_KEYS = {"format", "name", "players", "money", "games"}
+_MONEY_KEYS = {"chip_value", "currency"}
+#: What a night's chip value can be (the database keeps 12 digits, 4 after the point).
+MAX_CHIP_VALUE = Decimal("99999999.9999")
+_GAME_KEYS = {"game", "players", "first_dealer", "rules", "carried_in"}
+
+
+class NightFileError(RecordError):
+    """A night file that cannot be read; the message says where it is wrong."""
+
+
+@dataclass(frozen=True)
+class Money:
+    chip_value: Decimal = Decimal("0")
+    currency: str = ""
+
+
+@dataclass(frozen=True)
+class NightFile:
+    """A read night file: its name, seating, money and the fold of its games."""
+
+    name: str | None
+    play: NightPlay
+    money: Money
+    #: the hand history it was, when the file was a ``napalm-hand-history/1``
+    v1: v1.History | None = None
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return self.play.seated
+
+
+def loads(text: str | bytes) -> NightFile:
+    """Read a night file (v2, or a v1 hand history) and replay every game in it."""
+    data = v1.decode(text)
+    if isinstance(data, dict) and data.get("format") == v1.FORMAT:
+        return from_v1(v1.from_dict(data))
+    return from_dict(data)
+
+
+def from_v1(history: v1.History) -> NightFile:
+    """A v1 hand history as a night with one game of Napalm."""
+    table = history.table
+    rules = {**GAMES["napalm"].rules_to_dict(table.rules), "unfinished_pot": history.settings.unfinished_pot}
+    setup = GameSetup("napalm", table.players, table.first_dealer, rules, table.carried_in or None)
+    play = NightPlay(table.players)
+    played = play.verify_start(setup)
+    played.state = table
+    played.rules = GAMES["napalm"].rules_from_dict(rules)
+    play.games.append(played)
+    return NightFile(history.name, play, Money(history.settings.chip_value, history.settings.currency), history)
+
+
+def from_dict(data: Any) -> NightFile:
+    if not isinstance(data, dict):
+        raise NightFileError("the file must hold one JSON object")
+    unknown = sorted(set(data) - _TOP_KEYS)
+    if unknown:
+        raise NightFileError(f"unknown key '{unknown[0]}' at the top level")
+    if data.get("format") != FORMAT:
+        raise NightFileError(f"'format' must be \"{FORMAT}\" (or \"{v1.FORMAT}\" for a one-game hand history)")
+    name = data.get("name")
+    if name is not None and not isinstance(name, str):
+        raise NightFileError("'name' must be text")
+    players = data.get("players")
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise NightFileError("'players' must be a list of names, in seating order")
+    try:
+        seated = validate_seating(players)
+    except IllegalAction as error:
+        raise NightFileError(f"'players': {error}") from None
+    money = _money(data.get("money", {}))
+    games = data.get("games")
+    if not isinstance(games, list) or not games:
+        raise NightFileError("'games' must be a list of the night's games, in the order played (at least one)")
+    play = NightPlay(seated)
+    for index, entry in enumerate(games):
+        _play_game(play, index, entry)
+    return NightFile(name, play, money)
+
+
+def _money(raw: Any) -> Money:
+    if not isinstance(raw, dict):
+        raise NightFileError("'money' must be an object such as {\"chip_value\": \"0.25\", \"currency\": \"EUR\"}")
+    unknown = sorted(set(raw) - _MONEY_KEYS)
+    if unknown:
+        raise NightFileError(f"money: unknown key '{unknown[0]}'")
+    try:
+        chip_value, currency = v1.parse_money(raw)
+    except RecordError as error:
+        raise NightFileError(f"money: {error}") from None
+    if chip_value > MAX_CHIP_VALUE:
+        raise NightFileError(f"money: 'chip_value' must be at most {MAX_CHIP_VALUE:,} (what the database stores)")
+    return Money(chip_value, currency)
+
+
+def _play_game(play: NightPlay, index: int, entry: Any) -> None:
+    where = f"games[{index}]"
+    if not isinstance(entry, dict):
+        raise NightFileError(f"{where}: each game must be an object")
+    kind = entry.get("game")
+    if not isinstance(kind, str) or kind not in GAMES:
+        raise NightFileError(f"{where}: 'game' must be one of {', '.join(sorted(GAMES))}")
+    game = GAMES[kind]
+    where = f"{where} ({kind})"
+    unknown = sorted(set(entry) - _GAME_KEYS - {game.records_key})
+    if unknown:
+        raise NightFileError(f"{where}: unknown key '{unknown[0]}'")
+    players = entry.get("players")
+    if players is not None and (not isinstance(players, list) or not all(isinstance(p, str) for p in players)):
+        raise NightFileError(f"{where}: 'players' must be a list of names, in seat order")
+    first_dealer = entry.get("first_dealer")
+    if first_dealer is not None and not isinstance(first_dealer, str):
+        raise NightFileError(f"{where}: 'first_dealer' must be a player's name")
+    rules = entry.get("rules", {})
+    if not isinstance(rules, dict):
+        raise NightFileError(f"{where}: 'rules' must be an object")
+    carried_in = _carried_in(where, entry.get("carried_in"))
+    if players is not None:
+        out_of_order = [p for p in players if p not in play.seated]
+        if not out_of_order and list(players) != [p for p in play.seated if p in players]:
+            raise NightFileError(f"{where}: 'players' must be listed in seat order")
+    try:
+        setup, *_ = set_up_game(play.seated, kind, players, first_dealer, rules, carried_in)
+        played = play.start(setup)
+    except IllegalAction as error:
+        raise NightFileError(f"{where}: {error}") from None
+    try:
+        game.read_records(played.state, entry.get(game.records_key, []))
+    except (RecordError, IllegalAction) as error:
+        raise NightFileError(f"{where}: {error}") from None
+
+
+def _carried_in(where: str, raw: Any) -> dict[str, int] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise NightFileError(f"{where}: 'carried_in' must map each contributor to their chips, e.g. {{\"Ann\": 2}}")
+    for name, chips in raw.items():
+        if isinstance(chips, bool) or not isinstance(chips, int) or chips < 1:
+            raise NightFileError(f"{where}: 'carried_in': {name[:30]}'s chips must be a whole number, 1 or more")
+    return raw or None
+
+
+# --- writing -------------------------------------------------------------------------
+
+
+def to_dict(name: str | None, play: NightPlay, money: Money) -> dict[str, Any]:
+    """A night as a ``companion-night/2`` document (each game's live records; undone ones left out)."""
+    document: dict[str, Any] = {"format": FORMAT}
+    if name:
+        document["name"] = name
+    document["players"] = list(play.seated)
+    if money != Money():
+        document["money"] = {"chip_value": f"{money.chip_value.normalize():f}", "currency": money.currency}
+    games = []
+    for played in play.games:
+        setup = played.setup
+        entry: dict[str, Any] = {
+            "game": setup.kind,
+            "players": list(setup.players),
+            "first_dealer": setup.first_dealer,
+            "rules": dict(setup.rules),
+        }
+        if setup.carried_in:
+            entry["carried_in"] = dict(setup.carried_in)
+        entry[played.game.records_key] = played.game.write_records(played.state)
+        games.append(entry)
+    document["games"] = games
+    return document
+
+
+def dumps(name: str | None, play: NightPlay, money: Money) -> str:
+    return json.dumps(to_dict(name, play, money), indent=2, ensure_ascii=False) + "\n"
+
+
+# --- replay --------------------------------------------------------------------------
+
+
+def replay_summary(night: NightFile) -> dict[str, Any]:
+    """What ``flask replay`` prints for a v2 file: balances, each game, and the fewest payments.
+
+    ``net_chips`` are closing balances: an unfinished game's pot or pool is dealt
+    with by its rules, and chips carried to the next night are listed under
+    ``carried``, not in the balances.  The night's balances are the sum over its games.
+    """
+    play = night.play
+    closings = play.closings()
+    net = play.net(closings)
+    games = []
+    for played, closing in zip(play.games, closings):
+        entry: dict[str, Any] = {"game": played.setup.kind, "net_chips": closing.net}
+        entry.update(played.game.replay_extras(played.state))
+        if closing.carried:
+            entry["carried"] = closing.carried
+        if closing.note:
+            entry["note"] = closing.note
+        games.append(entry)
+    summary: dict[str, Any] = {
+        "players": {name: {"net_chips": chips} for name, chips in net.items()},
+        "games": games,
+    }
+    carried = play.carried(closings)
+    if carried:
+        summary["carried"] = carried
+    summary["payments"] = [{"from": p.payer, "to": p.payee, "chips": p.chips} for p in settle_up(net)]
+    return summary
+

@@ -1,0 +1,148 @@
+"""The night file, companion-night/2: a night of several games read, replayed and written.
+
+Every figure below is worked out by hand from RULES.md (the arithmetic is in the comments).
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+import pytest
+
+from companion import nightfile
+from companion.nightfile import NightFileError
+
+FOUR = ["Ann", "Ben", "Cat", "Dan"]
+
+#: Two games of Napalm with different rules; Dan sits out the second.
+TWO_GAMES = {
+    "format": "companion-night/2",
+    "name": "Friday at Ann's",
+    "players": FOUR,
+    "money": {"chip_value": "0.25", "currency": "EUR"},
+    "games": [
+        {
+            "game": "napalm",
+            "first_dealer": "Ann",
+            "rules": {"ante": 1, "ante_every": 1, "tokens_to_win": 5, "unfinished_pot": "return_antes"},
+            "stages": [
+                # antes 1 each: pot 4; Ben and Cat say Yes, Cat wins: Ben pays Cat the pot, 4
+                {"stage": 1, "yes": ["Ben", "Cat"], "winners": ["Cat"]},
+                # Dan alone: a token
+                {"stage": 2, "yes": ["Dan"]},
+            ],
+        },
+        {
+            "game": "napalm",
+            "players": ["Ann", "Ben", "Cat"],
+            "first_dealer": "Ben",
+            "rules": {"ante": 2, "tokens_to_win": 1, "unfinished_pot": "split_leaders"},
+            # antes 2 each: pot 6; Ann alone says Yes: her token reaches 1, she takes the pot of 6
+            "stages": [{"stage": 1, "yes": ["Ann"]}],
+        },
+    ],
+}
+
+
+def test_the_issue_example_reads_as_a_night_of_one_napalm_game_with_nothing_played():
+    night = nightfile.from_dict(
+        {
+            "format": "companion-night/2",
+            "name": "Friday at Ann's",
+            "players": FOUR,
+            "money": {"chip_value": "0.25", "currency": "EUR"},
+            "games": [
+                {"game": "napalm", "players": FOUR, "first_dealer": "Ann",
+                 "rules": {"ante": 1, "ante_every": 1, "tokens_to_win": 5}, "stages": []}
+            ],
+        }
+    )
+    assert night.name == "Friday at Ann's" and night.players == tuple(FOUR)
+    assert night.money == nightfile.Money(Decimal("0.25"), "EUR")
+    (game,) = night.play.games
+    assert game.setup.rules == {"ante": 1, "ante_every": 1, "tokens_to_win": 5, "unfinished_pot": "return_antes"}
+    assert nightfile.replay_summary(night)["players"] == {n: {"net_chips": 0} for n in FOUR}
+
+
+def test_two_games_with_different_rules_add_up_to_one_settle_up():
+    summary = nightfile.replay_summary(nightfile.from_dict(TWO_GAMES))
+    first, second = summary["games"]
+    # game 1 stopped with its pot of 4 unfinished: each player's ante of 1 comes back.
+    # Ann -1 +1 = 0; Ben -1 -4 +1 = -4; Cat -1 +4 +1 = +4; Dan -1 +1 = 0
+    assert first["game"] == "napalm" and first["net_chips"] == {"Ann": 0, "Ben": -4, "Cat": 4, "Dan": 0}
+    assert first["pot"] == 4 and first["tokens"]["Dan"] == 1 and first["next_stage"] == 3
+    assert "antes in the unfinished game are returned" in first["note"]
+    # game 2: Ann -2 +6 = +4, Ben -2, Cat -2; Dan did not play it
+    assert second["net_chips"] == {"Ann": 4, "Ben": -2, "Cat": -2}
+    assert second["games"] == [{"winner": "Ann", "pot": 6}] and second["dealer"] == "Cat"
+    # the night: the sum of its games
+    assert summary["players"] == {
+        "Ann": {"net_chips": 4}, "Ben": {"net_chips": -6}, "Cat": {"net_chips": 2}, "Dan": {"net_chips": 0}
+    }
+    assert sorted((p["from"], p["to"], p["chips"]) for p in summary["payments"]) == [
+        ("Ben", "Ann", 4), ("Ben", "Cat", 2)
+    ]
+    assert "carried" not in summary
+
+
+def test_chips_carried_to_the_next_night_are_listed_apart_from_the_balances():
+    document = json.loads(json.dumps(TWO_GAMES))
+    document["games"][0]["rules"]["unfinished_pot"] = "carry"
+    summary = nightfile.replay_summary(nightfile.from_dict(document))
+    # the pot of 4 (1 from each) stays in the middle: each ante counts as returned tonight
+    assert summary["games"][0]["net_chips"] == {"Ann": 0, "Ben": -4, "Cat": 4, "Dan": 0}
+    assert summary["games"][0]["carried"] == summary["carried"] == {"Ann": 1, "Ben": 1, "Cat": 1, "Dan": 1}
+
+
+def test_writing_then_reading_a_night_gives_the_same_games_and_balances():
+    night = nightfile.from_dict(TWO_GAMES)
+    again = nightfile.loads(nightfile.dumps(night.name, night.play, night.money))
+    assert nightfile.replay_summary(again) == nightfile.replay_summary(night)
+    written = nightfile.to_dict(again.name, again.play, again.money)
+    assert [g["players"] for g in written["games"]] == [FOUR, ["Ann", "Ben", "Cat"]]
+    assert written["games"][1]["rules"] == {
+        "ante": 2, "ante_every": 1, "tokens_to_win": 1, "unfinished_pot": "split_leaders"
+    }
+
+
+def test_a_v1_hand_history_still_reads_as_one_game_and_keeps_what_it_was():
+    night = nightfile.loads(json.dumps({
+        "format": "napalm-hand-history/1", "players": ["Ann", "Ben"],
+        "rules": {"ante": 2, "chip_value": "0.5", "currency": "$"}, "stages": [{"yes": ["Ben"]}],
+    }))
+    assert night.v1 is not None and night.money == nightfile.Money(Decimal("0.5"), "$")
+    (game,) = night.play.games
+    # antes 2 each: pot 4; Ben's lone Yes is a token, not yet the pot
+    assert game.state.net_chips == {"Ann": -2, "Ben": -2} and game.state.pot == 4
+
+
+def with_change(change) -> dict:  # type: ignore[no-untyped-def]
+    document = json.loads(json.dumps(TWO_GAMES))
+    change(document)
+    return document
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.update(extra=1), "unknown key 'extra' at the top level"),
+        (lambda d: d["money"].update(rate=2), "money: unknown key 'rate'"),
+        (lambda d: d["money"].update(chip_value="1e309"), "money: 'chip_value' must be at most 99,999,999.9999"),
+        (lambda d: d["games"][1].update(deals=[]), "games[1] (napalm): unknown key 'deals'"),
+        (lambda d: d["games"][0].update(game="bridge"), "games[0]: 'game' must be one of napalm"),
+        (lambda d: d["games"][1].update(players=["Cat", "Ann"]), "games[1] (napalm): 'players' must be listed in seat order"),
+        (lambda d: d["games"][1].update(players=["Ann", "Eve"]), "games[1] (napalm): 'Eve' is not seated tonight"),
+        (lambda d: d["games"][1].update(first_dealer="Dan"), "games[1] (napalm): first dealer 'Dan' is not at this table"),
+        (lambda d: d["games"][1]["rules"].update(ante="2"), "games[1] (napalm): 'ante' must be a whole number"),
+        (lambda d: d["games"][1]["rules"].update(bonus=1), "games[1] (napalm): unknown rule 'bonus'"),
+        (lambda d: d["games"][1]["stages"][0].update(yes=["Dan"]),
+         "games[1] (napalm): stages[0] (game 1, hand 1, stage 1): the Yes players 'Dan' is not at this table"),
+        (lambda d: d.update(games=[]), "'games' must be a list of the night's games"),
+        (lambda d: d.update(players=["Ann"]), "'players': A night needs 2 to 7 players, not 1"),
+    ],
+)
+def test_a_wrong_file_is_refused_with_the_game_record_and_field(change, message):
+    with pytest.raises(NightFileError) as refused:
+        nightfile.from_dict(with_change(change))
+    assert message in str(refused.value)
