@@ -788,13 +788,6 @@ def import_history(text: str | bytes, name: str | None = None, request_key: str 
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     digest = _digest("import", hashlib.sha256(raw).hexdigest(), name)
     parsed = nightfile.loads(text)
-    if len(parsed.play.games) > 1:
-        # the table, the players' page and the report still show one game a night: a night
-        # of several would show only its last game's money, so it is refused, not half shown
-        raise IllegalAction(
-            f"this file holds a night of {len(parsed.play.games)} games; the app imports a night of one "
-            "game for now (flask --app companion replay reads it whole)"
-        )
     first = parsed.play.games[0].setup
 
     def make() -> Night:

@@ -308,17 +308,26 @@ def test_a_night_file_of_one_game_imports_and_exports_as_it_came(client):
     assert exported["money"] == document["money"]
 
 
-def test_a_night_file_of_several_games_is_refused_whole_for_now(client, app):
+def test_a_night_file_of_several_games_imports_whole_and_settles_once(client, app):
     from test_nightfile import TWO_GAMES
 
     response = client.post(
         "/import", data={"file": (io.BytesIO(json.dumps(TWO_GAMES).encode()), "night.json")},
         content_type="multipart/form-data",
     )
-    assert response.status_code == 422
-    assert "a night of 2 games" in response.get_data(as_text=True)
+    assert response.status_code == 303
+    copy = TablePage(client, response.headers["Location"])
+    # worked out in tests/test_nightfile.py: the night is Ann +4, Ben -6, Cat +2, Dan 0
+    assert [copy.net(n) for n in ("Ann", "Ben", "Cat")] == [4, -6, 2] and "Dan 0" in copy.html
+    report = json.loads(client.get(f"{copy.url}/report.json").get_data(as_text=True))
+    assert {p["name"]: p["net_chips"] for p in report["players"]} == {"Ann": 4, "Ben": -6, "Cat": 2, "Dan": 0}
+    assert sorted((p["from"], p["to"], p["chips"]) for p in report["payments"]) == [("Ben", "Ann", 4), ("Ben", "Cat", 2)]
+    exported = json.loads(client.get(f"{copy.url}/export.json").get_data(as_text=True))
+    assert [g["stages"] for g in exported["games"]] == [g["stages"] for g in TWO_GAMES["games"]]
     with app.app_context():
-        assert db.session.scalar(db.select(db.func.count()).select_from(Night)) == 0
+        night = db.session.scalars(db.select(Night)).one()
+        # game 1: a declare and a showdown, then a declare; the game event; game 2: a declare
+        assert night.version == 5
 
 
 def test_a_wrong_night_file_is_refused_with_where_it_is_wrong(client, app):
