@@ -50,7 +50,7 @@ def deal_from_record(raw: Any) -> Deal:
     if bidder is not None and not isinstance(bidder, str):
         raise DealError("bidder", f"'bidder' must be a player's name or null, not {_shown(bidder)}")
     bid = raw.get("bid")
-    if "bid" in raw and (isinstance(bid, bool) or bid not in BIDS):
+    if "bid" in raw and (isinstance(bid, bool) or not isinstance(bid, (int, str)) or bid not in BIDS):
         raise DealError("bid", f"'bid' must be 1, 2, 3, 4, \"misere\", \"nap\", \"wellington\" or \"blucher\", not {_shown(bid)}")
     made = raw.get("made")
     if "made" in raw and not isinstance(made, bool):

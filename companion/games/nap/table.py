@@ -570,7 +570,7 @@ def canonical_deal(players: tuple[str, ...], rules: Rules, p: Position, deal: De
     bid = deal.bid
     if bid is None:
         raise DealError("bid", f"what did {bidder} bid?")
-    if isinstance(bid, bool) or bid not in BIDS:
+    if isinstance(bid, bool) or not isinstance(bid, (int, str)) or bid not in BIDS:
         raise DealError("bid", f"{str(bid)[:20]!r} is not a bid (1, 2, 3, 4, misere, nap, wellington, blucher)")
     if bid not in rules.allowed_bids():
         raise DealError("bid", f"{BID_TITLES[bid]} is not played in this game (see the rules)")
