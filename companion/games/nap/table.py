@@ -366,6 +366,12 @@ class Table:
             return {self.dealer: chips}
         return {name: chips for name in self.players}
 
+    def pool_at_next_deal(self) -> int:
+        """The pool once the next deal's ante is in: what a made five-trick bid takes at least,
+        and what a failed one pays in at least (peeks, exchanges and penalty chips add to it)."""
+        base = 0 if not self._position.pool_open else self._position.pool
+        return base + sum(self.next_pool_ante().values())
+
     # --- verify / ask / act ---------------------------------------------------
 
     def verify(self, action: Action) -> Outcome:
@@ -402,7 +408,8 @@ class Table:
             self._voided[voids] = seq
         else:
             self._live.append((seq, before))
-        dealer = self.players[before.dealer]
+        # a deal's dealer; for an undo, the dealer of the deal it undoes (who deals again)
+        dealer = self.players[before.dealer if voids is None else outcome.position.dealer]
         record = Record(
             seq=seq,
             action=outcome.action,
@@ -712,6 +719,8 @@ def _score(players: tuple[str, ...], rules: Rules, p: Position, deal: Deal) -> O
                     pool_won = ledger.take_pool(bidder)
         else:
             headline = f"{bidder} failed {title}"
+            if deal.wrong_cards == "bidder_over":
+                notes.append("bidder held too many cards")
             if deal.wrong_cards == "other":
                 notes.append("another hand was wrong: pays nothing")
             else:

@@ -389,6 +389,7 @@ def test_undo_appends_a_record_reversing_the_last_live_deal() -> None:
     t.deal("Ann", 4, False)
     record = t.void()
     assert record.voids == 2 and record.seq == 3
+    assert record.dealer == "Ann" and t.dealer == "Ann"  # Ann dealt deal 2 and deals it again
     assert record.summary.startswith("Undid #2: Ann failed 4")
     assert net(t) == (-2, -2, 6, -2)
     assert [r.seq for r in t.live_records()] == [1]

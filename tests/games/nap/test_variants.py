@@ -349,6 +349,18 @@ def test_undoing_a_won_pool_puts_it_back_as_it_was() -> None:
     assert t.next_pool_ante() == {"Ann": 2}
 
 
+def test_the_pool_at_the_next_deal_counts_its_ante_in() -> None:
+    # Pool Nap, stake 3: a new pool is 6 from each of four (24); after Cat makes 1 the pool
+    # holds 24 and Ann adds 6 (30); once Ann takes it with Nap a new pool is 24 again.
+    t = table(variant="pool", stake=3)
+    assert t.pool_at_next_deal() == 24
+    t.deal("Cat", 1, True)
+    assert t.pool_at_next_deal() == 30
+    t.deal("Ann", "nap", True)
+    assert t.pool == 0 and t.pool_at_next_deal() == 24
+    assert table().pool_at_next_deal() == 0
+
+
 def test_rules_with_an_unknown_variant_are_refused() -> None:
     with pytest.raises(IllegalAction, match="variant is one of"):
         Rules(variant="sir garnet")
