@@ -213,3 +213,10 @@ def test_a_bad_event_is_refused() -> None:
         from_event("deal", {"bidder": "Ann", "bid": 9})
     with pytest.raises(IllegalAction, match="unknown action"):
         to_event("deal")  # type: ignore[arg-type]
+
+
+def test_a_false_widow_and_empty_extras_say_nothing_in_any_variant() -> None:
+    t = fresh("plain")
+    play_deals(t, [{"bidder": "Cat", "bid": 2, "made": True, "widow": False, "peeks": [], "exchanged": {}, "penalties": []}])
+    assert tuple(t.net_chips.values()) == (-2, -2, 6, -2)
+    assert deals_of(t) == [{"bidder": "Cat", "bid": 2, "made": True}]
