@@ -84,6 +84,20 @@ class Nap:
     def replay_extras(self, state: Table) -> dict[str, Any]:
         return {"pool": state.pool, "dealer": state.dealer}
 
+    # The lead's game layer (issue 11, in progress) is adding these three to GameKind;
+    # Nap has them already so the merge needs nothing more.
+
+    def live_actions(self, state: Table) -> list[Any]:
+        """The deals that count, in order (undone ones and the undos left out)."""
+        return [record.action for record in state.live_records()]
+
+    def carries_over(self, rules: Rules) -> bool:
+        """Never: an unwon pool is returned to who paid it in (RULES-NAP.md)."""
+        return False
+
+    def next_dealer(self, state: Table) -> str:
+        return state.dealer
+
 
 #: the one instance the registry will hold
 NAP = Nap()

@@ -145,3 +145,10 @@ def test_a_plain_game_closes_with_nothing_to_return() -> None:
     state.push(Deal("Ann", 2, True))
     closing = NAP.close(state, state.rules)
     assert closing == GameClosing(net={"Ann": 2, "Ben": -2})
+
+
+def test_the_live_actions_leave_out_the_undone_deal_and_the_undo() -> None:
+    state = play_pool_night()
+    assert [action.bidder for action in NAP.live_actions(state)] == ["Cat", None, "Dan", "Eve"]
+    assert NAP.next_dealer(state) == "Dan"
+    assert NAP.carries_over(Rules(variant="pool")) is False
