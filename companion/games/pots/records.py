@@ -226,12 +226,12 @@ def _play(table: PotTable, entry: Any, *, last: bool) -> None:
         raise IllegalAction("a deal needs its pots' results ('pots')")
     deal = table.deal_number
     for field, action in actions:
+        if table.deal_number != deal:
+            raise IllegalAction(f"{field}: every pot of this deal has already ended")
         try:
             table.push(action)
         except IllegalAction as error:
             raise IllegalAction(f"{field}: {error}") from None
-        if table.deal_number != deal and (field, action) != actions[-1]:
-            raise IllegalAction(f"{field}: every pot has ended, yet the deal has more records")
     if table.deal_number == deal and not in_progress:
         raise IllegalAction(
             f"'pots': {', '.join(table.open_pots)} not ended (mark the last deal \"in_progress\": true)"
