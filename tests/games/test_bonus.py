@@ -6,6 +6,8 @@ import random
 import secrets
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from companion.games import bonus as bonus_module
 from companion.games.base import IllegalAction
@@ -159,3 +161,22 @@ def test_bad_payments_are_refused() -> None:
         payments_for_roll(grid, Roll("2d6", (1, 1), "Napalm", "Ann"), PLAYERS)
     with pytest.raises(IllegalAction, match="a 2d6 roll is two faces"):
         payments_for_roll(grid, roll(grid, "Ann", Dice(1, 2)), PLAYERS, {"Ben": (7, 1)})
+
+
+@given(
+    st.sampled_from(PLAYERS),
+    st.dictionaries(st.sampled_from(PLAYERS), st.tuples(st.integers(1, 6), st.integers(1, 6))),
+    st.integers(0, 2**32),
+    st.integers(1, 5),
+    st.integers(0, 35),
+)
+def test_every_roll_pays_out_in_balance(
+    roller: str, lucky: dict[str, tuple[int, int]], seed: int, chips: int, bonus_cell: int
+) -> None:
+    kind = "everyone_pays_dealer" if bonus_cell % 2 else "dealer_pays_everyone"
+    grid = BonusGrid("2d6", grid_2d6().cells, {bonus_cell: Bonus(kind, chips)})
+    result = roll(grid, roller, random.Random(seed))
+    assert grid.cells[(result.faces[0] - 1) * 6 + result.faces[1] - 1] == result.game
+    transfers = payments_for_roll(grid, result, PLAYERS, lucky, chips)
+    assert sum(net_of(transfers).values()) == 0
+    assert all(t.payer != t.payee for t in transfers)

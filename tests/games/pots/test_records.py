@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from companion.games.base import GameKind, IllegalAction, RecordError
+from companion.games.base import GameKind, GameState, IllegalAction, RecordError
 from companion.games.pots.engine import Carry, HighLow, IntoPot, PotTable, Sale, Void, Win
 from companion.games.pots.game import POTS
 
@@ -15,6 +15,8 @@ def test_the_plug_in_is_a_game_kind_with_deals_as_its_records() -> None:
     kind: GameKind = POTS
     assert (kind.kind, kind.title, kind.records_key) == ("pots", "Fixed-stake pots", "deals")
     assert kind.event_kinds == {"into_pot", "sale", "win", "high_low", "carry", "void"}
+    state = kind.new_state(["Ann", "Ben"], "Ben", kind.rules_from_dict({}), None)
+    assert isinstance(state, GameState) and state.first_dealer == "Ben"
 
 
 # --- rules ------------------------------------------------------------------------------
