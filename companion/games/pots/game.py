@@ -103,6 +103,21 @@ class Pots:
         closing = close_table(state)
         return GameClosing(net=closing.net, carried={}, note=closing.note)
 
+    def carries_over(self, rules: Rules) -> bool:
+        """Never: RULES-POKER.md returns a pot still carried at the end to who paid it in."""
+        return False
+
+    def live_actions(self, state: PotTable) -> list[Any]:
+        """The actions that count, in order (undone ones and the undos left out): what an import stores."""
+        return [record.action for record in state.live_records()]
+
+    def next_dealer(self, state: PotTable) -> str:
+        """Who deals next: in the middle of a deal its dealer has dealt, so the deal passes on."""
+        seat = state.players.index(state.dealer)
+        if state.position.anted:
+            seat = (seat + 1) % len(state.players)
+        return state.players[seat]
+
     def replay_extras(self, state: PotTable) -> dict[str, Any]:
         return {
             "preset": state.rules.preset,

@@ -154,6 +154,17 @@ def test_deals_replay_to_the_hand_worked_balances_and_write_back_the_same() -> N
     }
 
 
+def test_the_next_dealer_is_the_deals_left_once_it_has_begun_and_nothing_carries_over() -> None:
+    table = nasdaq_night()  # Ann deals first
+    assert POTS.next_dealer(table) == "Ann"
+    table.into_pot("Ann", 1)  # deal 1 has begun: Ann has dealt
+    assert POTS.next_dealer(table) == "Ben"
+    table.win("Cat")  # deal 2 is Ben's, not begun
+    assert POTS.next_dealer(table) == "Ben"
+    assert POTS.carries_over(table.rules) is False
+    assert POTS.live_actions(table) == [IntoPot("Ann", 1), Win(("Cat",))]
+
+
 def test_voided_actions_are_left_out_of_the_file() -> None:
     table = nasdaq_night()
     table.win("Cat")
