@@ -368,3 +368,12 @@ def test_every_action_keeps_the_chips_balanced(action: object) -> None:
     t = PotTable(["Ann", "Ben", "Cat"], "Ann", preset("nasdaq", carry=True, sale_limit=1))
     t.push(action)  # type: ignore[arg-type]
     assert conserved(t)
+
+
+def test_the_table_says_what_it_waits_for() -> None:
+    t = PotTable(["Ann", "Ben"], "Ben", preset("tips_to_the_fat_one"))
+    assert t.prompt() == "Deal 1 (Ben deals): who won pot A?"
+    t.win("Ann", pot="A")
+    assert t.prompt() == "Deal 1 (Ben deals): who won pot B?"
+    assert t.open_pots == ("B", "C", "D", "E")
+    assert PotTable(["Ann", "Ben"]).prompt() == "Deal 1 (Ann deals): who won the pot?"
