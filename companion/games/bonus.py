@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .base import IllegalAction
+from .base import IllegalAction, RecordError
 from .pots.engine import Transfer
 
 DICE = {"2d6": 36, "d20": 20}
@@ -283,3 +283,146 @@ def net_of(transfers: Sequence[Transfer]) -> dict[str, int]:
         net[t.payer] = net.get(t.payer, 0) - t.chips
         net[t.payee] = net.get(t.payee, 0) + t.chips
     return net
+
+
+# --- the Bonus Round's log: rolls and lucky numbers, their payments recorded automatically ---------
+
+
+@dataclass(frozen=True)
+class SetLucky:
+    """``player``'s lucky number for the rest of the night (the result of the dealer's roll)."""
+
+    player: str
+    faces: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class BonusRecord:
+    """One line of the Bonus Round's log: a roll (with what it paid) or a lucky number set."""
+
+    seq: int
+    action: Roll | SetLucky
+    transfers: tuple[Transfer, ...]
+    summary: str
+
+
+class BonusRound:
+    """A night's Bonus Round: the grid, the lucky numbers, and an append-only log of the app's rolls.
+
+    Every roll is recorded with the payments it makes (the cell's bonus, the lucky numbers it
+    hits), so the night's balances count them and anyone can check the game against the grid.
+    A roll is never undone: the app rolled it, and a re-roll would be a second roll.
+    """
+
+    def __init__(self, players: Sequence[str], grid: BonusGrid, lucky_chips: int = 1) -> None:
+        if isinstance(players, str) or len(players) < 2 or len(set(players)) != len(players):
+            raise IllegalAction("the Bonus Round needs two or more distinct players")
+        self.players: tuple[str, ...] = tuple(players)
+        self.grid = grid
+        self.lucky_chips = _n(lucky_chips)
+        self._lucky: dict[str, tuple[int, ...]] = {}
+        self._log: list[BonusRecord] = []
+        self._net = {name: 0 for name in self.players}
+
+    @property
+    def log(self) -> tuple[BonusRecord, ...]:
+        return tuple(self._log)
+
+    @property
+    def lucky(self) -> dict[str, tuple[int, ...]]:
+        return dict(self._lucky)
+
+    @property
+    def net_chips(self) -> dict[str, int]:
+        return dict(self._net)
+
+    def verify(self, action: Roll | SetLucky) -> tuple[tuple[Transfer, ...], str]:
+        """The payments and summary of ``action``, or IllegalAction (nothing changes)."""
+        if isinstance(action, SetLucky):
+            _seated(self.players, action.player, "the lucky number's owner")
+            faces = check_faces(self.grid.dice, action.faces)
+            return (), f"{action.player}'s lucky number is {cell_label(self.grid.dice, faces)}."
+        if not isinstance(action, Roll):
+            raise IllegalAction(f"unknown Bonus Round action {action!r}")
+        _seated(self.players, action.roller, "the roller")
+        transfers = payments_for_roll(self.grid, action, self.players, self._lucky, self.lucky_chips)
+        summary = f"{action.roller} rolled {action.label}: {action.game}."
+        bonus = self.grid.bonus_at(action.faces)
+        if bonus is not None:
+            if bonus.kind == "everyone_pays_dealer":
+                summary += f" Bonus: everyone pays {action.roller} {bonus.chips}."
+            else:
+                summary += f" Anti-bonus: {action.roller} pays everyone {bonus.chips}."
+        for owner, number in self._lucky.items():
+            if number == action.faces:
+                if owner == action.roller:
+                    summary += f" {owner} rolled their own lucky number: everyone pays {owner} {self.lucky_chips}."
+                else:
+                    summary += f" {owner}'s lucky number: {action.roller} pays {owner} {self.lucky_chips}."
+        return transfers, summary
+
+    def push(self, action: Roll | SetLucky) -> BonusRecord:
+        transfers, summary = self.verify(action)
+        if isinstance(action, SetLucky):
+            self._lucky[action.player] = tuple(action.faces)
+        for t in transfers:
+            assert t.payer is not None and t.payee is not None
+            self._net[t.payer] -= t.chips
+            self._net[t.payee] += t.chips
+        record = BonusRecord(len(self._log) + 1, action, transfers, summary)
+        self._log.append(record)
+        return record
+
+    def roll(self, roller: str, rng: RandomSource | None = None) -> BonusRecord:
+        """The app rolls for ``roller`` (``secrets`` unless a source is given) and records it."""
+        _seated(self.players, roller, "the roller")
+        return self.push(roll(self.grid, roller, rng))
+
+    def to_list(self) -> list[dict[str, Any]]:
+        """The log as a night file keeps it: ``{"roller", "faces", "game"}`` or ``{"lucky", "faces"}``."""
+        out: list[dict[str, Any]] = []
+        for record in self._log:
+            action = record.action
+            if isinstance(action, SetLucky):
+                out.append({"lucky": action.player, "faces": list(action.faces)})
+            else:
+                out.append({"roller": action.roller, "faces": list(action.faces), "game": action.game})
+        return out
+
+    def read_list(self, entries: Any) -> None:
+        """Replay a file's rolls strictly; RecordError names the entry's index and the field."""
+        if not isinstance(entries, list):
+            raise RecordError("'rolls' must be a list", None)
+        for index, entry in enumerate(entries):
+            try:
+                self.push(_entry(self.grid, entry))
+            except IllegalAction as error:
+                raise RecordError(f"rolls[{index}]: {error}", index) from None
+
+
+def _entry(grid: BonusGrid, entry: Any) -> Roll | SetLucky:
+    if not isinstance(entry, dict):
+        raise IllegalAction("each roll must be an object")
+    keys = {"lucky", "faces"} if "lucky" in entry else {"roller", "faces", "game"}
+    unknown = sorted(set(entry) - keys)
+    if unknown:
+        raise IllegalAction(f"unknown key '{unknown[0]}'")
+    faces = entry.get("faces")
+    if not isinstance(faces, list):
+        raise IllegalAction("'faces' must be a list of the dice's faces, first die first")
+    try:
+        faces_t = check_faces(grid.dice, faces)
+    except IllegalAction as error:
+        raise IllegalAction(f"'faces': {error}") from None
+    if "lucky" in entry:
+        if not isinstance(entry["lucky"], str):
+            raise IllegalAction("'lucky' must be a player's name")
+        return SetLucky(entry["lucky"], faces_t)
+    roller, game = entry.get("roller"), entry.get("game")
+    if not isinstance(roller, str):
+        raise IllegalAction("'roller' must be a player's name")
+    if game != grid.game_at(faces_t):
+        raise IllegalAction(
+            f"'game': the grid's cell {cell_label(grid.dice, faces_t)} is {grid.game_at(faces_t)!r}, not {str(game)[:40]!r}"
+        )
+    return Roll(grid.dice, faces_t, game, roller)

@@ -10,11 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from companion.games import bonus as bonus_module
-from companion.games.base import IllegalAction
+from companion.games.base import IllegalAction, RecordError
 from companion.games.bonus import (
     Bonus,
     BonusGrid,
+    BonusRound,
     Roll,
+    SetLucky,
     dealer_pays_everyone,
     everyone_pays_dealer,
     lucky_payments,
@@ -180,3 +182,46 @@ def test_every_roll_pays_out_in_balance(
     transfers = payments_for_roll(grid, result, PLAYERS, lucky, chips)
     assert sum(net_of(transfers).values()) == 0
     assert all(t.payer != t.payee for t in transfers)
+
+
+# --- the Bonus Round's log ------------------------------------------------------------------
+
+
+def test_the_bonus_round_records_each_roll_with_its_payments() -> None:
+    grid = grid_2d6(c0=Bonus("everyone_pays_dealer", 2), c35=Bonus("dealer_pays_everyone", 1))
+    night = BonusRound(PLAYERS, grid, lucky_chips=1)
+    first = night.roll("Ann", Dice(1, 1))
+    # everyone pays Ann 2: Ann +6
+    assert first.summary == "Ann rolled 1-1: Game 1-1. Bonus: everyone pays Ann 2."
+    night.push(SetLucky("Ann", (3, 4)))
+    second = night.roll("Ben", Dice(3, 4))
+    assert second.summary == "Ben rolled 3-4: Game 3-4. Ann's lucky number: Ben pays Ann 1."
+    third = night.roll("Ann", Dice(3, 4))
+    assert third.summary.endswith("Ann rolled their own lucky number: everyone pays Ann 1.")
+    night.roll("Cat", Dice(6, 6))  # anti-bonus: Cat pays everyone 1
+    # Ann 6 + 1 + 3 + 1 = 11; Ben −2 −1 −1 +1 = −3; Cat −2 −1 −3 = −6; Dan −2 −1 +1 = −2
+    assert night.net_chips == {"Ann": 11, "Ben": -3, "Cat": -6, "Dan": -2}
+    assert night.to_list()[:2] == [
+        {"roller": "Ann", "faces": [1, 1], "game": "Game 1-1"},
+        {"lucky": "Ann", "faces": [3, 4]},
+    ]
+    again = BonusRound(PLAYERS, grid, lucky_chips=1)
+    again.read_list(night.to_list())
+    assert again.net_chips == night.net_chips and again.lucky == {"Ann": (3, 4)}
+
+
+@pytest.mark.parametrize(
+    ("entries", "index", "message"),
+    [
+        ("x", None, "'rolls' must be a list"),
+        ([{"roller": "Ann", "faces": [1, 2], "game": "Napalm"}], 0, r"rolls\[0\]: 'game': the grid's cell 1-2 is 'Game 1-2', not 'Napalm'"),
+        ([{"lucky": "Ann", "faces": [3, 4]}, {"roller": "Ann", "faces": [7, 1], "game": "X"}], 1, r"rolls\[1\]: 'faces': a 2d6 roll"),
+        ([{"roller": "Zed", "faces": [1, 2], "game": "Game 1-2"}], 0, "the roller 'Zed' is not seated"),
+        ([{"roller": "Ann", "faces": [1, 2], "game": "Game 1-2", "when": 1}], 0, "unknown key 'when'"),
+    ],
+)
+def test_a_bad_roll_in_a_file_is_refused_naming_the_entry_and_field(entries: object, index: int | None, message: str) -> None:
+    night = BonusRound(PLAYERS, grid_2d6())
+    with pytest.raises(RecordError, match=message) as caught:
+        night.read_list(entries)
+    assert caught.value.index == index
