@@ -67,7 +67,7 @@ def yield_check(table: PotTable, action: object) -> None:
     check(table)
     if isinstance(action, (Win, HighLow)):  # nothing is left over when a pot is won or split
         name = action.pot or table.rules.pot_names[0]
-        assert table.pots[name.upper()] == 0 and not any(table.in_pot[name.upper()].values())
+        assert table.pots[name] == 0 and not any(table.in_pot[name].values())
     paid = sum(t.chips for t in record.transfers if t.payer is not POT)
     received = sum(t.chips for t in record.transfers if t.payee is not POT)
     into_pots = sum(t.chips for t in record.transfers if t.payee is POT)
