@@ -29,7 +29,7 @@ paid it in.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Union
 
 from ..base import IllegalAction
