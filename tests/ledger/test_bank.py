@@ -1,0 +1,164 @@
+"""The chip bank against RULES-POKER.md ("The bank"), values worked by hand."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from companion.ledger.bank import Bank, BankError, BuyIn, Cancel, CashOut, EveryoneBuysIn, Rebuy
+
+PLAYERS = ("Ann", "Ben", "Cat")
+
+
+def test_a_night_settles_on_counts_minus_chips_bought() -> None:
+    bank = Bank(PLAYERS, Decimal("0.05"))
+    bank.buy_in("Ann", 100)
+    bank.buy_in("Ben", 100)
+    bank.buy_in("Cat", 100)
+    bank.rebuy("Ben", 50)
+    bank.cash_out("Ann", 180)
+    bank.cash_out("Ben", 40)
+    bank.cash_out("Cat", 130)
+    # bought 100 + 150 + 100 = 350; cashed 180 + 40 + 130 = 350: balanced
+    assert bank.check().balanced
+    # Ann 180 − 100 = 80; Ben 40 − 150 = −110; Cat 130 − 100 = 30
+    assert bank.results() == {"Ann": 80, "Ben": -110, "Cat": 30}
+    # at 0.05 a chip: 4.00, −5.50, 1.50
+    assert bank.money_results() == {"Ann": Decimal("4.00"), "Ben": Decimal("-5.50"), "Cat": Decimal("1.50")}
+
+
+def test_quick_entry_buys_everyone_in_with_one_event() -> None:
+    bank = Bank(PLAYERS, Decimal("0.25"))
+    event = bank.everyone_buys_in(40)
+    assert bank.version == 1
+    assert bank.bought == {"Ann": 40, "Ben": 40, "Cat": 40}
+    assert event.summary == "Everyone bought in 40 chips (10.00): Ann, Ben and Cat."
+    with pytest.raises(BankError, match="Ann, Ben and Cat bought in already"):
+        bank.everyone_buys_in(40)
+
+
+def test_an_early_leaver_cashes_out_and_the_others_play_on() -> None:
+    bank = Bank(PLAYERS)
+    bank.everyone_buys_in(50)
+    bank.cash_out("Cat", 20)  # leaves early, 30 down
+    assert bank.in_play == 130  # 150 bought − 20 back
+    check = bank.check()
+    assert not check.balanced and check.still_in == ("Ann", "Ben")
+    assert check.message == "Still to cash out: Ann and Ben."
+    with pytest.raises(BankError, match="Still to cash out: Ann and Ben"):
+        bank.results()
+    with pytest.raises(BankError, match="Cat has cashed out"):
+        bank.rebuy("Cat", 10)
+    bank.cash_out("Ann", 95)
+    bank.cash_out("Ben", 35)
+    # 20 + 95 + 35 = 150 = 3 × 50
+    assert bank.results() == {"Ann": 45, "Ben": -15, "Cat": -30}
+
+
+def test_an_unbalanced_bank_shows_the_difference_and_the_counts_to_check() -> None:
+    bank = Bank(PLAYERS)
+    bank.everyone_buys_in(100)
+    bank.cash_out("Ann", 150)
+    bank.cash_out("Ben", 90)
+    bank.cash_out("Cat", 70)
+    # cashed 150 + 90 + 70 = 310, bought 300: 10 too many
+    check = bank.check()
+    assert check.difference == 10 and not check.balanced
+    assert check.to_check == ("Ann", "Ben", "Cat")  # the biggest stacks first
+    assert check.message == (
+        "The bank does not balance: 10 chips more cashed out (310) than bought (300). "
+        "Recount, biggest stacks first: Ann, Ben and Cat."
+    )
+    with pytest.raises(BankError, match="10 chips more cashed out"):
+        bank.results()
+
+
+def test_a_recount_is_a_cancel_and_a_new_cash_out() -> None:
+    bank = Bank(PLAYERS)
+    bank.everyone_buys_in(100)
+    bank.cash_out("Ann", 150)
+    bank.cash_out("Ben", 90)
+    wrong = bank.cash_out("Cat", 59)
+    assert bank.check().difference == -1  # 299 back of 300
+    with pytest.raises(BankError, match="Cat has cashed out"):
+        bank.cash_out("Cat", 60)
+    bank.cancel(wrong.seq)
+    bank.cash_out("Cat", 60)
+    assert bank.results() == {"Ann": 50, "Ben": -10, "Cat": -40}
+    assert len(bank.log) == 6 and bank.cancelled == {4: 5}  # nothing edited: the wrong count stays in the log
+
+
+def test_when_every_game_was_recorded_chip_by_chip_each_count_is_checked_against_the_tally() -> None:
+    bank = Bank(PLAYERS)
+    bank.everyone_buys_in(100)
+    bank.cash_out("Ann", 112)
+    bank.cash_out("Ben", 95)
+    bank.cash_out("Cat", 93)
+    tally = {"Ann": 7, "Ben": -5, "Cat": -2}
+    # expected: Ann 107, Ben 95, Cat 98.  The bank balances (300), yet Ann +5 and Cat −5
+    check = bank.check(tally)
+    assert check.difference == 0
+    assert check.tally_differences == {"Ann": 5, "Cat": -5}
+    assert check.to_check == ("Ann", "Cat")
+    assert check.message == (
+        "The counts do not match bought + the app's tally: Ann counted 112, expected 107 (+5), "
+        "Cat counted 93, expected 98 (-5). Check those counts."
+    )
+    with pytest.raises(BankError, match="Ann counted 112, expected 107"):
+        bank.results(tally)
+    assert bank.results() == {"Ann": 12, "Ben": -5, "Cat": -7}  # without the tally: the counts
+
+
+def test_counts_that_match_the_tally_settle_to_the_tally() -> None:
+    bank = Bank(PLAYERS)
+    bank.everyone_buys_in(100)
+    for name, count in (("Ann", 107), ("Ben", 95), ("Cat", 98)):
+        bank.cash_out(name, count)
+    assert bank.results({"Ann": 7, "Ben": -5, "Cat": -2}) == {"Ann": 7, "Ben": -5, "Cat": -2}
+
+
+@pytest.mark.parametrize(
+    ("action", "message"),
+    [
+        (BuyIn("Zed", 10), "'Zed' is not seated tonight"),
+        (BuyIn("Ann", 0), "the buy-in must be a whole number of chips, 1 to"),
+        (BuyIn("Ann", True), "the buy-in must be a whole number"),
+        (Rebuy("Ann", 10), "Ann has not bought in yet: record a buy-in"),
+        (CashOut("Ann", 10), "Ann never bought in"),
+        (EveryoneBuysIn(-5), "the buy-in must be a whole number"),
+        (Cancel(3), "there is no bank event #3"),
+    ],
+)
+def test_the_bank_refuses_bad_events_and_changes_nothing(action: object, message: str) -> None:
+    bank = Bank(PLAYERS)
+    with pytest.raises(BankError, match=message):
+        bank.push(action)  # type: ignore[arg-type]
+    assert bank.version == 0 and bank.bought == {}
+
+
+def test_a_player_buys_in_once_then_rebuys_and_counts_may_be_zero() -> None:
+    bank = Bank(PLAYERS)
+    bank.buy_in("ann", 20)  # names match ignoring case
+    with pytest.raises(BankError, match="Ann bought in already: record a rebuy"):
+        bank.buy_in("Ann", 20)
+    bank.rebuy("Ann", 20)
+    bank.buy_in("Ben", 20)
+    bank.cash_out("Ann", 0)  # lost it all
+    bank.cash_out("Ben", 60)
+    # Ann 0 − 40 = −40; Ben 60 − 20 = 40; Cat never bought in and takes no part
+    assert bank.results() == {"Ann": -40, "Ben": 40}
+
+
+def test_a_cancel_that_would_leave_a_later_event_wrong_is_refused() -> None:
+    bank = Bank(PLAYERS)
+    first = bank.buy_in("Ann", 20)
+    bank.rebuy("Ann", 10)
+    with pytest.raises(BankError, match="cancelling #1 would leave #2 wrong: Ann has not bought in yet"):
+        bank.cancel(first.seq)
+    cancel = bank.cancel(2)
+    with pytest.raises(BankError, match="#2 is already cancelled"):
+        bank.cancel(2)
+    with pytest.raises(BankError, match="is itself a correction"):
+        bank.cancel(cancel.seq)
+    assert bank.bought == {"Ann": 20}
