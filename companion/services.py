@@ -22,7 +22,7 @@ import json
 import re
 import secrets
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable
@@ -777,7 +777,12 @@ def describe_ledger_event(kind: str, payload: dict[str, Any]) -> str:
 # --- import / export -------------------------------------------------------------------
 
 
-def import_history(text: str | bytes, name: str | None = None, request_key: str | None = None) -> Night:
+def import_history(
+    text: str | bytes,
+    name: str | None = None,
+    request_key: str | None = None,
+    playable: Collection[str] | None = None,
+) -> Night:
     """A new night from a night file (v2, or a v1 hand history); writes nothing if it is wrong.
 
     The file is read and replayed in full before the database is touched, so a
@@ -788,6 +793,13 @@ def import_history(text: str | bytes, name: str | None = None, request_key: str 
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     digest = _digest("import", hashlib.sha256(raw).hexdigest(), name)
     parsed = nightfile.loads(text)
+    unplayable = [p for p in parsed.play.games if playable is not None and p.setup.kind not in playable]
+    if unplayable:
+        played = unplayable[0]
+        raise IllegalAction(
+            f"game {played.number} of this night is {played.title}, which the app cannot show at the table yet "
+            "(flask --app companion replay reads the file whole)"
+        )
     first = parsed.play.games[0].setup
 
     def make() -> Night:

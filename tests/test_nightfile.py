@@ -130,7 +130,7 @@ def with_change(change) -> dict:  # type: ignore[no-untyped-def]
         (lambda d: d["money"].update(rate=2), "money: unknown key 'rate'"),
         (lambda d: d["money"].update(chip_value="1e309"), "money: 'chip_value' must be at most 99,999,999.9999"),
         (lambda d: d["games"][1].update(deals=[]), "games[1] (napalm): unknown key 'deals'"),
-        (lambda d: d["games"][0].update(game="bridge"), "games[0]: 'game' must be one of napalm"),
+        (lambda d: d["games"][0].update(game="bridge"), "games[0]: 'game' must be one of nap, napalm, pots"),
         (lambda d: d["games"][1].update(players=["Cat", "Ann"]), "games[1] (napalm): 'players' must be listed in seat order"),
         (lambda d: d["games"][1].update(players=["Ann", "Eve"]), "games[1] (napalm): 'Eve' is not seated tonight"),
         (lambda d: d["games"][1].update(first_dealer="Dan"), "games[1] (napalm): first dealer 'Dan' is not at this table"),
@@ -146,3 +146,39 @@ def test_a_wrong_file_is_refused_with_the_game_record_and_field(change, message)
     with pytest.raises(NightFileError) as refused:
         nightfile.from_dict(with_change(change))
     assert message in str(refused.value)
+
+
+#: A night of three kinds: the Napalm game above, a game of Nap, a deal of High Card.
+THREE_KINDS = {
+    **TWO_GAMES,
+    "games": [
+        TWO_GAMES["games"][0],
+        # plain Nap, stake 1: Cat bids 2 and makes it: each other player pays him 2
+        {"game": "nap", "first_dealer": "Ann", "deals": [{"bidder": "Cat", "bid": 2, "made": True}]},
+        # High Card, ante 1: pot 3; Ben wins it
+        {"game": "pots", "players": ["Ann", "Ben", "Cat"], "rules": {"preset": "high_card"},
+         "deals": [{"pots": [{"winners": ["Ben"]}]}]},
+    ],
+}
+
+
+def test_a_night_of_napalm_nap_and_a_pot_game_settles_as_the_sum_of_its_games():
+    summary = nightfile.replay_summary(nightfile.from_dict(THREE_KINDS))
+    napalm, nap, pots = summary["games"]
+    assert napalm["net_chips"] == {"Ann": 0, "Ben": -4, "Cat": 4, "Dan": 0}
+    assert nap["game"] == "nap" and nap["net_chips"] == {"Ann": -2, "Ben": -2, "Cat": 6, "Dan": -2}
+    assert nap["pool"] == 0 and nap["dealer"] == "Ben"  # the deal passed left after the one deal
+    assert pots["game"] == "pots" and pots["net_chips"] == {"Ann": -1, "Ben": 2, "Cat": -1}
+    # the night: Ann 0 -2 -1 = -3; Ben -4 -2 +2 = -4; Cat 4 +6 -1 = +9; Dan 0 -2 = -2
+    assert summary["players"] == {
+        "Ann": {"net_chips": -3}, "Ben": {"net_chips": -4}, "Cat": {"net_chips": 9}, "Dan": {"net_chips": -2}
+    }
+    assert sum(p["chips"] for p in summary["payments"] if p["to"] == "Cat") == 9
+
+
+def test_a_wrong_nap_deal_is_refused_with_the_game_and_deal():
+    document = json.loads(json.dumps(THREE_KINDS))
+    document["games"][1]["deals"][0]["bid"] = 7
+    with pytest.raises(NightFileError) as refused:
+        nightfile.from_dict(document)
+    assert str(refused.value).startswith("games[1] (nap): deals[0]")

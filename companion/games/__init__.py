@@ -8,11 +8,15 @@ see ``docs/adding-a-game.md``.  Pure: the registry imports only the games' pure 
 from __future__ import annotations
 
 from .base import GameClosing, GameKind, GameState, IllegalAction, RecordError
+from .nap.game import NAP
 from .napalm.game import NAPALM
+from .pots.game import POTS
 
 #: every kind of game, by the short name a night file and the database use
 GAMES: dict[str, GameKind] = {
     NAPALM.kind: NAPALM,
+    NAP.kind: NAP,
+    POTS.kind: POTS,
 }
 
 

@@ -11,6 +11,7 @@ from ..forms import ImportForm, NightForm
 from ..models import Night
 from ..games.napalm import IllegalAction, Rules
 from ..games import RecordError
+from ..games.web import SCREENS
 from ..games.napalm.history import Settings
 
 bp = Blueprint("home", __name__)
@@ -101,7 +102,8 @@ def import_night():  # type: ignore[no-untyped-def]
         upload = form.file.data
         try:
             night = services.import_history(
-                upload.read(), form.name.data or None, request_key=form.request_key.data or None
+                upload.read(), form.name.data or None, request_key=form.request_key.data or None,
+                playable=SCREENS.keys(),
             )
         except (RecordError, IllegalAction) as error:  # a file that cannot be read, and where
             form.file.errors = [*form.file.errors, str(error)]

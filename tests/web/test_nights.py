@@ -343,3 +343,16 @@ def test_a_wrong_night_file_is_refused_with_where_it_is_wrong(client, app):
     assert "games[0] (napalm): stages[0]" in response.get_data(as_text=True)
     with app.app_context():
         assert db.session.scalar(db.select(db.func.count()).select_from(Night)) == 0
+
+
+def test_a_night_file_with_a_game_the_table_cannot_show_yet_is_refused_whole(client, app):
+    from test_nightfile import THREE_KINDS
+
+    response = client.post(
+        "/import", data={"file": (io.BytesIO(json.dumps(THREE_KINDS).encode()), "night.json")},
+        content_type="multipart/form-data",
+    )
+    assert response.status_code == 422
+    assert "game 2 of this night is Nap, which the app cannot show at the table yet" in response.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.scalar(db.select(db.func.count()).select_from(Night)) == 0
