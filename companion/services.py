@@ -29,6 +29,7 @@ from typing import Any, Callable
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
+from . import storable
 from .database import write_transaction
 from .extensions import db
 from .models import Event, Night
@@ -42,36 +43,21 @@ from .napalm.table import Action
 KEY_BYTES = 32
 LEDGER_KINDS = ("paid",)
 
-#: What a night's row can hold (see :class:`~companion.models.Night`): a longer name or a
-#: larger chip value is refused with a message, never cut short or left to the database.
-MAX_NIGHT_NAME = 80
-MAX_CHIP_VALUE = Decimal("99999999.9999")  # Numeric(12, 4)
-#: Text no database stores faithfully: NUL (PostgreSQL refuses it) and lone surrogates (not UTF-8).
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+#: What a night's row can hold: one set of checks for the form, /import and replay (companion.storable).
+MAX_NIGHT_NAME = storable.MAX_NIGHT_NAME
+MAX_CHIP_VALUE = storable.MAX_CHIP_VALUE
 
 
 def check_storable(value: Any, what: str) -> None:
     """Raise IllegalAction if ``value`` holds text that cannot be stored (NUL, lone surrogates)."""
-    if isinstance(value, str):
-        if _UNSTORABLE.search(value):
-            raise IllegalAction(f"{what} contains characters that cannot be stored (a NUL or a broken character)")
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            check_storable(key, what)
-            check_storable(item, what)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            check_storable(item, what)
+    if storable.unstorable(value):
+        raise IllegalAction(storable.unstorable_message(what))
 
 
 def _check_night_fields(name: str, players: list[str], settings: hh.Settings) -> None:
-    check_storable(name, "the night's name")
-    check_storable(list(players), "a player's name")
-    check_storable(settings.currency, "the currency")
-    if len(name.strip()) > MAX_NIGHT_NAME:
-        raise IllegalAction(f"the night's name is longer than {MAX_NIGHT_NAME} characters")
-    if not Decimal(0) <= Decimal(settings.chip_value) <= MAX_CHIP_VALUE:
-        raise IllegalAction(f"a chip can be worth at most {MAX_CHIP_VALUE:,}")
+    problem = storable.night_fields_problem(name, players, settings.currency, settings.chip_value)
+    if problem is not None:
+        raise IllegalAction(problem)
 
 
 class StaleTable(Exception):

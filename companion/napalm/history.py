@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from companion import storable
+
 from .table import (
     Challenge,
     Declare,
@@ -105,6 +107,7 @@ def from_dict(data: Any) -> History:
     name = data.get("name")
     if name is not None and not isinstance(name, str):
         raise HistoryError("'name' must be text")
+    _check_storable(data, name, players, settings)
     carried_in = _carried_in(data.get("carried_in", {}))
     try:
         table = Table(players, first_dealer, rules)
@@ -127,6 +130,15 @@ def from_dict(data: Any) -> History:
         except (IllegalAction, HistoryError) as error:
             raise HistoryError(f"{where}: {error}") from None
     return History(table=table, settings=settings, name=name)
+
+
+def _check_storable(data: dict[str, Any], name: str | None, players: list[str], settings: Settings) -> None:
+    """The checks a night's row needs, the same for /import and ``flask replay`` (companion.storable)."""
+    problem = storable.night_fields_problem(name or "", players, settings.currency, settings.chip_value)
+    if problem is None and storable.unstorable(data):
+        problem = storable.unstorable_message("the file")
+    if problem is not None:
+        raise HistoryError(problem)
 
 
 def _rules(raw: Any) -> tuple[Rules, Settings]:
