@@ -22,6 +22,10 @@ CSP = (
 )
 
 
+#: a year: once a phone has reached the app over HTTPS it never tries plain HTTP again
+HSTS = "max-age=31536000"
+
+
 def same_secret(given: str, expected: str) -> bool:
     """Compare secrets in constant time."""
     return hmac.compare_digest(given.encode(), expected.encode())
@@ -107,8 +111,10 @@ def set_headers(response: Response) -> Response:
     headers.setdefault("X-Frame-Options", "DENY")
     headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
     if request.path.startswith(("/k/", "/p/")):
-        headers.setdefault("Cache-Control", "no-store" if request.path.startswith("/k/") else "no-cache")
+        headers.setdefault("Cache-Control", "no-store")  # both links' pages hold a secret link's standings
         headers.setdefault("X-Robots-Tag", "noindex")
+    if request.is_secure:  # HTTPS seen by the app, or told by a trusted proxy
+        headers.setdefault("Strict-Transport-Security", HSTS)
     return response
 
 

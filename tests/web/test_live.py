@@ -47,7 +47,7 @@ def test_an_unchanged_table_costs_a_304_with_the_headers_flask_would_send(app, c
     assert {k: v for k, v in fast.headers.items() if k not in SKIP} == {
         k: v for k, v in slow.headers.items() if k not in SKIP
     }
-    assert fast.headers["Cache-Control"] == "no-cache"
+    assert fast.headers["Cache-Control"] == "no-store"
     assert "Content-Security-Policy" in fast.headers
 
 
