@@ -112,3 +112,18 @@ def test_hsts_is_sent_behind_a_trusted_https_proxy(make_app):
     app = make_app(TRUSTED_PROXIES="1")
     response = app.test_client().get("/", headers={"X-Forwarded-Proto": "https", "X-Forwarded-For": "10.0.0.7"})
     assert response.headers["Strict-Transport-Security"] == "max-age=31536000"
+
+
+def test_the_players_poll_answered_before_flask_carries_hsts_over_https_too(app, site):
+    night = site.seat()
+    client = app.test_client()
+    first = client.get(f"/p/{night.viewer}/live", base_url="https://localhost")
+    again = client.get(f"/p/{night.viewer}/live", base_url="https://localhost")  # the middleware's 200
+    same = client.get(
+        f"/p/{night.viewer}/live", base_url="https://localhost", headers={"If-None-Match": first.headers["ETag"]}
+    )  # the middleware's 304
+    assert (first.status_code, again.status_code, same.status_code) == (200, 200, 304)
+    for response in (first, again, same):
+        assert response.headers["Strict-Transport-Security"] == "max-age=31536000"
+    plain = client.get(f"/p/{night.viewer}/live", headers={"If-None-Match": first.headers["ETag"]})
+    assert plain.status_code == 304 and "Strict-Transport-Security" not in plain.headers
