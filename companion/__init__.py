@@ -48,6 +48,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         # How many proxies in front of the app set X-Forwarded-For/-Proto/-Host (0: none,
         # the headers are ignored, so a client cannot pose as another to the limiter).
         TRUSTED_PROXIES=os.environ.get("COMPANION_TRUSTED_PROXIES", "0"),
+        # Host names besides this machine's and the public address's (companion.hosts)
+        ALLOWED_HOSTS=os.environ.get("COMPANION_ALLOWED_HOSTS", ""),
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -71,11 +73,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         configure_engine(db.engine)
     database.init_app(app)
 
-    from . import cli, security, views
+    from . import cli, hosts, security, views
 
     security.init_app(app)
     views.init_app(app)
     cli.init_app(app)
+    hosts.init_app(app)
     _trust_proxies(app)
     return app
 
