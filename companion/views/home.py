@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, redirect, render_template, request, send_from_directory, session, url_for
+import hmac
+
+from flask import Blueprint, current_app, redirect, render_template, request, send_from_directory, url_for
 from sqlalchemy import select, text
 
 from .. import services
@@ -11,6 +13,7 @@ from ..forms import ImportForm, NightForm
 from ..models import Night
 from ..napalm import IllegalAction, Rules
 from ..napalm.history import HistoryError, Settings
+from .common import keeper_mark, known_marks
 
 bp = Blueprint("home", __name__)
 
@@ -49,10 +52,12 @@ def move_seat_up(form: NightForm) -> bool:
 
 
 def my_nights() -> list[Night]:
-    keys = session.get("nights", [])
-    if not keys:
+    """The nights this browser keeps score of whose scorekeeper link it still holds (see common.remember)."""
+    marks = dict(known_marks())
+    if not marks:
         return []
-    nights = db.session.scalars(select(Night).where(Night.keeper_key.in_(keys))).all()
+    nights = db.session.scalars(select(Night).where(Night.id.in_(list(marks)))).all()
+    nights = [night for night in nights if hmac.compare_digest(keeper_mark(night), marks[night.id])]
     return sorted(nights, key=lambda n: n.created_at, reverse=True)
 
 
