@@ -61,11 +61,9 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
         return kept
     table = services.table_for(night)
     settings = services.settings_of(night)
-    source = services.carried_from_of(night) if night.carried_in else None
-    st = standings(
-        table, night.version, settings.chip_value, settings.currency, settings.unfinished_pot, recent,
-        carried_from=source.name if source is not None else None,
-    )
+    # no other night's name: these standings are the players' too, and a night's players
+    # are not told what another night is called ("carried in from the previous night")
+    st = standings(table, night.version, settings.chip_value, settings.currency, settings.unfinished_pot, recent)
     services.keep_derived(what, night.id, night.version, st)
     return st
 
