@@ -50,6 +50,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         TRUSTED_PROXIES=os.environ.get("COMPANION_TRUSTED_PROXIES", "0"),
         # Host names besides this machine's and the public address's (companion.hosts)
         ALLOWED_HOSTS=os.environ.get("COMPANION_ALLOWED_HOSTS", ""),
+        FOLD_CACHE_SIZE=256,  # nights whose fold each process keeps in memory (least recently used go)
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -73,7 +74,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         configure_engine(db.engine)
     database.init_app(app)
 
-    from . import cli, hosts, security, views
+    from . import cli, hosts, security, services, views
+
+    services.configure_cache(int(app.config["FOLD_CACHE_SIZE"]))
 
     security.init_app(app)
     views.init_app(app)

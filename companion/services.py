@@ -32,6 +32,7 @@ from sqlalchemy.exc import IntegrityError
 from . import storable
 from .database import write_transaction
 from .extensions import db
+from .lru import LRU
 from .models import Event, Night
 from .napalm import IllegalAction, Record, Rules, Table
 from .napalm import history as hh
@@ -90,14 +91,26 @@ def new_key() -> str:
 
 # --- the per-process fold cache ------------------------------------------------
 
-_cache: dict[int, tuple[int, Table]] = {}
-_locks: dict[int, threading.Lock] = {}
-_locks_guard = threading.Lock()
+#: nights whose fold one process keeps (least recently used beyond that is forgotten and,
+#: when asked for again, rebuilt from the log): config FOLD_CACHE_SIZE, see configure_cache
+FOLD_CACHE_SIZE = 256
+#: what a night's derived values (standings, live parts) take in _derived, per cached fold
+DERIVED_PER_NIGHT = 8
+_cache: LRU[int, tuple[int, Table]] = LRU(FOLD_CACHE_SIZE)
+#: one lock per stripe of night ids, a fixed number: bounded, and never dropped while held
+#: (a lock forgotten while a thread holds it would let a second thread into the same fold)
+_LOCK_STRIPES = 256
+_locks = tuple(threading.Lock() for _ in range(_LOCK_STRIPES))
 
 
 def _lock_for(night_id: int) -> threading.Lock:
-    with _locks_guard:
-        return _locks.setdefault(night_id, threading.Lock())
+    return _locks[night_id % _LOCK_STRIPES]
+
+
+def configure_cache(size: int) -> None:
+    """Keep the folds of at most ``size`` nights, and their derived values, in this process."""
+    _cache.resize(size)
+    _derived.resize(size * DERIVED_PER_NIGHT)
 
 
 def clear_cache() -> None:
@@ -107,7 +120,7 @@ def clear_cache() -> None:
 
 
 #: (what, night id) -> (version, value): what this process last derived from each night.
-_derived: dict[tuple[str, int], tuple[int, Any]] = {}
+_derived: LRU[tuple[str, int], tuple[int, Any]] = LRU(FOLD_CACHE_SIZE * DERIVED_PER_NIGHT)
 
 
 def derived(what: str, night_id: int, version: int) -> Any | None:
@@ -124,9 +137,7 @@ def derived(what: str, night_id: int, version: int) -> Any | None:
 def keep_derived(what: str, night_id: int, version: int, value: Any) -> None:
     """Keep ``value`` as ``what`` of this night at this version (never before play starts)."""
     if version > 0:
-        if len(_derived) >= 10_000:  # bounded memory
-            _derived.clear()
-        _derived[(what, night_id)] = (version, value)
+        _derived[(what, night_id)] = (version, value)  # bounded: least recently used beyond the cap goes
 
 
 def rules_of(night: Night) -> Rules:
