@@ -180,7 +180,9 @@ def through_flask(app, monkeypatch):
     """The paths of the requests that reached Flask (the middleware answered the others)."""
     from companion.views.players import NotModified
 
-    middleware = app.wsgi_app
+    from companion.hosts import HostCheck
+
+    middleware = app.wsgi_app.wsgi_app if isinstance(app.wsgi_app, HostCheck) else app.wsgi_app  # Host check outside
     assert isinstance(middleware, NotModified)
     inner, calls = middleware.wsgi_app, []
 
