@@ -45,6 +45,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
         FAILED_LINK_LIMIT=30,  # unknown secret links per client per minute before 429
+        NIGHT_LIMIT=20,  # nights started per client in any 10 minutes (companion.ratelimit)
+        IMPORT_LIMIT=20,  # files imported per client in any 10 minutes
         # How many proxies in front of the app set X-Forwarded-For/-Proto/-Host (0: none,
         # the headers are ignored, so a client cannot pose as another to the limiter).
         TRUSTED_PROXIES=os.environ.get("COMPANION_TRUSTED_PROXIES", "0"),

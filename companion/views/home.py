@@ -13,6 +13,8 @@ from ..forms import ImportForm, NightForm
 from ..models import Night
 from ..napalm import IllegalAction, Rules
 from ..napalm.history import HistoryError, Settings
+from ..ratelimit import brake
+from ..security import client_id
 from .common import keeper_mark, known_marks
 
 bp = Blueprint("home", __name__)
@@ -78,7 +80,10 @@ def create():  # type: ignore[no-untyped-def]
     form = NightForm()
     if request.form.get("move_up") and move_seat_up(form):
         return _home(form)
+    limit = current_app.extensions["companion_night_limit"]
+    brake(limit, client_id(), "new nights")
     if form.validate():
+        limit.hit(client_id())  # every start that passes the form counts (a doubled tap too)
         try:
             night = services.create_night(
                 form.name.data or "",
@@ -101,7 +106,10 @@ def create():  # type: ignore[no-untyped-def]
 @bp.post("/import")
 def import_night():  # type: ignore[no-untyped-def]
     form = ImportForm()
+    limit = current_app.extensions["companion_import_limit"]
+    brake(limit, client_id(), "imports")
     if form.validate():
+        limit.hit(client_id())  # before the file is read: every file read counts
         upload = form.file.data
         try:
             night = services.import_history(

@@ -175,20 +175,20 @@ class NotModified:
     def __call__(self, environ: dict, start_response: Callable):  # type: ignore[no-untyped-def,type-arg]
         match = LIVE_PATH.fullmatch(environ.get("PATH_INFO", ""))
         if match and environ.get("REQUEST_METHOD") == "GET":
-            limiter = self.app.extensions["companion_link_limiter"]
-            if not limiter.blocked(environ.get("REMOTE_ADDR") or "unknown"):
-                found = current_version(match.group(1), self._engine(), self.app.config["SECRET_KEY"])
-                environ[FOUND] = found  # the view need not ask again
-                if found is not None:
-                    asked = environ.get("HTTP_IF_NONE_MATCH")
-                    if asked and parse_etags(asked).contains(found[2]):
-                        headers = self._after_request_headers(_scheme(environ))
-                        start_response("304 Not Modified", [("ETag", f'"{found[2]}"'), *headers])
-                        return []
-                    answer = self.fragment.answer(environ, *found)
-                    if answer is not None:
-                        start_response("200 OK", answer[0])
-                        return [answer[1]]
+            # a valid players' link is always answered; an unknown one goes on to Flask,
+            # where it is counted and braked (security.reject_unknown_link)
+            found = current_version(match.group(1), self._engine(), self.app.config["SECRET_KEY"])
+            environ[FOUND] = found  # the view need not ask again
+            if found is not None:
+                asked = environ.get("HTTP_IF_NONE_MATCH")
+                if asked and parse_etags(asked).contains(found[2]):
+                    headers = self._after_request_headers(_scheme(environ))
+                    start_response("304 Not Modified", [("ETag", f'"{found[2]}"'), *headers])
+                    return []
+                answer = self.fragment.answer(environ, *found)
+                if answer is not None:
+                    start_response("200 OK", answer[0])
+                    return [answer[1]]
         return self.wsgi_app(environ, start_response)
 
     def _engine(self) -> Engine:
