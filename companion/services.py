@@ -520,6 +520,13 @@ def _append_locked(
         current = night.version
         db.session.rollback()
         raise StaleTable(current)
+    full = storable.MAX_RECORDS + (storable.RECORDS_FOR_SETTLING if kind in LEDGER_KINDS else 0)
+    if night.version >= full:
+        db.session.rollback()
+        raise IllegalAction(
+            f"this night holds {night.version:,} records, the most one night can hold "
+            f"({storable.MAX_RECORDS:,}): start a new night to play on"
+        )
     table = table_for(night)
     if kind in GAME_KINDS:
         try:
@@ -661,9 +668,13 @@ def import_history(text: str | bytes, name: str | None = None, request_key: str 
     """
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     digest = _digest("import", hashlib.sha256(raw).hexdigest(), name)
+    # Read and replay the whole file before the database is asked anything: looking up the
+    # request key begins the write transaction (BEGIN IMMEDIATE), and every other table
+    # would wait while a large file is parsed under it.
+    db.session.rollback()
+    parsed = hh.loads(text)
 
     def make() -> Night:
-        parsed = hh.loads(text)
         table = parsed.table
         night = _new_night(
             name or parsed.name or "Imported night",

@@ -121,6 +121,11 @@ def from_dict(data: Any) -> History:
     stages = data.get("stages", [])
     if not isinstance(stages, list):
         raise HistoryError("'stages' must be a list")
+    if len(stages) > storable.MAX_STAGES:  # refused before replaying: a night holds far fewer
+        raise HistoryError(
+            f"the file holds {len(stages):,} stages; a night holds at most {storable.MAX_STAGES:,} "
+            "(a 12-hour night is about 450)"
+        )
     for index, entry in enumerate(stages):
         where = (
             f"stages[{index}] (game {table.game_number}, hand {table.hand_number}, stage {int(table.stage)})"
