@@ -17,12 +17,14 @@ from typing import Any
 MAX_NIGHT_NAME = 80
 MAX_CHIP_VALUE = Decimal("99999999.9999")  # Numeric(12, 4)
 #: What one night may hold.  A 12-hour night of 150 hands is about 450 stages and 1,000
-#: records; these leave several times that, and keep every page of a night fast.  A
-#: file with more stages is refused before it is replayed; recording refuses an action
-#: beyond MAX_RECORDS (settle-up payments get RECORDS_FOR_SETTLING more, so a full night
-#: can still be settled).  See docs/hand-history.md, "Limits".
-MAX_STAGES = 3_000
-MAX_RECORDS = 10_000
+#: records; these leave four to five times that, and keep every page of a night quick (the
+#: history page lists every record: about a second at the bound, docs/reliability.md).  A
+#: file with more stages, or whose stages make more records, is refused (the stages before
+#: it is replayed); recording refuses an action beyond MAX_RECORDS (settle-up payments get
+#: RECORDS_FOR_SETTLING more, so a full night can still be settled).  See
+#: docs/hand-history.md, "Limits".
+MAX_STAGES = 2_000
+MAX_RECORDS = 5_000
 RECORDS_FOR_SETTLING = 100
 #: Text no database stores faithfully: NUL (PostgreSQL refuses it) and lone surrogates (not UTF-8).
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")

@@ -134,6 +134,11 @@ def from_dict(data: Any) -> History:
             _play(table, entry, last=index == len(stages) - 1)
         except (IllegalAction, HistoryError) as error:
             raise HistoryError(f"{where}: {error}") from None
+    records = len(table.live_records())
+    if records > storable.MAX_RECORDS:
+        raise HistoryError(
+            f"the file's stages make {records:,} records; a night holds at most {storable.MAX_RECORDS:,}"
+        )
     return History(table=table, settings=settings, name=name)
 
 

@@ -4,7 +4,7 @@
 
 Starts ``flask serve --workers 2 --threads 4`` (gunicorn, production mode) on a fresh
 SQLite database, then: a scorekeeper records on a live table while another client posts
-a 150,000-stage file (and then one at the 3,000-stage bound); 120 guessed links spread
+a 150,000-stage file (and then one at the 2,000-stage bound); 120 guessed links spread
 over both workers, then the guesser's own valid link; 25 nights started from one client;
 a forged Host; and what the database file, the cookie, the ETag and the headers show.
 Not a test (it measures, on whatever machine runs it); the tests in tests/security/
@@ -182,21 +182,21 @@ def main() -> None:
         size_before = database.stat().st_size
         figures["import_150000_stages"] = during(keeper, table, importing(150_000))
         figures["import_150000_stages"]["database_growth_bytes"] = database.stat().st_size - size_before
-        figures["import_3000_stages"] = during(keeper, table, importing(3_000))
+        figures["import_2000_stages"] = during(keeper, table, importing(2_000))
 
         # the night at the bound: its pages
         imported = Phone(port)
         import sqlite3
         with sqlite3.connect(database) as db:
             keeper_key, viewer_key, version = db.execute(
-                "SELECT keeper_key, viewer_key, version FROM night WHERE version = 3000").fetchone()
+                "SELECT keeper_key, viewer_key, version FROM night WHERE version = 2000").fetchone()
         pages = {}
         for path in (f"/k/{keeper_key}", f"/k/{keeper_key}/history", f"/k/{keeper_key}/report", f"/p/{viewer_key}",
                      f"/p/{viewer_key}/live", f"/k/{keeper_key}/export.json"):
             imported.request("GET", path)  # first: folds the night in that worker
             status, _, _, seconds = imported.request("GET", path)
             pages[path.replace(keeper_key, "<keeper>").replace(viewer_key, "<viewer>")] = [status, round(seconds, 3)]
-        figures["pages_of_a_3000_stage_night"] = pages
+        figures["pages_of_a_2000_stage_night"] = pages
 
         # guessing over both workers, then the guesser's own valid link
         guesser = Phone(port)

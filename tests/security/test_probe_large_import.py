@@ -66,15 +66,15 @@ def test_the_file_is_read_while_another_table_can_still_write(app, client, monke
     assert seen == [(False, "not SQLite" if EXTERNAL_DB else "wrote")]
 
 
-def test_a_file_at_the_bound_imports_and_one_stage_more_is_refused_naming_the_limit(app, client):
-    assert storable.MAX_STAGES == 3_000
-    assert upload(client, quiet_night(3_000), "a" * 43).status_code == 303
+def test_a_file_at_the_stage_bound_imports_and_one_stage_more_is_refused_naming_the_limit(app, client):
+    assert storable.MAX_STAGES == 2_000
+    assert upload(client, quiet_night(2_000), "a" * 43).status_code == 303
     with app.app_context():
         night = db.session.scalar(select(Night))
-        assert night.version == 3_000
-    refused = upload(client, quiet_night(3_001), "b" * 43)
+        assert night.version == 2_000
+    refused = upload(client, quiet_night(2_001), "b" * 43)
     assert refused.status_code == 422
-    assert "the file holds 3,001 stages; a night holds at most 3,000" in refused.get_data(as_text=True)
+    assert "the file holds 2,001 stages; a night holds at most 2,000" in refused.get_data(as_text=True)
     with app.app_context():
         assert db.session.scalar(select(func.count(Night.id))) == 1
 
@@ -84,7 +84,7 @@ def test_flask_replay_refuses_the_same_file_with_the_same_message(app, tmp_path)
     path.write_bytes(quiet_night(150_000))
     result = app.test_cli_runner().invoke(args=["replay", str(path)])
     assert result.exit_code == 1
-    assert "the file holds 150,000 stages; a night holds at most 3,000" in result.stderr
+    assert "the file holds 150,000 stages; a night holds at most 2,000" in result.stderr
 
 
 def test_recording_stops_at_the_most_records_a_night_holds_but_payments_can_still_be_marked(
@@ -108,3 +108,12 @@ def test_recording_stops_at_the_most_records_a_night_holds_but_payments_can_stil
         # settle-up: a payment still goes in
         services.mark_paid(night.id, "Ann", "Ben", 1, 4)
         assert db.session.get(Night, night.id).version == 5
+
+
+def test_a_file_whose_stages_make_more_records_than_a_night_holds_is_refused(monkeypatch):
+    monkeypatch.setattr(storable, "MAX_RECORDS", 5)
+    document = json.loads(quiet_night(5))
+    assert len(hh.from_dict(document).table.live_records()) == 5
+    document["stages"].append({"yes": []})
+    with pytest.raises(hh.HistoryError, match="the file's stages make 6 records; a night holds at most 5"):
+        hh.from_dict(document)
