@@ -14,7 +14,7 @@ from flask import Flask
 from conftest import EXTERNAL_DB
 from security.support import Site
 
-sqlite_only = pytest.mark.skipif(EXTERNAL_DB, reason="the database file is SQLite's")
+sqlite_only = pytest.mark.skipif(bool(EXTERNAL_DB), reason="the database file is SQLite's")
 
 
 def mode(path: Path) -> int:
