@@ -99,13 +99,19 @@ class HostCheck:
         return name in self._machine_hosts()
 
     def _machine_hosts(self) -> set[str]:
+        """This machine's names, looked up again every minute by one request while the others
+        use the last ones (a slow name lookup never holds every request up)."""
         at, names = self._machine
         if time.monotonic() - at < REFRESH_SECONDS:
             return names
-        with self._lock:
-            if time.monotonic() - self._machine[0] >= REFRESH_SECONDS:
-                self._machine = (time.monotonic(), machine_hosts(self.app.config.get("LISTEN_HOST")))
-            return self._machine[1]
+        first = at == float("-inf")
+        if self._lock.acquire(blocking=first):  # the very first lookup: every request waits for it
+            try:
+                if time.monotonic() - self._machine[0] >= REFRESH_SECONDS:
+                    self._machine = (time.monotonic(), machine_hosts(self.app.config.get("LISTEN_HOST")))
+            finally:
+                self._lock.release()
+        return self._machine[1]
 
     def __call__(self, environ: dict, start_response: Callable[..., Any]):  # type: ignore[no-untyped-def,type-arg]
         host = environ.get("HTTP_HOST")

@@ -96,6 +96,7 @@ class Braked(TooManyRequests):
 def brake(limit: Limit, client: str, what: str) -> None:
     """Raise :class:`Braked` if ``client`` is over ``limit`` (``what``: "new nights", "imports")."""
     wait = limit.retry_after(client)
+    db.session.rollback()  # called first thing in a view: end the read (a POST's is BEGIN IMMEDIATE)
     if wait is not None:
         minutes = max(1, math.ceil(wait / 60))
         raise Braked(
