@@ -45,9 +45,14 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
         FAILED_LINK_LIMIT=30,  # unknown secret links per client per minute before 429
+        NIGHT_LIMIT=20,  # nights started per client in any 10 minutes (companion.ratelimit)
+        IMPORT_LIMIT=20,  # files imported per client in any 10 minutes
         # How many proxies in front of the app set X-Forwarded-For/-Proto/-Host (0: none,
         # the headers are ignored, so a client cannot pose as another to the limiter).
         TRUSTED_PROXIES=os.environ.get("COMPANION_TRUSTED_PROXIES", "0"),
+        # Host names besides this machine's and the public address's (companion.hosts)
+        ALLOWED_HOSTS=os.environ.get("COMPANION_ALLOWED_HOSTS", ""),
+        FOLD_CACHE_SIZE=256,  # nights whose fold each process keeps in memory (least recently used go)
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -71,11 +76,14 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         configure_engine(db.engine)
     database.init_app(app)
 
-    from . import cli, security, views
+    from . import cli, hosts, security, services, views
+
+    services.configure_cache(int(app.config["FOLD_CACHE_SIZE"]))
 
     security.init_app(app)
     views.init_app(app)
     cli.init_app(app)
+    hosts.init_app(app)
     _trust_proxies(app)
     return app
 

@@ -15,8 +15,11 @@ another connection has committed since it read).
 from __future__ import annotations
 
 import contextlib
+import os
+import stat
 from collections.abc import Iterator
 from contextvars import ContextVar
+from pathlib import Path
 
 from flask import Flask, g, request
 from sqlalchemy import event
@@ -63,10 +66,37 @@ def init_app(app: Flask) -> None:
                 _write_transaction.set(False)
 
 
+def sqlite_files(engine: Engine) -> list[Path]:
+    """The SQLite database file and its -wal and -shm (none for an in-memory database)."""
+    database = engine.url.database
+    if engine.dialect.name != "sqlite" or not database or database == ":memory:" or database.startswith("file:"):
+        return []
+    return [Path(database + suffix) for suffix in ("", "-wal", "-shm")]
+
+
+def make_private(files: list[Path]) -> None:
+    """Create the database file readable by its owner only, and tighten what exists.
+
+    The file holds every secret link.  SQLite makes its -wal and -shm with the
+    database file's permissions, so a 0600 database file keeps them 0600 too; an
+    older file (or its -wal/-shm) left 0644 is tightened when the app starts.
+    """
+    if not files:
+        return
+    if not files[0].exists():
+        files[0].parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(files[0], os.O_CREAT | os.O_WRONLY, 0o600))
+    for path in files:
+        with contextlib.suppress(FileNotFoundError):
+            if stat.S_IMODE(path.stat().st_mode) & 0o077:
+                path.chmod(0o600)
+
+
 def configure_engine(engine: Engine) -> None:
     """Install the connection settings; a no-op for engines other than SQLite."""
     if engine.dialect.name != "sqlite":
         return
+    make_private(sqlite_files(engine))
 
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]

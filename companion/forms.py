@@ -7,8 +7,10 @@ tap records nothing twice (see :func:`companion.services.record`).
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
+from flask import has_request_context, request
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileAllowed, FileField, FileRequired
 from wtforms import (
@@ -37,12 +39,29 @@ class WholeNumberField(IntegerField):
     """
 
     MAX_DIGITS = 15
+    #: ASCII digits only: int() also reads "1_000", "\u0663" (Arabic-Indic three) and "\U0001d7cf" (bold one)
+    PLAIN = re.compile(r"\s*[+-]?[0-9]{1,15}\s*", re.ASCII)
 
     def process_formdata(self, valuelist: list[str]) -> None:
-        if valuelist and len(str(valuelist[0]).strip().lstrip("+-")) > self.MAX_DIGITS:
+        if valuelist and valuelist[0] != "" and not self.PLAIN.fullmatch(str(valuelist[0])):
             self.data = None
-            raise ValueError(self.gettext("Not a valid integer value."))
+            raise ValueError("Enter a whole number in digits 0-9, at most 15 of them.")
         super().process_formdata(valuelist)
+
+
+class KnownFieldsOnly:
+    """A form that refuses a field it does not have (a ``seat_8``) instead of dropping it unseen."""
+
+    def validate(self, extra_validators=None) -> bool:  # type: ignore[no-untyped-def]
+        valid = super().validate(extra_validators)  # type: ignore[misc]
+        known = {field.name for field in self} | {"csrf_token"}  # type: ignore[attr-defined]
+        unknown = sorted(set(request.form) | set(request.files)) if has_request_context() else []
+        unknown = [name for name in unknown if name not in known]
+        if unknown:
+            shown = ", ".join(name[:30] for name in unknown[:3])
+            self.form_errors.append(f"This form has no field {shown}; nothing was saved.")  # type: ignore[attr-defined]
+            return False
+        return valid
 
 
 class MultiCheckboxField(SelectMultipleField):
@@ -128,7 +147,7 @@ class StartForm(FlaskForm):
     request_key = HiddenField(validators=[Optional(), Regexp(KEY_PATTERN, message="bad request key")])
 
 
-class NightForm(StartForm):
+class NightForm(KnownFieldsOnly, StartForm):
     """Start a night (or change its setup before play): seats, dealer and rules on one screen."""
 
     name = StringField("Name of the night", validators=[Optional(), Length(max=80)])
@@ -175,7 +194,7 @@ class NightForm(StartForm):
         return getattr(self.chip_value, "parsed", Decimal("0"))
 
 
-class ImportForm(StartForm):
+class ImportForm(KnownFieldsOnly, StartForm):
     file = FileField(
         "Hand-history file (.json)",
         validators=[FileRequired("choose a file"), FileAllowed(["json"], "a hand-history file ends in .json")],

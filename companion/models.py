@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Integer, Numeric, String, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, ForeignKey, Integer, Numeric, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from .extensions import db
@@ -130,3 +130,18 @@ class Event(db.Model):  # type: ignore[name-defined]
 
     night: Mapped[Night] = relationship(back_populates="events")
     game: Mapped[Game | None] = relationship(lazy="raise")
+
+
+class ClientCounter(db.Model):  # type: ignore[name-defined]
+    """How often one client did one limited thing in one time bucket (see :mod:`companion.ratelimit`).
+
+    Kept in the database so that every process behind it counts the same; rows older
+    than the longest window are deleted (a counter, not a record of the game).
+    """
+
+    __tablename__ = "client_counter"
+
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    client: Mapped[str] = mapped_column(String(64), primary_key=True)
+    bucket: Mapped[int] = mapped_column(BigInteger, primary_key=True, index=True)
+    hits: Mapped[int] = mapped_column(Integer, default=0)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from . import storable
 from .games import GAMES, IllegalAction, RecordError
 from .games.napalm import history as v1
 from .ledger.settle import settle_up
@@ -27,8 +28,7 @@ from .night import GameSetup, NightPlay, set_up_game, validate_seating
 FORMAT = "companion-night/2"
 _TOP_KEYS = {"format", "name", "players", "money", "games"}
 _MONEY_KEYS = {"chip_value", "currency"}
-#: What a night's chip value can be (the database keeps 12 digits, 4 after the point).
-MAX_CHIP_VALUE = Decimal("99999999.9999")
+MAX_CHIP_VALUE = storable.MAX_CHIP_VALUE
 _GAME_KEYS = {"game", "players", "first_dealer", "rules", "carried_in"}
 
 
@@ -97,12 +97,21 @@ def from_dict(data: Any) -> NightFile:
     except IllegalAction as error:
         raise NightFileError(f"'players': {error}") from None
     money = _money(data.get("money", {}))
+    # the checks a night's row needs, the same for /import and flask replay (companion.storable)
+    problem = storable.night_fields_problem(name or "", list(seated), money.currency, money.chip_value)
+    if problem is None and storable.unstorable(data):
+        problem = storable.unstorable_message("the file")
+    if problem is not None:
+        raise NightFileError(problem)
     games = data.get("games")
     if not isinstance(games, list) or not games:
         raise NightFileError("'games' must be a list of the night's games, in the order played (at least one)")
     play = NightPlay(seated)
     for index, entry in enumerate(games):
         _play_game(play, index, entry)
+    records = sum(len(p.game.live_actions(p.state)) for p in play.games) + len(play.games) - 1
+    if records > storable.MAX_RECORDS:
+        raise NightFileError(f"the file's games make {records:,} records; a night holds at most {storable.MAX_RECORDS:,}")
     return NightFile(name, play, money)
 
 

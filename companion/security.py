@@ -10,10 +10,12 @@ from __future__ import annotations
 import hmac
 import threading
 import time
-from collections import deque
 
 from flask import Flask, Response, abort, has_request_context, request
 from flask.sessions import SecureCookieSessionInterface
+from werkzeug.exceptions import TooManyRequests
+
+from .ratelimit import Limit
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -22,35 +24,13 @@ CSP = (
 )
 
 
+#: a year: once a phone has reached the app over HTTPS it never tries plain HTTP again
+HSTS = "max-age=31536000"
+
+
 def same_secret(given: str, expected: str) -> bool:
     """Compare secrets in constant time."""
     return hmac.compare_digest(given.encode(), expected.encode())
-
-
-class FailureLimiter:
-    """Counts unknown-link requests per client in a sliding minute (per process)."""
-
-    def __init__(self, limit: int, window: float = 60.0) -> None:
-        self.limit = limit
-        self.window = window
-        self._hits: dict[str, deque[float]] = {}
-        self._lock = threading.Lock()
-
-    def blocked(self, client: str) -> bool:
-        now = time.monotonic()
-        with self._lock:
-            hits = self._hits.get(client)
-            if not hits:
-                return False
-            while hits and now - hits[0] > self.window:
-                hits.popleft()
-            return len(hits) >= self.limit
-
-    def fail(self, client: str) -> None:
-        with self._lock:
-            self._hits.setdefault(client, deque()).append(time.monotonic())
-            if len(self._hits) > 10_000:  # bounded memory under a scan
-                self._hits.pop(next(iter(self._hits)))
 
 
 class RotationMemory:
@@ -93,9 +73,17 @@ def client_id() -> str:
 
 
 def reject_unknown_link(app: Flask) -> None:
-    """Count a failed link lookup and answer 404 (or 429 once the client is over the limit)."""
-    limiter: FailureLimiter = app.extensions["companion_link_limiter"]
-    limiter.fail(client_id())
+    """Answer an unknown link: 404, counted against the client (in the database, for every
+    process), or 429 once the client is over the limit.
+
+    Only unknown links get here: a valid link is looked up first and always answered.
+    """
+    limit: Limit = app.extensions["companion_link_limit"]
+    client = client_id()
+    wait = limit.retry_after(client)
+    if wait is not None:
+        raise TooManyRequests(retry_after=wait)
+    limit.hit(client)
     abort(404)
 
 
@@ -107,8 +95,10 @@ def set_headers(response: Response) -> Response:
     headers.setdefault("X-Frame-Options", "DENY")
     headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
     if request.path.startswith(("/k/", "/p/")):
-        headers.setdefault("Cache-Control", "no-store" if request.path.startswith("/k/") else "no-cache")
+        headers.setdefault("Cache-Control", "no-store")  # both links' pages hold a secret link's standings
         headers.setdefault("X-Robots-Tag", "noindex")
+    if request.is_secure:  # HTTPS seen by the app, or told by a trusted proxy
+        headers.setdefault("Strict-Transport-Security", HSTS)
     return response
 
 
@@ -126,13 +116,8 @@ class SessionInterface(SecureCookieSessionInterface):
 
 def init_app(app: Flask) -> None:
     app.session_interface = SessionInterface()
-    limiter = FailureLimiter(app.config["FAILED_LINK_LIMIT"])
-    app.extensions["companion_link_limiter"] = limiter
+    app.extensions["companion_link_limit"] = Limit("link", int(app.config["FAILED_LINK_LIMIT"]), 60)
+    app.extensions["companion_night_limit"] = Limit("night", int(app.config["NIGHT_LIMIT"]), 600)
+    app.extensions["companion_import_limit"] = Limit("import", int(app.config["IMPORT_LIMIT"]), 600)
     app.extensions["companion_rotations"] = RotationMemory()
-
-    @app.before_request
-    def _brake_guessing() -> None:
-        if request.path.startswith(("/k/", "/p/")) and limiter.blocked(client_id()):
-            abort(429)
-
     app.after_request(set_headers)

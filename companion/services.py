@@ -30,12 +30,14 @@ from typing import Any, Callable
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
+from . import storable
 from .database import write_transaction
 from .extensions import db
 from . import nightfile
 from .games import GAMES, IllegalAction, game_kind
 from .games.napalm import Rules, Table
 from .games.napalm import history as hh
+from .lru import LRU
 from .models import Event, Game, Night
 from .night import GameSetup, NightPlay, set_up_game, validate_seating
 
@@ -47,36 +49,21 @@ KEY_BYTES = 32
 LEDGER_KINDS = ("paid",)
 Action = Any  # a game's action: whatever its GameKind encodes
 
-#: What a night's row can hold (see :class:`~companion.models.Night`): a longer name or a
-#: larger chip value is refused with a message, never cut short or left to the database.
-MAX_NIGHT_NAME = 80
-MAX_CHIP_VALUE = nightfile.MAX_CHIP_VALUE  # Numeric(12, 4)
-#: Text no database stores faithfully: NUL (PostgreSQL refuses it) and lone surrogates (not UTF-8).
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+#: What a night's row can hold: one set of checks for the form, /import and replay (companion.storable).
+MAX_NIGHT_NAME = storable.MAX_NIGHT_NAME
+MAX_CHIP_VALUE = storable.MAX_CHIP_VALUE
 
 
 def check_storable(value: Any, what: str) -> None:
     """Raise IllegalAction if ``value`` holds text that cannot be stored (NUL, lone surrogates)."""
-    if isinstance(value, str):
-        if _UNSTORABLE.search(value):
-            raise IllegalAction(f"{what} contains characters that cannot be stored (a NUL or a broken character)")
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            check_storable(key, what)
-            check_storable(item, what)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            check_storable(item, what)
+    if storable.unstorable(value):
+        raise IllegalAction(storable.unstorable_message(what))
 
 
 def _check_night_fields(name: str, players: list[str], settings: hh.Settings) -> None:
-    check_storable(name, "the night's name")
-    check_storable(list(players), "a player's name")
-    check_storable(settings.currency, "the currency")
-    if len(name.strip()) > MAX_NIGHT_NAME:
-        raise IllegalAction(f"the night's name is longer than {MAX_NIGHT_NAME} characters")
-    if not Decimal(0) <= Decimal(settings.chip_value) <= MAX_CHIP_VALUE:
-        raise IllegalAction(f"a chip can be worth at most {MAX_CHIP_VALUE:,}")
+    problem = storable.night_fields_problem(name, players, settings.currency, settings.chip_value)
+    if problem is not None:
+        raise IllegalAction(problem)
 
 
 class StaleTable(Exception):
@@ -109,14 +96,26 @@ def new_key() -> str:
 
 # --- the per-process fold cache ------------------------------------------------
 
-_cache: dict[int, tuple[int, NightPlay]] = {}
-_locks: dict[int, threading.Lock] = {}
-_locks_guard = threading.Lock()
+#: nights whose fold one process keeps (least recently used beyond that is forgotten and,
+#: when asked for again, rebuilt from the log): config FOLD_CACHE_SIZE, see configure_cache
+FOLD_CACHE_SIZE = 256
+#: what a night's derived values (standings, live parts) take in _derived, per cached fold
+DERIVED_PER_NIGHT = 8
+_cache: LRU[int, tuple[int, NightPlay]] = LRU(FOLD_CACHE_SIZE)
+#: one lock per stripe of night ids, a fixed number: bounded, and never dropped while held
+#: (a lock forgotten while a thread holds it would let a second thread into the same fold)
+_LOCK_STRIPES = 256
+_locks = tuple(threading.Lock() for _ in range(_LOCK_STRIPES))
 
 
 def _lock_for(night_id: int) -> threading.Lock:
-    with _locks_guard:
-        return _locks.setdefault(night_id, threading.Lock())
+    return _locks[night_id % _LOCK_STRIPES]
+
+
+def configure_cache(size: int) -> None:
+    """Keep the folds of at most ``size`` nights, and their derived values, in this process."""
+    _cache.resize(size)
+    _derived.resize(size * DERIVED_PER_NIGHT)
 
 
 def clear_cache() -> None:
@@ -126,7 +125,7 @@ def clear_cache() -> None:
 
 
 #: (what, night id) -> (version, value): what this process last derived from each night.
-_derived: dict[tuple[str, int], tuple[int, Any]] = {}
+_derived: LRU[tuple[str, int], tuple[int, Any]] = LRU(FOLD_CACHE_SIZE * DERIVED_PER_NIGHT)
 
 
 def derived(what: str, night_id: int, version: int) -> Any | None:
@@ -143,9 +142,7 @@ def derived(what: str, night_id: int, version: int) -> Any | None:
 def keep_derived(what: str, night_id: int, version: int, value: Any) -> None:
     """Keep ``value`` as ``what`` of this night at this version (never before play starts)."""
     if version > 0:
-        if len(_derived) >= 10_000:  # bounded memory
-            _derived.clear()
-        _derived[(what, night_id)] = (version, value)
+        _derived[(what, night_id)] = (version, value)  # bounded: least recently used beyond the cap goes
 
 
 def setup_of(game: Game) -> GameSetup:
@@ -613,6 +610,13 @@ def _append_locked(
         current = night.version
         db.session.rollback()
         raise StaleTable(current)
+    full = storable.MAX_RECORDS + (storable.RECORDS_FOR_SETTLING if kind in LEDGER_KINDS else 0)
+    if night.version >= full:
+        db.session.rollback()
+        raise IllegalAction(
+            f"this night holds {night.version:,} records, the most one night can hold "
+            f"({storable.MAX_RECORDS:,}): start a new night to play on"
+        )
     play = play_for(night)
     current = play.current
     at_table = kind in current.game.event_kinds
@@ -792,6 +796,10 @@ def import_history(
     """
     raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     digest = _digest("import", hashlib.sha256(raw).hexdigest(), name)
+    # Read and replay the whole file before the database is asked anything: looking up the
+    # request key begins the write transaction (BEGIN IMMEDIATE), and every other table
+    # would wait while a large file is parsed under it.
+    db.session.rollback()
     parsed = nightfile.loads(text)
     unplayable = [p for p in parsed.play.games if playable is not None and p.setup.kind not in playable]
     if unplayable:

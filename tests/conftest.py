@@ -29,6 +29,11 @@ def _config(tmp_path: Path, **extra: object) -> dict[str, object]:
         "SQLALCHEMY_DATABASE_URI": EXTERNAL_DB or f"sqlite:///{tmp_path / 'test.sqlite'}",
         "WTF_CSRF_ENABLED": False,
         "FAILED_LINK_LIMIT": 1000,
+        "NIGHT_LIMIT": 100_000,  # tests start many nights from one client; the limits' own tests lower these
+        "IMPORT_LIMIT": 100_000,
+        # the test client's "localhost" is always answered; these stand for a LAN address
+        # and a public name the tests reach the app at (companion.hosts)
+        "ALLOWED_HOSTS": "192.168.1.20 poker.example.org",
     }
     config.update(extra)
     return config

@@ -182,3 +182,28 @@ def test_a_wrong_nap_deal_is_refused_with_the_game_and_deal():
     with pytest.raises(NightFileError) as refused:
         nightfile.from_dict(document)
     assert str(refused.value).startswith("games[1] (nap): deals[0]")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.update(name="Fri\x00day"), "the night's name contains characters that cannot be stored"),
+        (lambda d: d["games"][0]["stages"][0].update(cards={"Ben": "\ud800"}), "the file contains characters that cannot be stored"),
+        (lambda d: d["money"].update(currency="E\x00"), "the currency contains characters that cannot be stored"),
+        (lambda d: d.update(name="x" * 81), "the night's name is longer than 80 characters"),
+    ],
+)
+def test_a_night_file_is_held_to_what_a_night_can_store(change, message):
+    with pytest.raises(NightFileError) as refused:
+        nightfile.from_dict(with_change(change))
+    assert message in str(refused.value)
+
+
+def test_a_night_file_with_more_records_than_a_night_holds_is_refused():
+    # every stage here is one record (nobody said Yes): 3 games of 2,000 stages are 6,002 records
+    document = json.loads(json.dumps(TWO_GAMES))
+    nobody = [{"yes": []}] * 2000
+    document["games"] = [{"game": "napalm", "stages": nobody} for _ in range(3)]
+    with pytest.raises(NightFileError) as refused:
+        nightfile.from_dict(document)
+    assert "a night holds at most 5,000" in str(refused.value)

@@ -9,6 +9,7 @@ from werkzeug.exceptions import HTTPException
 from sqlalchemy.exc import OperationalError
 
 from ..extensions import db
+from ..ratelimit import Braked
 
 MESSAGES = {
     400: "That request could not be understood.",
@@ -56,6 +57,11 @@ def init_app(app: Flask) -> None:
     def _http(error: HTTPException):  # type: ignore[no-untyped-def]
         code = error.code or 500
         if request.path.endswith(".json") or request.accept_mimetypes.best == "application/json":
-            return {"error": MESSAGES.get(code, error.description)}, code
+            message = error.description if isinstance(error, Braked) else MESSAGES.get(code, error.description)
+            return {"error": message}, code, {k: v for k, v in error.get_headers() if k == "Retry-After"}
         message = error.description if code in (400, 422) and error.description else MESSAGES.get(code, error.name)
-        return render_template("error.html", code=code, error_message=message), code
+        if isinstance(error, Braked):
+            message = error.description
+        # a 429 says when to come back (Retry-After)
+        headers = {k: v for k, v in error.get_headers() if k == "Retry-After"}
+        return render_template("error.html", code=code, error_message=message), code, headers

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 
 from flask import abort, current_app, session
@@ -60,7 +62,8 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
     play = services.play_for(night)
     current = play.current
     settings = services.settings_of(night)
-    source = services.carried_from_of(night)
+    # no other night's name: these standings are the players' too, and a night's players
+    # are not told what another night is called ("carried in from the previous night")
     earlier = tuple(
         NightGameLine(p.number, p.title, tuple(closing.net.items()), closing.note, current=False)
         for p in play.games[:-1]
@@ -68,19 +71,44 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
     )
     st = standings(
         current.state, night.version, settings.chip_value, settings.currency, settings.unfinished_pot, recent,
-        carried_from=source.name if source is not None else None,
         seated=play.seated, earlier=earlier, title=current.title,
     )
     services.keep_derived(what, night.id, night.version, st)
     return st
 
 
+#: how many scorekeeper nights a browser's home page lists
+KNOWN_NIGHTS = 20
+
+
+def keeper_mark(night: Night) -> str:
+    """An opaque mark of ``night``'s scorekeeper link: an HMAC under the secret key.
+
+    The session cookie is signed, not encrypted: anyone who sees it can read it.  It
+    keeps (night id, this mark), which grants nothing; the mark changes when the link
+    is replaced, so a browser that lost the link stops listing the night.
+    """
+    secret = current_app.config["SECRET_KEY"]
+    key = secret.encode() if isinstance(secret, str) else secret
+    return hmac.new(key, b"keeper:" + night.keeper_key.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def known_marks() -> list[tuple[int, str]]:
+    """(night id, mark) of the nights this browser keeps score of, oldest first."""
+    known = []
+    for entry in session.get("nights", []):
+        if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int) and isinstance(entry[1], str):
+            known.append((entry[0], entry[1]))
+    return known  # anything else (an older cookie's plain links) is forgotten
+
+
 def remember(night: Night) -> None:
-    """Keep the scorekeeper links this browser has opened, for the home page's list."""
-    known = list(session.get("nights", []))
-    if night.keeper_key not in known:
-        known.append(night.keeper_key)
-        session["nights"] = known[-20:]
+    """Keep the scorekeeper nights this browser has opened, for the home page's list (no link in the cookie)."""
+    mark = keeper_mark(night)
+    known = known_marks()
+    if (night.id, mark) not in known:
+        known = [(night_id, m) for night_id, m in known if night_id != night.id] + [(night.id, mark)]
+        session["nights"] = [list(entry) for entry in known[-KNOWN_NIGHTS:]]
 
 
 def device_label() -> str:

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, current_app, redirect, render_template, request, send_from_directory, session, url_for
+import hmac
+
+from flask import Blueprint, current_app, redirect, render_template, request, send_from_directory, url_for
 from sqlalchemy import select, text
 
 from .. import services
 from ..extensions import db
 from ..forms import ImportForm, NightForm
 from ..models import Night
-from ..games.napalm import IllegalAction, Rules
 from ..games import RecordError
-from ..games.web import SCREENS
+from ..games.napalm import IllegalAction, Rules
 from ..games.napalm.history import Settings
+from ..games.web import SCREENS
+from ..ratelimit import brake
+from ..security import client_id
+from .common import keeper_mark, known_marks
 
 bp = Blueprint("home", __name__)
 
@@ -51,10 +56,12 @@ def move_seat_up(form: NightForm) -> bool:
 
 
 def my_nights() -> list[Night]:
-    keys = session.get("nights", [])
-    if not keys:
+    """The nights this browser keeps score of whose scorekeeper link it still holds (see common.remember)."""
+    marks = dict(known_marks())
+    if not marks:
         return []
-    nights = db.session.scalars(select(Night).where(Night.keeper_key.in_(keys))).all()
+    nights = db.session.scalars(select(Night).where(Night.id.in_(list(marks)))).all()
+    nights = [night for night in nights if hmac.compare_digest(keeper_mark(night), marks[night.id])]
     return sorted(nights, key=lambda n: n.created_at, reverse=True)
 
 
@@ -75,7 +82,10 @@ def create():  # type: ignore[no-untyped-def]
     form = NightForm()
     if request.form.get("move_up") and move_seat_up(form):
         return _home(form)
+    limit = current_app.extensions["companion_night_limit"]
+    brake(limit, client_id(), "new nights")
     if form.validate():
+        limit.hit(client_id())  # every start that passes the form counts (a doubled tap too)
         try:
             night = services.create_night(
                 form.name.data or "",
@@ -98,7 +108,10 @@ def create():  # type: ignore[no-untyped-def]
 @bp.post("/import")
 def import_night():  # type: ignore[no-untyped-def]
     form = ImportForm()
+    limit = current_app.extensions["companion_import_limit"]
+    brake(limit, client_id(), "imports")
     if form.validate():
+        limit.hit(client_id())  # before the file is read: every file read counts
         upload = form.file.data
         try:
             night = services.import_history(

@@ -16,6 +16,8 @@ poll of a version in a process goes through Flask and the ORM, and keeps those p
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 import threading
 from collections.abc import Callable
@@ -49,12 +51,20 @@ POLL_POOL_SIZE = 16
 bp = Blueprint("players", __name__, url_prefix="/p/<key>")
 
 
-def etag_of(night: Night) -> str:
-    return _tag(night.id, night.version, night.viewer_key)
+def etag_of(night: Night, secret: str | bytes | None = None) -> str:
+    return _tag(night.id, night.version, night.viewer_key, secret)
 
 
-def _tag(night_id: int, version: int, viewer_key: str) -> str:
-    return f"n{night_id}-v{version}-{viewer_key[:6]}"
+def _tag(night_id: int, version: int, viewer_key: str, secret: str | bytes | None = None) -> str:
+    """The live view's ETag: the version (the page's offline copy compares it) and an opaque rest.
+
+    The rest is an HMAC of the night's id and players' link under the app's secret key:
+    it changes with the night and the link, and says nothing of how many nights exist.
+    """
+    secret = current_app.config["SECRET_KEY"] if secret is None else secret
+    key = secret.encode() if isinstance(secret, str) else secret
+    digest = hmac.new(key, f"{night_id}:{viewer_key}".encode(), hashlib.sha256).hexdigest()[:20]
+    return f"p-v{version}-{digest}"
 
 
 #: The players' link's night, by its unique index, in each driver's parameter style.
@@ -87,7 +97,9 @@ def poll_engine(engine: Engine) -> Engine:
     return own
 
 
-def current_version(key: str, engine: Engine | None = None) -> tuple[int, int, str] | None:
+def current_version(
+    key: str, engine: Engine | None = None, secret: str | bytes | None = None
+) -> tuple[int, int, str] | None:
     """(id, version, ETag) of the night whose players' link is ``key``, as the database has it now.
 
     One SELECT on a pooled driver connection (no ORM session, no transaction to
@@ -126,7 +138,12 @@ def current_version(key: str, engine: Engine | None = None) -> tuple[int, int, s
         connection.close()
     if row is None or not same_secret(key, row[2]):
         return None
-    return row[0], row[1], _tag(row[0], row[1], row[2])
+    return row[0], row[1], _tag(row[0], row[1], row[2], secret)
+
+
+def _scheme(environ: dict) -> str:  # type: ignore[type-arg]
+    """"https" or "http", as request.is_secure sees it (the headers differ only by HSTS)."""
+    return "https" if environ.get("wsgi.url_scheme") in ("https", "wss") else "http"
 
 
 FOUND = "companion.live_version"
@@ -151,26 +168,27 @@ class NotModified:
         self.app = app
         self.wsgi_app = wsgi_app
         self.fragment = LiveFragment(app)
-        self._headers: list[tuple[str, str]] | None = None
+        self._headers: dict[str, list[tuple[str, str]]] = {}  # by scheme: HTTPS adds HSTS
         self._engine_of_app: Engine | None = None
         self._lock = threading.Lock()
 
     def __call__(self, environ: dict, start_response: Callable):  # type: ignore[no-untyped-def,type-arg]
         match = LIVE_PATH.fullmatch(environ.get("PATH_INFO", ""))
         if match and environ.get("REQUEST_METHOD") == "GET":
-            limiter = self.app.extensions["companion_link_limiter"]
-            if not limiter.blocked(environ.get("REMOTE_ADDR") or "unknown"):
-                found = current_version(match.group(1), self._engine())
-                environ[FOUND] = found  # the view need not ask again
-                if found is not None:
-                    asked = environ.get("HTTP_IF_NONE_MATCH")
-                    if asked and parse_etags(asked).contains(found[2]):
-                        start_response("304 Not Modified", [("ETag", f'"{found[2]}"'), *self._after_request_headers()])
-                        return []
-                    answer = self.fragment.answer(environ, *found)
-                    if answer is not None:
-                        start_response("200 OK", answer[0])
-                        return [answer[1]]
+            # a valid players' link is always answered; an unknown one goes on to Flask,
+            # where it is counted and braked (security.reject_unknown_link)
+            found = current_version(match.group(1), self._engine(), self.app.config["SECRET_KEY"])
+            environ[FOUND] = found  # the view need not ask again
+            if found is not None:
+                asked = environ.get("HTTP_IF_NONE_MATCH")
+                if asked and parse_etags(asked).contains(found[2]):
+                    headers = self._after_request_headers(_scheme(environ))
+                    start_response("304 Not Modified", [("ETag", f'"{found[2]}"'), *headers])
+                    return []
+                answer = self.fragment.answer(environ, *found)
+                if answer is not None:
+                    start_response("200 OK", answer[0])
+                    return [answer[1]]
         return self.wsgi_app(environ, start_response)
 
     def _engine(self) -> Engine:
@@ -182,17 +200,18 @@ class NotModified:
                     self._engine_of_app = poll_engine(db.engine)
             return self._engine_of_app
 
-    def _after_request_headers(self) -> list[tuple[str, str]]:
-        if self._headers is not None:
-            return self._headers
+    def _after_request_headers(self, scheme: str) -> list[tuple[str, str]]:
+        kept = self._headers.get(scheme)
+        if kept is not None:
+            return kept
         with self._lock:
-            if self._headers is None:
-                with self.app.test_request_context("/p/key/live"):
+            if scheme not in self._headers:
+                with self.app.test_request_context("/p/key/live", base_url=f"{scheme}://localhost"):
                     response = self.app.process_response(make_response("", 304))
                 # never a cookie or anything about this made-up request's body or session
                 skip = ("etag", "content-type", "content-length", "set-cookie", "vary", "date")
-                self._headers = [(k, v) for k, v in response.headers.items() if k.lower() not in skip]
-            return self._headers
+                self._headers[scheme] = [(k, v) for k, v in response.headers.items() if k.lower() not in skip]
+            return self._headers[scheme]
 
 
 #: stand-ins for the values of a fragment's own headers in LiveFragment's list (NUL is in no header)
@@ -242,7 +261,7 @@ class LiveFragment:
     def __init__(self, app: Flask) -> None:
         self.app = app
         self._layout: list[str] | None | bool = False  # False: not read yet; None: cannot be used
-        self._headers: list[tuple[str, str]] | None = None
+        self._headers: dict[str, list[tuple[str, str]]] = {}  # by scheme: HTTPS adds HSTS
         self._serializer: tuple[Any, Any] | None = None
         self._lock = threading.Lock()
 
@@ -306,7 +325,8 @@ class LiveFragment:
         except Exception:  # noqa: BLE001 - Flask renders it again, and answers or reports the error
             return None
         values = {_ETAG: f'"{tag}"', _LENGTH: str(len(body))}
-        return [(k, values.get(v, v)) for k, v in self._response_headers()], body
+        headers = self._response_headers(_scheme(environ))
+        return [(k, values.get(v, v)) for k, v in headers], body
 
     def _session(self, environ: dict) -> dict | None:  # type: ignore[type-arg]
         """The session as Flask's SecureCookieSessionInterface.open_session reads it; None: let Flask read it."""
@@ -335,23 +355,24 @@ class LiveFragment:
             kept = self._serializer = (keys, interface.get_signing_serializer(self.app))
         return kept[1]
 
-    def _response_headers(self) -> list[tuple[str, str]]:
+    def _response_headers(self, scheme: str) -> list[tuple[str, str]]:
         """The Flask path's 200 headers, in its order, with :data:`_ETAG` and :data:`_LENGTH` for their values."""
-        if self._headers is not None:
-            return self._headers
+        kept = self._headers.get(scheme)
+        if kept is not None:
+            return kept
         with self._lock:
-            if self._headers is None:
-                with self.app.test_request_context("/p/key/live") as context:
+            if scheme not in self._headers:
+                with self.app.test_request_context("/p/key/live", base_url=f"{scheme}://localhost") as context:
                     session.get("me")  # the view reads the session: "Vary: Cookie"
                     response = self.app.process_response(_live_fragment_response("x", "tag"))
                     wsgi_headers = response.get_wsgi_headers(context.request.environ)
                 stand_in = {"etag": _ETAG, "content-length": _LENGTH}
-                self._headers = [
+                self._headers[scheme] = [
                     (k, stand_in.get(k.lower(), v))
                     for k, v in wsgi_headers.items()
                     if k.lower() not in ("set-cookie", "date")  # never a cookie or anything about this made-up request
                 ]
-            return self._headers
+            return self._headers[scheme]
 
 
 def _plain_cookie_session(interface: SessionInterface) -> bool:
@@ -371,6 +392,7 @@ def player_of(data: Any, night_id: int, st: Standings) -> str | None:
 
 @bp.record_once
 def _install(state) -> None:  # type: ignore[no-untyped-def]
+    state.app.add_template_global(etag_of, "live_etag")  # the scorekeeper's page watches the same tag
     middleware = NotModified(state.app, state.app.wsgi_app)
     state.app.extensions["companion_live_fragment"] = middleware.fragment
     state.app.wsgi_app = middleware  # type: ignore[method-assign]
@@ -450,7 +472,7 @@ def mark_me(table: Markup, me: str | None) -> Markup:
 def _live_fragment_response(body: str, tag: str):  # type: ignore[no-untyped-def]
     response = make_response(body)
     response.set_etag(tag)
-    response.headers["Cache-Control"] = "no-cache"
+    response.headers["Cache-Control"] = "no-store"  # as every page a players' link opens
     return response
 
 

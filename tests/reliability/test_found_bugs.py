@@ -40,7 +40,7 @@ def test_a_number_hundreds_of_digits_long_is_a_form_error(start_night, app):
     t = start_night()
     response = t.client.post(f"{t.url}/declare", data={"version": "9" * 400, "request_key": "k" * 20, "nobody": "1"})
     assert response.status_code == 422
-    assert "Not a valid integer value" in response.get_data(as_text=True)
+    assert "Enter a whole number in digits 0-9, at most 15 of them." in response.get_data(as_text=True)
     response = t.client.post("/nights", data=night_form(ante="9" * 400))
     assert response.status_code == 422
     assert _counts(app) == (1, 0)

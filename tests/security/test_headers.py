@@ -107,7 +107,7 @@ def every_kind_of_response(app: Flask) -> dict[str, object]:
     wrong = app.test_client()
     for _ in range(3):
         responses["unknown link (404)"] = wrong.get(f"/p/{random_key()}")
-    responses["too many wrong links (429)"] = wrong.get(f"/p/{night.viewer}")
+    responses["too many wrong links (429)"] = wrong.get(f"/p/{random_key()}")
     return responses
 
 

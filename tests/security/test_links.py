@@ -9,7 +9,7 @@ import re
 import pytest
 import zxingcpp
 
-from companion import qr, security
+from companion import ratelimit, qr, security
 from companion.views import table as table_views
 from security.support import Site, random_key
 
@@ -230,23 +230,26 @@ def limited(make_app) -> Site:
 
 
 def test_after_too_many_unknown_links_a_client_gets_429(limited, monkeypatch):
-    clock = [1000.0]
-    monkeypatch.setattr(security.time, "monotonic", lambda: clock[0])
+    clock = [1_000_000.0]
+    monkeypatch.setattr(ratelimit, "now", lambda: clock[0])
     night = limited.seat()
     guesser = limited.app.test_client()
     for i in range(5):
         path = f"/k/{random_key()}" if i % 2 else f"/p/{random_key()}/live"
         assert guesser.get(path).status_code == 404
-    assert guesser.get(f"/p/{random_key()}").status_code == 429
-    assert guesser.get(f"/p/{night.viewer}").status_code == 429  # blocked on real links too, for now
-    assert guesser.post(f"/k/{night.keeper}/declare", data={}).status_code == 429
+    refused = guesser.get(f"/p/{random_key()}")
+    assert refused.status_code == 429 and 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert guesser.post(f"/k/{random_key()}/declare", data={}).status_code == 429
+    # a valid link is never refused, even to the guesser (issue 15: a phone's own link kept working)
+    assert guesser.get(f"/p/{night.viewer}").status_code == 200
+    assert guesser.get(f"/k/{night.keeper}").status_code == 200
     assert guesser.get("/").status_code == 200  # the rest of the site still answers
     # another phone is not punished for the guesser
     phone = limited.app.test_client()
-    assert phone.get(f"/p/{night.viewer}", environ_base={"REMOTE_ADDR": "192.168.1.33"}).status_code == 200
+    assert phone.get(f"/p/{random_key()}", environ_base={"REMOTE_ADDR": "192.168.1.33"}).status_code == 404
     # after a minute without guesses the client may try again
     clock[0] += 61
-    assert guesser.get(f"/p/{night.viewer}").status_code == 200
+    assert guesser.get(f"/p/{random_key()}").status_code == 404
 
 
 def test_unknown_links_posted_to_count_as_guesses_too(limited):
@@ -282,7 +285,7 @@ def test_behind_a_trusted_proxy_each_phone_is_limited_on_its_own_address_and_htt
     guesser = {"X-Forwarded-For": "192.168.1.50", "X-Forwarded-Proto": "https"}
     for _ in range(3):
         assert proxy.get(f"/p/{random_key()}", headers=guesser).status_code == 404
-    assert proxy.get(f"/p/{night.viewer}", headers=guesser).status_code == 429
+    assert proxy.get(f"/p/{random_key()}", headers=guesser).status_code == 429
     phone = {"X-Forwarded-For": "192.168.1.51", "X-Forwarded-Proto": "https"}
     answer = proxy.get(f"/k/{night.keeper}", headers=phone)
     assert answer.status_code == 200

@@ -25,6 +25,7 @@ def instance(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "instance"
     monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(folder))
     monkeypatch.setenv("COMPANION_DATABASE_URL", f"sqlite:///{tmp_path / 'startup.sqlite'}")
+    monkeypatch.setenv("COMPANION_ALLOWED_HOSTS", "192.168.1.20")  # stands for this machine's LAN address
     return folder
 
 

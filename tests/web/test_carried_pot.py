@@ -81,7 +81,8 @@ def test_the_report_of_a_carry_night_starts_the_next_night_with_its_pot(start_ni
     assert new.pot() == 8
     assert [new.net(n) for n in FOUR] == [-2, -2, -2, -2]
     assert new.dealer() == "Cat"
-    assert "Pot: 8 carried in from \u201cFriday\u201d: Ann 2, Ben 2, Cat 2, Dan 2" in new.html
+    # the standings are the players' too: no other night's name (the report names it for the scorekeeper)
+    assert "Pot: 8 carried in from the previous night: Ann 2, Ben 2, Cat 2, Dan 2" in new.html
     assert "Started \u201cFriday (continued)\u201d with the pot of 8 chips carried in from \u201cFriday\u201d." in new.html
     old, started = nights(app)
     assert started.name == "Friday (continued)"
@@ -168,13 +169,13 @@ def test_after_carrying_the_old_report_names_the_new_night_and_only_the_keeper_g
     assert f'href="/k/{new.keeper_key}"' in keeper
     assert "Start the next night with this pot" not in keeper
     viewer = client.get(f"/p/{old.viewer_key}/report").get_data(as_text=True)
-    assert "The pot of 8 chips was carried into \u201cFriday (continued)\u201d" in text_of(viewer)
+    assert "The pot of 8 chips was carried into the next night." in text_of(viewer)  # players: no name
     assert new.keeper_key not in viewer and new.viewer_key not in viewer and old.keeper_key not in viewer
-    # the new night's players' page shows the carried pot, its report the source by name only
+    # the new night's players' page and report show the carried pot, and no other night's name
     players = client.get(f"/p/{new.viewer_key}").get_data(as_text=True)
-    assert "Pot: 8 carried in from \u201cFriday\u201d: Ann 2, Ben 2, Cat 2, Dan 2" in players
+    assert "Pot: 8 carried in from the previous night: Ann 2, Ben 2, Cat 2, Dan 2" in players
     new_viewer_report = client.get(f"/p/{new.viewer_key}/report").get_data(as_text=True)
-    assert "carried in from \u201cFriday\u201d" in text_of(new_viewer_report)
+    assert "carried in from the previous night" in text_of(new_viewer_report)
     assert old.keeper_key not in new_viewer_report and new.keeper_key not in new_viewer_report
     assert old.keeper_key not in players and new.keeper_key not in players
     # the new night's scorekeeper report links back to Friday's report

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from companion import storable
+
 from ..base import RecordError
 from .table import (
     Challenge,
@@ -111,6 +113,7 @@ def from_dict(data: Any) -> History:
     name = data.get("name")
     if name is not None and not isinstance(name, str):
         raise HistoryError("'name' must be text")
+    _check_storable(data, name, players, settings)
     carried_in = _carried_in(data.get("carried_in", {}))
     try:
         table = Table(players, first_dealer, rules)
@@ -129,6 +132,11 @@ def play_stages(table: Table, stages: Any) -> None:
     """Replay a file's ``stages`` into ``table``; HistoryError says which entry is wrong and why."""
     if not isinstance(stages, list):
         raise HistoryError("'stages' must be a list")
+    if len(stages) > storable.MAX_STAGES:  # refused before replaying: a night holds far fewer
+        raise HistoryError(
+            f"the file holds {len(stages):,} stages; a night holds at most {storable.MAX_STAGES:,} "
+            "(a 12-hour night is about 450)"
+        )
     for index, entry in enumerate(stages):
         where = (
             f"stages[{index}] (game {table.game_number}, hand {table.hand_number}, stage {int(table.stage)})"
@@ -137,6 +145,20 @@ def play_stages(table: Table, stages: Any) -> None:
             _play(table, entry, last=index == len(stages) - 1)
         except (IllegalAction, HistoryError) as error:
             raise HistoryError(f"{where}: {error}", index) from None
+    records = len(table.live_records())
+    if records > storable.MAX_RECORDS:
+        raise HistoryError(
+            f"the file's stages make {records:,} records; a night holds at most {storable.MAX_RECORDS:,}"
+        )
+
+
+def _check_storable(data: dict[str, Any], name: str | None, players: list[str], settings: Settings) -> None:
+    """The checks a night's row needs, the same for /import and ``flask replay`` (companion.storable)."""
+    problem = storable.night_fields_problem(name or "", players, settings.currency, settings.chip_value)
+    if problem is None and storable.unstorable(data):
+        problem = storable.unstorable_message("the file")
+    if problem is not None:
+        raise HistoryError(problem)
 
 
 def _rules(raw: Any) -> tuple[Rules, Settings]:

@@ -1,0 +1,79 @@
+"""The Host header (issue 15, item 7): the server answers only to the names it is meant to be
+reached at, so a forged Host never lands in a players' link or its QR code."""
+
+from __future__ import annotations
+
+import pytest
+
+from companion import hosts
+from companion.views import table as table_views
+
+
+@pytest.fixture
+def lan(monkeypatch):
+    """This machine is 192.168.1.7 on the local network, called "den"."""
+    monkeypatch.setattr(table_views, "lan_address", lambda: "192.168.1.7")
+    monkeypatch.setattr(hosts, "machine_hosts", lambda listen_host: {"192.168.1.7", "den", "den.local"})
+
+
+def test_a_forged_host_gets_a_400_that_says_what_to_change_and_no_link(lan, make_app):
+    app = make_app()
+    night_keeper = _seat(app)
+    client = app.test_client()
+    for path in ("/", f"/k/{night_keeper}/share", f"/k/{night_keeper}/players-qr.svg"):
+        response = client.get(path, headers={"Host": "evil.example"})
+        assert response.status_code == 400, path
+        body = response.get_data(as_text=True)
+        assert "evil.example" in body and "COMPANION_ALLOWED_HOSTS" in body
+        assert "/p/" not in body
+
+
+def test_the_players_poll_answered_before_flask_refuses_a_forged_host_too(lan, make_app, site_of):
+    app = make_app()
+    viewer = site_of(app).seat().viewer
+    client = app.test_client()
+    assert client.get(f"/p/{viewer}/live").status_code == 200
+    assert client.get(f"/p/{viewer}/live").status_code == 200  # now kept: the middleware's answer
+    assert client.get(f"/p/{viewer}/live", headers={"Host": "rebound.example:5000"}).status_code == 400
+
+
+@pytest.mark.parametrize(
+    "host", ["localhost", "localhost:5000", "127.0.0.1:8000", "[::1]:5000", "192.168.1.7:5000", "den.local", "DEN"]
+)
+def test_this_machine_is_answered_by_every_name_and_address_it_has(lan, make_app, host):
+    assert make_app().test_client().get("/", headers={"Host": host}).status_code == 200
+
+
+def test_names_from_the_settings_are_answered(lan, make_app):
+    app = make_app(PUBLIC_BASE_URL="https://poker.example.org", ALLOWED_HOSTS="cards.example.net, 10.0.0.9")
+    client = app.test_client()
+    for host in ("poker.example.org", "cards.example.net:8443", "10.0.0.9"):
+        assert client.get("/", headers={"Host": host}).status_code == 200, host
+    assert client.get("/", headers={"Host": "poker.example.org.evil.example"}).status_code == 400
+
+
+def test_the_qr_link_of_an_allowed_lan_request_uses_that_address(lan, make_app):
+    app = make_app()
+    keeper = _seat(app)
+    page = app.test_client().get(f"/k/{keeper}/share", headers={"Host": "192.168.1.7:5000"})
+    assert page.status_code == 200
+    assert "http://192.168.1.7:5000/p/" in page.get_data(as_text=True)
+
+
+def test_the_hostname_is_read_without_port_brackets_or_case():
+    assert hosts.hostname_of("Den.Local:5000") == "den.local"
+    assert hosts.hostname_of("[::1]:5000") == "::1"
+    assert hosts.hostname_of("example.org.") == "example.org"
+
+
+def _seat(app) -> str:
+    from security.support import Site
+
+    return Site(app).seat().keeper
+
+
+@pytest.fixture
+def site_of():
+    from security.support import Site
+
+    return Site
