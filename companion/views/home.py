@@ -33,7 +33,9 @@ def settings_from(form: NightForm) -> Settings:
 
 def move_seat_up(form: NightForm) -> bool:
     """The ↑ button beside a seat swaps it with the seat above, without saving (no JavaScript needed)."""
-    move = form.move_up.data
+    # The tapped button's value; an empty move_up sent before it (a hidden input an older
+    # page carried) must not hide it: that made ↑ start the night instead (issue 14, bug 1).
+    move = next((v for v in request.form.getlist("move_up") if v), "")
     # ASCII decimals only: "²" is a digit to str.isdigit but not to int()
     if not move or not (move.isascii() and move.isdecimal()) or not 2 <= int(move) <= len(form.seat_fields()):
         return False
@@ -71,7 +73,7 @@ def index():  # type: ignore[no-untyped-def]
 @bp.post("/nights")
 def create():  # type: ignore[no-untyped-def]
     form = NightForm()
-    if request.form.get("move_up") and move_seat_up(form):
+    if move_seat_up(form):
         return _home(form)
     if form.validate():
         try:

@@ -350,7 +350,7 @@ def setup(key: str):  # type: ignore[no-untyped-def]
         return render_template("table/setup.html", night=night, form=_setup_form(night))
     form = NightForm()
     form.submit.label.text = "Save the setup"
-    if request.form.get("move_up") and move_seat_up(form):
+    if move_seat_up(form):
         return render_template("table/setup.html", night=night, form=form)
     if form.validate():
         try:
