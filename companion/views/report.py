@@ -38,6 +38,7 @@ from ..ledger.money import format_money, to_money
 from ..models import Night
 from ..napalm import IllegalAction
 from ..report import VIEWS, ChipCount, Report, build_report, chip_count
+from . import refused
 from .common import device_label, keeper_night, remember, standings_of, viewer_night
 from .home import my_nights
 
@@ -176,7 +177,11 @@ def render_report(  # type: ignore[no-untyped-def]
 
 @bp.get("/k/<key>/report")
 def keeper(key: str):  # type: ignore[no-untyped-def]
-    return render_report(keeper_night(key), keeper=True)
+    night = keeper_night(key)
+    kept = refused.recall(night.version)
+    if kept is not None:
+        return render_report(night, True, kept.status, kept.message)
+    return render_report(night, keeper=True)
 
 
 @bp.get("/p/<key>/report")
@@ -232,6 +237,12 @@ def viewer_json(key: str):  # type: ignore[no-untyped-def]
     return _json(viewer_night(key))
 
 
+def _refused(night: Night, status: int, message: str, view: str | None = None):  # type: ignore[no-untyped-def]
+    """Redirect a refused submit to the report's address with its message (views/refused.py)."""
+    location = url_for("report.keeper", key=night.keeper_key, **({"view": view} if view else {}))
+    return refused.refuse(location, status, message=message, version=night.version)
+
+
 @bp.post("/k/<key>/paid")
 def paid(key: str):  # type: ignore[no-untyped-def]
     """The confirming second tap of "Mark paid": record the payment once."""
@@ -241,21 +252,21 @@ def paid(key: str):  # type: ignore[no-untyped-def]
     view = view if view in VIEWS else "plan"
     if not form.validate():
         errors = "; ".join(str(e) for es in form.errors.values() for e in es)
-        return render_report(night, True, 422, f"That payment could not be recorded: {errors}.", view)
+        return _refused(night, 422, f"That payment could not be recorded: {errors}.", view)
     report = report_of(night)
     payer, payee, chips = form.payer.data, form.payee.data, form.chips.data
     if form.version.data == night.version and report.find(view, payer, payee, chips) is None:
         # at the version the form was made for, the plan holds no such unpaid payment
-        return render_report(night, True, 422, "That payment is not in the plan, or it is already marked paid.", view)
+        return _refused(night, 422, "That payment is not in the plan, or it is already marked paid.", view)
     try:
         result = services.mark_paid(
             night.id, payer, payee, chips, form.version.data, form.request_key.data, recorded_by=device_label()
         )
     except IllegalAction as error:
-        return render_report(night, True, 422, str(error), view)
+        return _refused(night, 422, str(error), view)
     except (services.StaleTable, services.KeyConflict) as error:
         db.session.expire_all()
-        return render_report(db.session.get(Night, night.id), True, 409, str(error), view)
+        return _refused(db.session.get(Night, night.id), 409, str(error), view)
     money = format_money(to_money(chips, report.chip_value), report.currency)
     flash(("Already recorded: " if result.repeated else "Recorded: ") + f"{payer} paid {payee} {money} ({chips} chips).")
     return redirect(url_for("report.keeper", key=night.keeper_key, view=view), code=303)
@@ -268,14 +279,14 @@ def carry(key: str):  # type: ignore[no-untyped-def]
     form = CarryForm()
     if not form.validate():
         errors = "; ".join(str(e) for es in form.errors.values() for e in es)
-        return render_report(night, True, 422, f"The next night could not be started: {errors}.")
+        return _refused(night, 422, f"The next night could not be started: {errors}.")
     try:
         new, started = services.carry_pot(night, form.version.data, form.request_key.data)
     except IllegalAction as error:
-        return render_report(night, True, 422, f"The next night could not be started: {error}.")
+        return _refused(night, 422, f"The next night could not be started: {error}.")
     except (services.StaleTable, services.KeyConflict) as error:
         db.session.expire_all()
-        return render_report(db.session.get(Night, night.id), True, 409, str(error))
+        return _refused(db.session.get(Night, night.id), 409, str(error))
     remember(new)
     pot = sum((new.carried_in or {}).values())
     flash(

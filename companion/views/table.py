@@ -32,6 +32,7 @@ from ..models import Night
 from ..napalm import Challenge, Declare, IllegalAction, Phase, Showdown, Void
 from ..napalm.table import Action
 from ..security import RotationMemory
+from . import refused
 from .common import device_label, keeper_night, remember, standings_of
 from .home import move_seat_up, rules_from, settings_from
 
@@ -109,10 +110,16 @@ def render_table(night: Night, status: int = 200, submitted: Any = None, message
 # --- recording ---------------------------------------------------------------------
 
 
+def _refused(night: Night, status: int, form_name: str | None = None, form: Any = None, message: str | None = None):  # type: ignore[no-untyped-def]
+    """Redirect a refused submit to the table's address, keeping what was typed (see refused.py)."""
+    location = url_for("table.show", key=night.keeper_key)
+    return refused.refuse(location, status, message=message, form_name=form_name, form=form, version=night.version)
+
+
 def _record(night: Night, form: Any, form_name: str, build) -> Any:  # type: ignore[no-untyped-def]
     """Validate ``form``, build an action, and record it; the one path every action takes."""
     if not form.validate():
-        return render_table(night, 422, (form_name, form))
+        return _refused(night, 422, form_name, form)
     try:
         action: Action = build(form)
         result = services.record(
@@ -120,20 +127,27 @@ def _record(night: Night, form: Any, form_name: str, build) -> Any:  # type: ign
         )
     except IllegalAction as error:
         form.form_errors.append(str(error))
-        return render_table(night, 422, (form_name, form))
+        return _refused(night, 422, form_name, form)
     except services.StaleTable as stale:
         db.session.expire_all()
-        return render_table(db.session.get(Night, night.id), 409, message=str(stale))
+        return _refused(db.session.get(Night, night.id), 409, message=str(stale))
     except services.KeyConflict as conflict:
         db.session.expire_all()
-        return render_table(db.session.get(Night, night.id), 409, message=str(conflict))
+        return _refused(db.session.get(Night, night.id), 409, message=str(conflict))
     flash(("Already recorded: " if result.repeated else "") + result.summary)
     return redirect(url_for("table.show", key=night.keeper_key), code=303)
 
 
 @bp.get("")
 def show(key: str):  # type: ignore[no-untyped-def]
-    return render_table(keeper_night(key))
+    night = keeper_night(key)
+    kept = refused.recall(night.version)
+    if kept is None:
+        return render_table(night)
+    submitted = None
+    if kept.form:  # the refused form, as typed, with its errors
+        submitted = (kept.form, kept.refill(forms_for(night, standings_of(night))[kept.form]))
+    return render_table(night, kept.status, submitted, kept.message)
 
 
 @bp.post("/declare")
@@ -194,8 +208,8 @@ def cards(key: str):  # type: ignore[no-untyped-def]
     if yes is None and table.phase is not Phase.SHOWDOWN:
         form = UndoForm()  # carries only version and key: enough to tell a stale submit
         if form.validate() and form.version.data != night.version:
-            return render_table(night, 409, message=str(services.StaleTable(night.version)))
-        return render_table(night, 422, message="There is no showdown to enter cards for.")
+            return _refused(night, 409, message=str(services.StaleTable(night.version)))
+        return _refused(night, 422, message="There is no showdown to enter cards for.")
     if yes is None:
         yes = table.yes
     form = cards_form_class(yes)()
@@ -345,13 +359,18 @@ def _setup_form(night: Night) -> NightForm:
 def setup(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
     if night.version != 0 and request.method == "POST":
-        return render_table(night, 409, message="Play has started: the seating and rules can no longer change.")
+        return _refused(night, 409, message="Play has started: the seating and rules can no longer change.")
     if request.method != "POST":  # GET and HEAD show the form; only POST submits it
-        return render_template("table/setup.html", night=night, form=_setup_form(night))
+        kept = refused.recall(0)
+        if kept is None or kept.form != "setup":
+            return render_template("table/setup.html", night=night, form=_setup_form(night))
+        form = kept.refill(_setup_form(night))
+        return render_template("table/setup.html", night=night, form=form), kept.status
     form = NightForm()
     form.submit.label.text = "Save the setup"
+    location = url_for("table.setup", key=night.keeper_key)
     if move_seat_up(form):
-        return render_template("table/setup.html", night=night, form=form)
+        return refused.refuse(location, 200, form_name="setup", form=form, data=refused.typed(form), version=0)
     if form.validate():
         try:
             services.update_setup(
@@ -366,8 +385,8 @@ def setup(key: str):  # type: ignore[no-untyped-def]
         except IllegalAction as error:
             form.seat_1.errors = [*form.seat_1.errors, str(error)]
         except services.StaleTable:
-            return render_table(night, 409, message="Play has started: the seating and rules can no longer change.")
+            return _refused(night, 409, message="Play has started: the seating and rules can no longer change.")
         else:
             flash("Setup saved.")
             return redirect(url_for("table.show", key=night.keeper_key), code=303)
-    return render_template("table/setup.html", night=night, form=form), 422
+    return refused.refuse(location, 422, form_name="setup", form=form, version=0)

@@ -291,7 +291,12 @@ class Phone:
         return self.request("GET", path)
 
     def post(self, path: str, data: dict[str, Any]) -> Answer:
-        return self.request("POST", path, data)
+        """POST; a refusal's 303 (to ``?refused=…``, issue 14 bug 3) is followed to the page that says
+        why, whose status (409 or 422) is the answer read: as a browser shows it."""
+        answer = self.request("POST", path, data)
+        if answer.status == 303 and "refused=" in answer.location:
+            return self.get(answer.location)
+        return answer
 
 
 NIGHT = {
