@@ -44,7 +44,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         WTF_CSRF_SSL_STRICT=False,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
-        FAILED_LINK_LIMIT=30,  # unknown secret links per client per minute before 429
+        FAILED_LINK_LIMIT=30,
+        # a screen ignores taps for this long after the tap that opened it (views/taps.py)
+        TAP_GUARD_MS=int(os.environ.get("COMPANION_TAP_GUARD_MS") or 1000),  # unknown secret links per client per minute before 429
         # How many proxies in front of the app set X-Forwarded-For/-Proto/-Host (0: none,
         # the headers are ignored, so a client cannot pose as another to the limiter).
         TRUSTED_PROXIES=os.environ.get("COMPANION_TRUSTED_PROXIES", "0"),

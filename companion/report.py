@@ -59,7 +59,7 @@ from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from typing import Any
 
-from .ledger.money import format_money, to_money
+from .ledger.money import format_money, to_money, value_text
 from .ledger.settle import Payment, pairwise_debts, settle_up
 from .napalm.closing import CHOICES, Closing, close_night
 from .napalm.table import POT, Table
@@ -260,7 +260,7 @@ class Report:
         raise KeyError(name)
 
     def money(self, chips: int) -> str:
-        return format_money(to_money(chips, self.chip_value), self.currency)
+        return value_text(chips, self.chip_value, self.currency)
 
     def lines(self, view: str) -> tuple[PlanLine, ...] | tuple[PairLine, ...]:
         return self.pairwise if view == "pairwise" else self.plan
@@ -487,7 +487,7 @@ def build_report(
                 games_won=sum(1 for r in position.games if r.winner == player),
                 net_chips=net,
                 money=money,
-                money_text=format_money(money, currency),
+                money_text=value_text(net, chip_value, currency),
                 # a carried-in share was in the middle from the start, never in the player's stack
                 stack_change=table_net[player] + carried_in.get(player, 0) + closing.shares[player],
             )
@@ -505,7 +505,7 @@ def build_report(
             payee=p.payee,
             chips=p.chips,
             money=money,
-            money_text=format_money(money, currency),
+            money_text=value_text(p.chips, chip_value, currency),
             paid=done,
             why=_why_plan(p, plan, by_name),
         )
@@ -518,7 +518,7 @@ def build_report(
             payee=p.payee,
             chips=p.chips,
             money=money,
-            money_text=format_money(money, currency),
+            money_text=value_text(p.chips, chip_value, currency),
             paid=done,
             side_bets=parts[p.payer, p.payee][0],
             through_pot=parts[p.payer, p.payee][1],

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from .ledger.money import format_money, to_money
+from .ledger.money import format_money, to_money, value_text
 from .ledger.settle import Payment, settle_up
 from .napalm import Phase, Record, Table
 from .napalm.closing import Closing, close_night
@@ -70,7 +70,7 @@ class Standings:
         return f"{self.carried_total} carried in from {source}: {shares}"
 
     def money(self, chips: int) -> str:
-        return format_money(to_money(chips, self.chip_value), self.currency)
+        return value_text(chips, self.chip_value, self.currency)
 
     def line(self, name: str) -> PlayerLine | None:
         return next((p for p in self.players if p.name == name), None)
@@ -106,7 +106,7 @@ def standings(
             tokens=tokens[name],
             net_chips=net[name],
             money=to_money(net[name], chip_value),
-            money_text=format_money(to_money(net[name], chip_value), currency),
+            money_text=value_text(net[name], chip_value, currency),
             is_dealer=seat == position.dealer,
             says_next=order.index(name) + 1,
             in_yes=name in position.yes,

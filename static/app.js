@@ -6,6 +6,24 @@
   if ("serviceWorker" in navigator && window.isSecureContext) {
     navigator.serviceWorker.register("/sw.js").catch(function () {});
   }
+  // A tap in the first moments of a freshly loaded screen does nothing (issue 14, bug 2): a
+  // double tap's second tap would land on the new screen's button in the same place and record
+  // the next stage too.  Measured second taps came 150-800 ms after the first; performance.now()
+  // counts from the start of the navigation, i.e. from the tap that opened this screen, so taps
+  // are ignored until 1000 ms after it (800 ms + 200 ms margin; why: companion/views/taps.py).
+  var guard = +(document.body.getAttribute("data-tap-guard") || 1000);
+  function settled() { return performance.now() >= guard; }
+  if (!settled()) {
+    document.documentElement.setAttribute("data-settling", "");
+    setTimeout(function () { document.documentElement.removeAttribute("data-settling"); },
+      Math.max(0, guard - performance.now()));
+  }
+  document.addEventListener("click", function (e) {
+    if (settled() || !e.target.closest) return;
+    if (e.target.closest("a, button, label, summary, input, select")) {
+      e.preventDefault(); e.stopPropagation();
+    }
+  }, true);
   // Players' page: follow the table live with conditional GETs (304 when unchanged).
   var live = document.getElementById("live");
   var staleNote = document.querySelector(".stale");
@@ -59,6 +77,19 @@
   // Scorekeeper's page: say when another phone has recorded.
   var watch = document.querySelector("[data-watch]");
   if (watch) poll(watch, function () { watch.hidden = false; });
+
+  // Start a night: the first-dealer list names each seat's player as the names are typed.
+  document.querySelectorAll("select.dealer-pick").forEach(function (select) {
+    var form = select.closest("form");
+    function relabel() {
+      form.querySelectorAll("input[data-seat]").forEach(function (input) {
+        var option = select.querySelector('option[value="' + input.getAttribute("data-seat") + '"]');
+        var name = input.value.trim();
+        if (option) option.textContent = name || "Seat " + input.getAttribute("data-seat") + " (empty)";
+      });
+    }
+    form.addEventListener("input", relabel);
+  });
 
   // Card picker: tap cards instead of typing them.
   var ranks = "23456789TJQKA".split(""), suits = [["s", "♠"], ["h", "♥"], ["d", "♦"], ["c", "♣"]];

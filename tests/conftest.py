@@ -29,6 +29,7 @@ def _config(tmp_path: Path, **extra: object) -> dict[str, object]:
         "SQLALCHEMY_DATABASE_URI": EXTERNAL_DB or f"sqlite:///{tmp_path / 'test.sqlite'}",
         "WTF_CSRF_ENABLED": False,
         "FAILED_LINK_LIMIT": 1000,
+        "TAP_GUARD_MS": 0,  # the tests tap faster than a person; test_issue14_table.py turns it on
     }
     config.update(extra)
     return config

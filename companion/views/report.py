@@ -34,7 +34,7 @@ from .. import services
 from ..charts import net_chart
 from ..extensions import db
 from ..forms import CarryForm, PaidForm
-from ..ledger.money import format_money, to_money
+from ..ledger.money import format_money, to_money, value_text
 from ..models import Night
 from ..napalm import IllegalAction
 from ..report import VIEWS, ChipCount, Report, build_report, chip_count
@@ -267,7 +267,7 @@ def paid(key: str):  # type: ignore[no-untyped-def]
     except (services.StaleTable, services.KeyConflict) as error:
         db.session.expire_all()
         return _refused(db.session.get(Night, night.id), 409, str(error), view)
-    money = format_money(to_money(chips, report.chip_value), report.currency)
+    money = value_text(chips, report.chip_value, report.currency)
     flash(("Already recorded: " if result.repeated else "Recorded: ") + f"{payer} paid {payee} {money} ({chips} chips).")
     return redirect(url_for("report.keeper", key=night.keeper_key, view=view), code=303)
 

@@ -32,7 +32,7 @@ from ..models import Night
 from ..napalm import Challenge, Declare, IllegalAction, Phase, Showdown, Void
 from ..napalm.table import Action
 from ..security import RotationMemory
-from . import refused
+from . import refused, taps
 from .common import device_label, keeper_night, remember, standings_of
 from .home import move_seat_up, rules_from, settings_from
 
@@ -120,6 +120,8 @@ def _record(night: Night, form: Any, form_name: str, build) -> Any:  # type: ign
     """Validate ``form``, build an action, and record it; the one path every action takes."""
     if not form.validate():
         return _refused(night, 422, form_name, form)
+    if taps.too_soon(night, form.version.data):
+        return _refused(night, 409, message=taps.TOO_SOON)
     try:
         action: Action = build(form)
         result = services.record(
@@ -348,7 +350,7 @@ def _setup_form(night: Night) -> NightForm:
     form.ante.data = night.ante
     form.ante_every.data = str(night.ante_every)
     form.tokens_to_win.data = night.tokens_to_win
-    form.chip_value.data = str(night.chip_value.normalize()) if night.chip_value else "0"
+    form.chip_value.data = f"{night.chip_value.normalize():f}" if night.chip_value else ""
     form.currency.data = night.currency
     form.unfinished_pot.data = night.unfinished_pot
     form.submit.label.text = "Save the setup"

@@ -85,3 +85,60 @@ def test_after_a_card_error_the_address_is_the_tables_and_reload_sends_nothing(
     assert response is not None and response.status != 405
     # the 422 page loads are the point of this test: Chromium logs each as a console error
     problems.seen[:] = [p for p in problems.seen if "status of 422" not in p]
+
+
+def _events(live_server) -> int:  # type: ignore[no-untyped-def]
+    from companion.extensions import db
+    from companion.models import Event
+
+    with live_server.app.app_context():
+        return db.session.query(Event).count()
+
+
+def _double_tap(page, button, gap_ms: int) -> None:  # type: ignore[no-untyped-def]
+    """Two finger taps at the same spot ``gap_ms`` apart, as a hurried thumb does."""
+    box = button.bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.touchscreen.tap(x, y)
+    page.wait_for_timeout(gap_ms)
+    page.touchscreen.tap(x, y)
+    page.wait_for_timeout(400)  # let a second navigation, if any, finish
+    page.wait_for_load_state("load")
+
+
+@pytest.mark.parametrize("gap_ms", [200, 300, 800])
+def test_a_double_tap_on_nobody_said_yes_records_one_stage(live_server, new_phone, table_screen, gap_ms):
+    live_server.app.config["TAP_GUARD_MS"] = 1000  # as served: the tests' default turns it off
+    page = new_phone().new_page()
+    names = ["Ann", "Ben", "Cat"]
+    start_night(page, live_server.url, names, tokens_to_win=5)
+    t = table_screen(page, names)
+    page.wait_for_timeout(1100)  # a person reads the first screen
+    _double_tap(page, page.get_by_role("button", name="Nobody said Yes"), gap_ms)
+    t.shot(f"after a double tap {gap_ms} ms apart")
+    assert "Stage 2" in t.prompt, t.prompt
+    assert "/share" not in page.url and "/k/" in page.url
+    assert _events(live_server) == 1
+    # a deliberate tap once the screen has settled records as usual
+    page.wait_for_timeout(1100)
+    t.nobody()
+    assert "Stage 3" in t.prompt
+    assert _events(live_server) == 2
+
+
+def test_without_javascript_a_double_tap_records_one_stage_and_says_why(live_server, new_phone, table_screen, problems):
+    live_server.app.config["TAP_GUARD_MS"] = 1000
+    page = new_phone(javascript=False).new_page()
+    names = ["Ann", "Ben", "Cat"]
+    start_night(page, live_server.url, names, tokens_to_win=5)
+    t = table_screen(page, names)
+    page.wait_for_timeout(1100)
+    _double_tap(page, page.get_by_role("button", name="Nobody said Yes"), 400)
+    page.wait_for_timeout(300)
+    page.wait_for_load_state("load")
+    t.shot("no javascript double tap")
+    assert _events(live_server) == 1
+    assert "Stage 2" in t.prompt
+    assert "not recorded" in t.flash
+    problems.seen[:] = [p for p in problems.seen if "status of 409" not in p]
