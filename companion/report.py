@@ -191,6 +191,9 @@ class GameLine:
     winner: str | None  # None: unfinished at the end of the night
     pot: int  # the pot the winner took, or the pot left in the unfinished game
     hands: int  # hands played (for an unfinished game: the hand in progress)
+    #: for an unfinished game: whether its last hand had started (a stage recorded in it);
+    #: "unfinished at hand 2" only then, else "unfinished after 1 hand" (issue 14, item 8)
+    started: bool = True
 
     @property
     def finished(self) -> bool:
@@ -456,7 +459,9 @@ def build_report(
     games = tuple(
         GameLine(g, results[g].winner, results[g].pot, results[g].hands)
         if g in results
-        else GameLine(g, None, closing.pot, position.hand)
+        else GameLine(
+            g, None, closing.pot, position.hand, int(position.stage) != 1 or position.phase.value != "declare"
+        )
         for g in numbers
     )
 

@@ -55,6 +55,7 @@ class Standings:
     #: first game's pot until someone wins it
     carried_in: tuple[tuple[str, int], ...] = ()
     carried_from: str | None = None  # the name of the night it came from, when known
+    ante_hand: bool = False  # this hand antes (by the rules), whether or not it is taken yet
 
     @property
     def carried_total(self) -> int:
@@ -140,6 +141,7 @@ def standings(
         plan=settle_up(closing.net),
         carried_in=tuple(table.carried_in.items()),
         carried_from=carried_from,
+        ante_hand=table.antes_this_hand(),
     )
 
 
