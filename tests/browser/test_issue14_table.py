@@ -142,3 +142,29 @@ def test_without_javascript_a_double_tap_records_one_stage_and_says_why(live_ser
     assert "Stage 2" in t.prompt
     assert "not recorded" in t.flash
     problems.seen[:] = [p for p in problems.seen if "status of 409" not in p]
+
+
+def _in_view_and_on_top(page, button) -> bool:  # type: ignore[no-untyped-def]
+    """The button lies inside the 740-px-high screen and nothing covers its middle."""
+    return button.evaluate(
+        """(b) => { const r = b.getBoundingClientRect();
+            if (r.top < 0 || r.bottom > window.innerHeight) return false;
+            const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+            return hit === b || b.contains(hit); }"""
+    )
+
+
+def test_the_confirm_button_is_in_view_without_scrolling_with_seven_players(live_server, new_phone, table_screen):
+    page = new_phone().new_page()
+    names = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus"]
+    start_night(page, live_server.url, names, tokens_to_win=5)
+    t = table_screen(page, names)
+    assert page.evaluate("window.scrollY") == 0
+    assert _in_view_and_on_top(page, page.get_by_role("button", name="Record Yes"))
+    t.declare("Ben", "Cat", "Dan", "Eve", "Fay", "Gus", "Ann")
+    t.open_cards()
+    t.card_field("Ben").click()
+    assert _in_view_and_on_top(page, page.get_by_role("button", name="Rank the cards"))
+    t.shot("seven players rank the cards in view")
+    page.locator("summary", has_text="A tie?").click()
+    assert _in_view_and_on_top(page, page.get_by_role("button", name="Record tie"))
