@@ -28,11 +28,26 @@
   var live = document.getElementById("live");
   var staleNote = document.querySelector(".stale");
   var lastOk = Date.now();
-  function showAge() {
+  var replaced = false;
+  function clock(ms) {
+    var d = new Date(ms), pad = function (n) { return (n < 10 ? "0" : "") + n; };
+    return pad(d.getHours()) + ":" + pad(d.getMinutes());
+  }
+  // A players' page that stops updating says so (issue 14, item 10): a replaced link (404)
+  // never comes back; a busy or failing server (429, 5xx) or no network may.
+  function showAge(status) {
     if (!staleNote) return;
-    var s = Math.round((Date.now() - lastOk) / 1000);
-    staleNote.hidden = s < 10;
-    staleNote.textContent = "Offline: these standings are from " + s + " s ago.";
+    if (status === 404) {
+      replaced = true;
+      staleNote.hidden = false;
+      staleNote.className = "stale flash warn";
+      staleNote.textContent = "This link was replaced: ask the scorekeeper for the new QR code.";
+      return;
+    }
+    var failing = status === 0 || status === 429 || status >= 500;
+    staleNote.hidden = !failing;
+    staleNote.className = failing ? "stale flash warn" : "stale muted";
+    if (failing) staleNote.textContent = "Not updating since " + clock(lastOk) + ": these standings may be out of date.";
   }
   // after(status), if given, runs after each poll: the status, or 0 when the network failed.
   function poll(el, onChange, after) {
@@ -41,8 +56,8 @@
     var status = 0;
     fetch(url, {headers: {"If-None-Match": '"' + etag + '"'}, cache: "no-cache", credentials: "same-origin"})
       .then(function (r) {
-        lastOk = Date.now();
         status = r.status;
+        if (r.status === 200 || r.status === 304) lastOk = Date.now();
         if (r.status === 200) {
           var tag = (r.headers.get("ETag") || "").replace(/^W\//, "").replace(/"/g, "");
           if (tag) el.setAttribute("data-etag", tag);
@@ -52,7 +67,11 @@
       .catch(function () { status = 0; })
       .then(function () {
         if (after) { try { after(status); } catch (e) {} }
-        showAge(); setTimeout(function () { poll(el, onChange, after); }, 2000);
+        if (el === live) showAge(status);
+        if (replaced) return;  // a replaced link answers 404 for good: stop asking
+        // a server that says it is busy (429) is asked again later
+        if (status === 429) setTimeout(function () { poll(el, onChange, after); }, 10 * 1000);
+        else setTimeout(function () { poll(el, onChange, after); }, 2000);
       });
   }
   if (live) {
