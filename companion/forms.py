@@ -79,6 +79,7 @@ class ShowdownForm(ActionForm):
     winner = SelectField(choices=[], validate_choice=False)  # a one-tap single winner
     winners = MultiCheckboxField("Tie between", choices=[], validate_choice=True)
     tie = SubmitField("Record tie")
+    all_tied = SubmitField("All tied")  # every Yes tied: one tap (issue 14, item 6)
 
 
 class CardsForm(ActionForm):

@@ -110,6 +110,21 @@
     form.addEventListener("input", relabel);
   });
 
+  // A tie among some: with others ticked, "Ben won" records Ben and them tied; say so on the button.
+  document.querySelectorAll("fieldset.tie").forEach(function (tie) {
+    var form = tie.closest("form");
+    function relabel() {
+      var ticked = Array.prototype.map.call(tie.querySelectorAll("input:checked"), function (i) { return i.value; });
+      form.querySelectorAll(".winners button[data-name]").forEach(function (b) {
+        var name = b.getAttribute("data-name");
+        var others = ticked.filter(function (n) { return n !== name; });
+        b.textContent = others.length ? name + " tied with " + others.join(", ") : name + " won";
+      });
+    }
+    tie.addEventListener("change", relabel);
+    relabel();
+  });
+
   // Card picker: tap cards instead of typing them.
   var ranks = "23456789TJQKA".split(""), suits = [["s", "♠"], ["h", "♥"], ["d", "♦"], ["c", "♣"]];
   document.querySelectorAll(".picker").forEach(function (picker) {

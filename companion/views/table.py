@@ -191,8 +191,10 @@ def showdown(key: str):  # type: ignore[no-untyped-def]
     form.winners.choices = [(n, n) for n in night.players]
 
     def build(f: ShowdownForm) -> Action:
-        if f.winner.data:
-            return Showdown(winners=(f.winner.data,))
+        if f.all_tied.data:
+            return Showdown(winners=services.table_for(night).yes)
+        if f.winner.data:  # with others ticked, a tie among them: as many taps as tied players
+            return Showdown(winners=(f.winner.data, *(w for w in f.winners.data or () if w != f.winner.data)))
         if not f.winners.data:
             raise IllegalAction("tap the winner, or tick the tied winners and 'Record tie'")
         return Showdown(winners=tuple(f.winners.data))

@@ -173,12 +173,13 @@ def test_the_confirm_button_is_in_view_without_scrolling_with_seven_players(live
     assert page.evaluate("window.scrollY") == 0
     assert _in_view_and_on_top(page, page.get_by_role("button", name="Record Yes"))
     t.declare("Ben", "Cat", "Dan", "Eve", "Fay", "Gus", "Ann")
+    # ticking the first of the tied players: "Record tie" is in view
+    page.locator("label.toggle", has=page.locator('input[name="winners"][value="Ben"]')).click()
+    assert _in_view_and_on_top(page, page.get_by_role("button", name="Record tie"))
     t.open_cards()
     t.card_field("Ben").click()
     assert _in_view_and_on_top(page, page.get_by_role("button", name="Rank the cards"))
     t.shot("seven players rank the cards in view")
-    page.locator("summary", has_text="A tie?").click()
-    assert _in_view_and_on_top(page, page.get_by_role("button", name="Record tie"))
 
 
 def test_a_players_page_that_stops_updating_says_so(live_server, new_phone, table_screen, problems, wait_until, shots):
@@ -215,3 +216,29 @@ def test_a_players_page_that_stops_updating_says_so(live_server, new_phone, tabl
     assert note.inner_text() == "This link was replaced: ask the scorekeeper for the new QR code."
     shots(player, "players page link replaced")
     problems.seen[:] = [p for p in problems.seen if not re.search(r"status of (404|429|503)|/live|ERR_FAILED", p)]
+
+
+def test_a_tie_takes_as_many_taps_as_tied_players_and_an_all_tie_one(live_server, new_phone, table_screen):
+    page = new_phone().new_page()
+    names = ["Ann", "Ben", "Cat", "Dan"]
+    start_night(page, live_server.url, names, tokens_to_win=5)
+    t = table_screen(page, names)
+    # Hand 1, Ann deals.  Stage 1: Ben, Cat and Dan say Yes; the ante: pot 4, everyone -1.
+    t.declare("Ben", "Cat", "Dan")
+    t.check(pot=4, dealer="Ann", net=[-1, -1, -1, -1], tokens=[0, 0, 0, 0])
+    # Ben and Dan tie: two taps.  Tap Dan's toggle, then Ben's button, which now says so.
+    page.locator("label.toggle", has=page.locator('input[name="winners"][value="Dan"]')).click()
+    button = page.locator('.winners button[data-name="Ben"]')
+    assert button.inner_text() == "Ben tied with Dan"
+    with page.expect_navigation(wait_until="load"):
+        button.click()
+    # Cat, the one loser, pays each winner the pot, 4: Ben -1 + 4 = 3, Dan 3, Cat -1 - 8 = -9.
+    assert "Ben and Dan tied" in t.flash or "Ben, Dan tied" in t.flash or "tied for best" in t.flash, t.flash
+    t.check(pot=4, dealer="Ann", net=[-1, 3, -9, 3], tokens=[0, 0, 0, 0])
+    # Stage 2: Ann and Cat say Yes and tie: one tap; nothing changes hands.
+    t.declare("Ann", "Cat")
+    with page.expect_navigation(wait_until="load"):
+        page.get_by_role("button", name="All 2 tied: nothing changes hands").click()
+    assert "nothing changes hands" in t.flash
+    t.check(pot=4, dealer="Ann", net=[-1, 3, -9, 3], tokens=[0, 0, 0, 0])
+    assert "Stage 3" in t.prompt
