@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .table import Table
+from .table import Phase, Stage, Table
 
 CHOICES = {
     "return_antes": "each player's antes in the unfinished game are returned",
@@ -68,10 +68,11 @@ def close_night(table: Table, choice: str = "return_antes") -> Closing:
     shares = {name: 0 for name in table.players}
     if pot == 0:
         return Closing(choice, 0, net, shares, 0, "No game was left unfinished with chips in the pot.", stakes)
-    if choice == "split_leaders":
-        tokens = table.tokens
+    tokens = table.tokens
+    nobody_leads = choice == "split_leaders" and max(tokens.values()) == 0
+    if choice == "split_leaders" and not nobody_leads:
         most = max(tokens.values())
-        leaders = [name for name in table.declaration_order() if tokens[name] == most]
+        leaders = [name for name in order_from_last_dealer(table) if tokens[name] == most]
         base, odd = divmod(pot, len(leaders))
         for index, name in enumerate(leaders):
             shares[name] = base + (1 if index < odd else 0)
@@ -88,6 +89,9 @@ def close_night(table: Table, choice: str = "return_antes") -> Closing:
         carried = pot
         note += f" ({pot} chips stay in the pot; tonight's balances leave out the antes in it)."
         shares = {name: 0 for name in table.players}  # nothing is handed out tonight
+    elif nobody_leads:
+        note += "; nobody holds a token, so each player's antes are returned"
+        note += f" ({', '.join(f'{n} {c}' for n, c in stakes.items() if c)})."
     elif choice == "split_leaders":
         note += f" ({', '.join(f'{n} {shares[n]}' for n in leaders)})."
     elif len(set(stakes.values())) == 1:
@@ -99,3 +103,22 @@ def close_night(table: Table, choice: str = "return_antes") -> Closing:
             note += ", the pot carried in from the previous night included"
         note += ")."
     return Closing(choice, pot, net, shares, carried, note, stakes)
+
+
+def order_from_last_dealer(table: Table) -> tuple[str, ...]:
+    """Seats from the left of the dealer of the last hand played, that dealer last.
+
+    The odd chips of a split go one each in this order (issue 14, item 15).  The last
+    hand played is the one in progress once any of its stages is recorded; before that
+    the button has already moved one seat on from the hand that was played, whether or
+    not that hand's stage 3 was recorded (a game won at stage 1 ends its hand too), so
+    the odd chips count from the seat before the current dealer.  With nothing played
+    at all, the first dealer is that dealer.
+    """
+    players = table.players
+    n = len(players)
+    dealer = players.index(table.dealer)
+    started = table.stage is not Stage(1) or table.phase is not Phase.DECLARE
+    if not started and table.live_records():
+        dealer = (dealer - 1) % n
+    return tuple(players[(dealer + i) % n] for i in range(1, n + 1))
