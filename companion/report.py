@@ -402,6 +402,7 @@ def build_report(
     unfinished_pot: str = "return_antes",
     paid: Iterable[tuple[str, str, int]] = (),
     name: str = "",
+    carried_on: Mapping[str, int] | None = None,
 ) -> Report:
     """The report of ``table`` as it stands, the night ending now.
 
@@ -413,7 +414,7 @@ def build_report(
     :attr:`Report.remaining` settles what is left counting every one of them.
     """
     players = table.players
-    closing = close_night(table, unfinished_pot)
+    closing = close_night(table, unfinished_pot, carried_on)  # carried_on: the next night's pot (item 16)
     position = table.position
     live = table.live_records()
 

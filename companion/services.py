@@ -334,7 +334,11 @@ def update_setup(
     continued = continuation_of(night)
     if continued is not None:
         raise IllegalAction(f"this night's pot was carried into \u201c{continued.name}\u201d: its setup can no longer change")
-    table = Table(players, first_dealer, rules, night.carried_in or None)  # a contributor must stay seated
+    # a contributor not seated any more takes their share of the carried pot back in the
+    # previous night's settle-up; the rest stays in this night's pot (issue 14, item 16)
+    seated = {p.strip().casefold() for p in players}
+    carried = {n: c for n, c in (night.carried_in or {}).items() if n.strip().casefold() in seated}
+    table = Table(players, first_dealer, rules, carried or None)
     night.name = name.strip() or night.name
     night.players = list(table.players)
     night.first_dealer = table.first_dealer

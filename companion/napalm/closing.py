@@ -19,6 +19,7 @@ whole pot, each contributor's share being their stake in it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from .table import Phase, Stage, Table
@@ -54,10 +55,19 @@ class Closing:
         """With "carry": who the carried pot's chips belong to (the next night's ``carried_in``); else {}."""
         if not self.carried:
             return {}
-        return {name: chips for name, chips in self.stakes.items() if chips}
+        return {name: chips for name, chips in self.stakes.items() if chips and not self.shares.get(name)}
 
 
-def close_night(table: Table, choice: str = "return_antes") -> Closing:
+def close_night(
+    table: Table, choice: str = "return_antes", carried_on: Mapping[str, int] | None = None
+) -> Closing:
+    """Where the unfinished pot goes at the end of the night.
+
+    ``carried_on``, for "carry" once the next night exists, is the pot that night
+    started with, by contributor: a contributor left out of it (not seated the next
+    night) gets their share back tonight, in this night's settle-up; the rest is
+    carried (issue 14, item 16).
+    """
     if choice not in CHOICES:
         raise ValueError(f"unknown choice for the unfinished pot: {choice!r}")
     pot = table.pot
@@ -86,9 +96,15 @@ def close_night(table: Table, choice: str = "return_antes") -> Closing:
     note = f"Unfinished game: pot of {pot} chips; {CHOICES[choice]}"
     carried = 0
     if choice == "carry":
-        carried = pot
-        note += f" ({pot} chips stay in the pot; tonight's balances leave out the antes in it)."
-        shares = {name: 0 for name in table.players}  # nothing is handed out tonight
+        # nothing is handed out tonight, except the share of a contributor the next night left out
+        back = {n: c for n, c in stakes.items() if c and carried_on is not None and n not in carried_on}
+        shares = {name: back.get(name, 0) for name in table.players}
+        carried = pot - sum(back.values())
+        note += f" ({carried} chips stay in the pot; tonight's balances leave out the antes in it)."
+        if back:
+            note += " Not seated at the next night, " + ", ".join(
+                f"{n} gets {c} chip{'' if c == 1 else 's'}" for n, c in back.items()
+            ) + " back tonight, in this settle-up; the rest is carried."
     elif nobody_leads:
         note += "; nobody holds a token, so each player's antes are returned"
         note += f" ({', '.join(f'{n} {c}' for n, c in stakes.items() if c)})."

@@ -63,7 +63,16 @@ def report_of(night: Night) -> Report:
         unfinished_pot=settings.unfinished_pot,
         paid=paid,
         name=night.name,
+        carried_on=_carried_on(night),
     )
+
+
+def _carried_on(night: Night) -> dict[str, int] | None:
+    """The pot the next night took from ``night`` ("carry"), by contributor; None before it exists."""
+    if night.unfinished_pot != "carry":
+        return None
+    continued = services.continuation_of(night)
+    return dict(continued.carried_in or {}) if continued is not None else None
 
 
 def _view() -> str:

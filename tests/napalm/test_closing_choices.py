@@ -70,3 +70,22 @@ def test_split_leaders_with_nobody_holding_a_token_returns_each_players_antes():
     assert c.shares == {"Ann": 2, "Ben": 2, "Cat": 2}
     assert c.net == {"Ann": 0, "Ben": 3, "Cat": -3}
     assert "nobody holds a token" in c.note
+
+
+def test_carry_hands_back_the_share_of_a_contributor_the_next_night_left_out():
+    """Ann deals, ante 1 every hand.  Hand 1, S1: nobody: the ante, pot 3, everyone -1.
+
+    "carry": the pot stays in the middle for the next night, and tonight's balances
+    count each stake as returned: 0 each.  The next night seats Ann and Ben only: Cat's
+    1 chip comes back to her tonight, 2 are carried (Ann 1, Ben 1).  Balances: 0 each.
+    """
+    t = Table(THREE, "Ann", Rules(ante=1, ante_every=1, tokens_to_win=3))
+    t.declare([])
+    before = close_night(t, "carry")
+    assert before.carried == 3 and before.carried_shares == {"Ann": 1, "Ben": 1, "Cat": 1}
+    after = close_night(t, "carry", carried_on={"Ann": 1, "Ben": 1})
+    assert after.carried == 2
+    assert after.shares == {"Ann": 0, "Ben": 0, "Cat": 1}
+    assert after.carried_shares == {"Ann": 1, "Ben": 1}
+    assert after.net == {"Ann": 0, "Ben": 0, "Cat": 0}
+    assert "Cat gets 1 chip back tonight" in after.note
