@@ -125,43 +125,60 @@
     relabel();
   });
 
-  // Card picker: tap cards instead of typing them.
+  // Card picker: tap cards instead of typing them.  It fills one player's field at a time,
+  // says whose, and moves on by itself when that field has its cards; a card shown by one
+  // player cannot be tapped for another (one deck per hand; issue 14, item 5).
   var ranks = "23456789TJQKA".split(""), suits = [["s", "♠"], ["h", "♥"], ["d", "♦"], ["c", "♣"]];
+  var symbols = {"♠": "S", "♤": "S", "♥": "H", "♡": "H", "♦": "D", "♢": "D", "♣": "C", "♧": "C"};
+  // "10h", "Th" and "T♥" are the same card: the picker counts typed and tapped cards alike
+  function parse(text) {
+    return (text.replace(/️/g, "").match(/(10|[2-9TJQKA])[SHDC♠-♧]/gi) || []).map(function (c) {
+      var suit = c.slice(-1);
+      return c.slice(0, -1).replace(/^10$/, "T").toUpperCase() + (symbols[suit] || suit.toUpperCase());
+    });
+  }
   document.querySelectorAll(".picker").forEach(function (picker) {
-    var form = picker.closest("form"), inputs = form.querySelectorAll(".cardinput");
+    var form = picker.closest("form"), inputs = Array.prototype.slice.call(form.querySelectorAll(".cardinput"));
+    var note = form.querySelector(".picking");
     if (!inputs.length) return;
-    var current = inputs[0];
-    inputs.forEach(function (i) { i.addEventListener("focus", function () { current = i; }); });
+    var taken = parse(picker.getAttribute("data-taken") || "");
+    function need(i) { return +i.getAttribute("data-count"); }
+    function nameOf(i) { return i.closest("label").firstChild.textContent.trim(); }
+    function firstOpen() { return inputs.filter(function (i) { return parse(i.value).length < need(i); })[0] || inputs[0]; }
+    var current = firstOpen();
+    inputs.forEach(function (i) { i.addEventListener("focus", function () { current = i; mark(); }); });
     suits.forEach(function (s) {
       ranks.slice().reverse().forEach(function (r) {
         var b = document.createElement("button");
         b.type = "button"; b.className = s[0]; b.textContent = r + s[1];
         b.setAttribute("aria-pressed", "false"); b.setAttribute("aria-label", r + s[0]);
         b.addEventListener("click", function () {
-          var code = r + s[0], cards = parse(current.value);
-          var at = cards.map(function (c) { return c.toUpperCase(); }).indexOf(code.toUpperCase());
+          var code = (r + s[0]).toUpperCase(), cards = parse(current.value);
+          if (owner(code) && owner(code) !== current) return;  // another player's card
+          var at = cards.indexOf(code);
           if (at >= 0) cards.splice(at, 1); else cards.push(code);
-          current.value = cards.join(" ");
-          var need = +current.getAttribute("data-count");
-          if (cards.length >= need) {
-            var list = Array.prototype.slice.call(inputs), next = list[list.indexOf(current) + 1];
-            if (next) current = next;
-          }
+          current.value = cards.map(function (c) { return c[0] + c[1].toLowerCase(); }).join(" ");
+          if (cards.length >= need(current)) current = firstOpen();  // on to the next field by itself
           mark();
         });
         picker.appendChild(b);
       });
     });
-    // "10h" and "Th" are the same card: the picker counts typed and tapped cards alike
-    function parse(text) {
-      return (text.match(/(10|[2-9TJQKA])[SHDC]/gi) || []).map(function (c) { return c.replace(/^10/, "T"); });
+    function owner(code) {
+      if (taken.indexOf(code) >= 0) return "taken";
+      return inputs.filter(function (i) { return parse(i.value).indexOf(code) >= 0; })[0] || null;
     }
     function mark() {
-      var used = {};
-      inputs.forEach(function (i) { parse(i.value).forEach(function (c) { used[c.toUpperCase()] = true; }); });
       picker.querySelectorAll("button").forEach(function (b) {
-        b.setAttribute("aria-pressed", used[b.getAttribute("aria-label").toUpperCase()] ? "true" : "false");
+        var who = owner(b.getAttribute("aria-label").toUpperCase());
+        b.setAttribute("aria-pressed", who ? "true" : "false");
+        b.disabled = !!who && who !== current;
       });
+      inputs.forEach(function (i) { i.closest("label").classList.toggle("filling", i === current); });
+      if (note) {
+        note.hidden = false;
+        note.textContent = "The cards you tap go to " + nameOf(current) + " (" + parse(current.value).length + " of " + need(current) + ")";
+      }
     }
     inputs.forEach(function (i) { i.addEventListener("input", mark); });
     mark();

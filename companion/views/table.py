@@ -32,6 +32,7 @@ from ..models import Night
 from ..napalm import Challenge, Declare, IllegalAction, Phase, Showdown, Void
 from ..napalm.table import Action
 from ..security import RotationMemory
+from ..shown_cards import shown_this_hand
 from . import refused, taps
 from .common import device_label, keeper_night, remember, standings_of
 from .home import move_seat_up, rules_from, settings_from
@@ -60,6 +61,16 @@ def _fresh(form: Any, version: int) -> Any:
     return form
 
 
+def prefilled_cards(night: Night, yes: tuple[str, ...]) -> CardsForm:
+    """The cards form with what each Yes player already showed this hand; ``taken``: others' cards."""
+    form = cards_form_class(yes)(formdata=None)
+    shown = shown_this_hand(services.table_for(night)) if yes else {}
+    for i, name in enumerate(yes):
+        getattr(form, f"cards_{i}").data = shown.get(name, "")
+    form.taken = " ".join(cards for name, cards in shown.items() if name not in yes)  # type: ignore[attr-defined]
+    return form
+
+
 def forms_for(night: Night, st: Any, submitted: Any = None) -> dict[str, Any]:
     """The forms the table screen shows now, each stamped with the version and a new key."""
     names = [(n, n) for n in st.order]
@@ -73,7 +84,7 @@ def forms_for(night: Night, st: Any, submitted: Any = None) -> dict[str, Any]:
     showdown = ShowdownForm(formdata=None)
     showdown.winners.choices = [(n, n) for n in st.yes]
     forms["showdown"] = _fresh(showdown, st.version)
-    forms["cards"] = _fresh(cards_form_class(st.yes)(formdata=None), st.version)
+    forms["cards"] = _fresh(prefilled_cards(night, st.yes), st.version)
     forms["undo"] = _fresh(UndoForm(formdata=None), st.version)
     if submitted is not None:
         forms[submitted[0]] = submitted[1]

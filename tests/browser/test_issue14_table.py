@@ -242,3 +242,47 @@ def test_a_tie_takes_as_many_taps_as_tied_players_and_an_all_tie_one(live_server
     assert "nothing changes hands" in t.flash
     t.check(pot=4, dealer="Ann", net=[-1, 3, -9, 3], tokens=[0, 0, 0, 0])
     assert "Stage 3" in t.prompt
+
+
+def test_cards_shown_earlier_in_the_hand_are_filled_in_and_the_picker_says_whose_field_it_fills(
+    live_server, new_phone, table_screen, shots
+):
+    page = new_phone().new_page()
+    names = ["Ann", "Ben", "Cat"]
+    start_night(page, live_server.url, names, tokens_to_win=5)
+    t = table_screen(page, names)
+    # Hand 1, Ann deals.  Stage 1: Ben and Cat say Yes (ante: pot 3, everyone -1).
+    # Cards tapped on the picker: Ben A♠ A♥ (a pair) beats Cat K♠ Q♦; Cat pays Ben 3.
+    t.declare("Ben", "Cat")
+    t.open_cards()
+    note = page.locator(".picking")
+    assert note.inner_text() == "The cards you tap go to Ben (0 of 2)"
+    picker = page.locator(".picker")
+    for code in ("As", "Ah"):
+        picker.get_by_role("button", name=code, exact=True).click()
+    # Ben's field is full: the picker moved to Cat's by itself, and says so
+    assert note.inner_text() == "The cards you tap go to Cat (0 of 2)"
+    assert page.locator("label.cardfield.filling").inner_text().strip() == "Cat"
+    # Ben's ace of spades cannot go to Cat too
+    assert picker.get_by_role("button", name="As", exact=True).is_disabled()
+    for code in ("Ks", "Qd"):
+        picker.get_by_role("button", name=code, exact=True).click()
+    t.shot("stage 1 cards picked")
+    t.rank_cards()
+    t.check(pot=3, dealer="Ann", net=[-1, 2, -4], tokens=[0, 0, 0])
+    # Stage 2: Ben and Cat again: their stage-1 cards are already in their fields (2 of 5),
+    # and typed "A♠"-style cards are read as the picker shows them.
+    t.declare("Ben", "Cat")
+    t.open_cards()
+    assert t.card_field("Ben").input_value() == "As Ah"
+    assert t.card_field("Cat").input_value() == "Ks Qd"
+    assert note.inner_text() == "The cards you tap go to Ben (2 of 5)"
+    t.shot("stage 2 cards filled in")
+    # Ben: A A 7 5 3 is no low at all next to Cat's K Q 8 4 2? Deuce-to-seven low: a pair
+    # is worse than any no-pair hand, so Cat's K-Q-8-4-2 wins.  Ben pays Cat the pot, 3:
+    # Ben 2 - 3 = -1, Cat -4 + 3 = -1.
+    t.card_field("Ben").fill("A\u2660 A\u2665 7\u2663 5\u2666 3\u2660")
+    t.card_field("Cat").fill("K\u2660 Q\u2666 8\u2663 4\u2666 2\u2665")
+    t.rank_cards()
+    assert "Cat won" in t.flash
+    t.check(pot=3, dealer="Ann", net=[-1, -1, -1], tokens=[0, 0, 0])
