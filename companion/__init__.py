@@ -73,10 +73,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         configure_engine(db.engine)
     database.init_app(app)
 
-    from . import cli, security, views
+    from . import cli, security, static_files, views
 
     security.init_app(app)
     views.init_app(app)
+    static_files.init_app(app)
     cli.init_app(app)
     _trust_proxies(app)
     return app
