@@ -9,7 +9,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "companion"
 PURE = sorted(
-    [*PACKAGE.joinpath("napalm").glob("*.py"), *PACKAGE.joinpath("ledger").glob("*.py"), PACKAGE / "qr.py", PACKAGE / "standings.py", PACKAGE / "report.py", PACKAGE / "charts.py"]
+    [*PACKAGE.joinpath("napalm").glob("*.py"), *PACKAGE.joinpath("ledger").glob("*.py"), PACKAGE / "qr.py", PACKAGE / "standings.py", PACKAGE / "report.py", PACKAGE / "charts.py", PACKAGE / "night_chart.py", PACKAGE / "shown_cards.py"]
 )
 IMPURE_SIBLINGS = {"models", "extensions", "services", "views", "forms", "database", "cli", "security"}
 FORBIDDEN = (*IMPURE_SIBLINGS, "flask", "flask_sqlalchemy", "flask_wtf", "flask_migrate", "sqlalchemy", "wtforms", "werkzeug", "jinja2")

@@ -32,6 +32,7 @@ from markupsafe import Markup
 
 from .. import services
 from ..charts import net_chart
+from ..night_chart import chips_over_the_night, player_chart
 from ..extensions import db
 from ..forms import CarryForm, PaidForm
 from ..ledger.money import format_money, to_money, value_text
@@ -159,9 +160,12 @@ def render_report(  # type: ignore[no-untyped-def]
             carry_form.version.data = night.version
             carry_form.request_key.data = services.new_key()
     source = services.carried_from_of(night) if night.carried_in else None
+    series, game_starts = chips_over_the_night(services.table_for(night))
+    chip_charts = {name: Markup(player_chart(name, points, game_starts)) for name, points in series.items()}
     return (
         render_template(
             "report/show.html",
+            chip_charts=chip_charts,
             night=night,
             st=standings_of(night),
             rep=report,
