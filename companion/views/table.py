@@ -33,7 +33,7 @@ from ..napalm import Challenge, Declare, IllegalAction, Phase, Showdown, Void
 from ..napalm.table import Action
 from ..security import RotationMemory
 from ..shown_cards import shown_this_hand
-from . import refused, taps
+from . import paging, refused, taps
 from .common import device_label, keeper_night, remember, standings_of
 from .home import move_seat_up, rules_from, settings_from
 
@@ -256,7 +256,8 @@ def history(key: str):  # type: ignore[no-untyped-def]
     return render_template(
         "table/history.html",
         night=night,
-        rows=list(reversed(rows)),
+        rows=(page := paging.page_of(list(reversed(rows)))).rows,  # newest first, in pages
+        page=page,
         ledger=ledger,
         voided=table.voided,
         describe=services.describe_ledger_event,
