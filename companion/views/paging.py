@@ -8,6 +8,8 @@ from typing import Any
 
 from flask import abort, request
 
+from .. import services
+
 PER_PAGE = 100
 
 
@@ -37,3 +39,32 @@ def page_of(rows: Sequence[Any], per_page: int = PER_PAGE) -> Page:
     if number > count:
         abort(404)
     return Page(rows[(number - 1) * per_page : number * per_page], number, count, len(rows))
+
+
+@dataclass(frozen=True)
+class Line:
+    """What the history shows of one stored event (plain values: safe to keep between requests)."""
+
+    seq: int
+    kind: str
+    payload: Any
+    created_at: Any
+    recorded_by: str
+
+
+GAME_KINDS = ("declare", "challenge", "showdown", "void")
+
+
+def history_lines(night: Any) -> tuple[list[tuple[Any, Line]], list[Line]]:
+    """(each log record with its event, the settle-up events), kept per version.
+
+    Reading and mapping the whole event log was most of the history page's time on a
+    long night (issue 14, item 12); it changes only with the version.
+    """
+    kept = services.derived("history-lines", night.id, night.version)
+    if kept is None:
+        events = [Line(e.seq, e.kind, e.payload, e.created_at, e.recorded_by) for e in services.events_of(night)]
+        game = [e for e in events if e.kind in GAME_KINDS]
+        kept = (list(zip(services.table_for(night).log, game)), [e for e in events if e.kind not in GAME_KINDS])
+        services.keep_derived("history-lines", night.id, night.version, kept)
+    return kept

@@ -49,7 +49,22 @@ MAX_CHIPS = 10**9
 
 
 def report_of(night: Night) -> Report:
-    """The report of ``night`` as it stands, with the payments recorded so far."""
+    """The report of ``night`` as it stands, with the payments recorded so far.
+
+    Kept per version (issue 14, item 12): every phone that opens the report at a
+    version gets the same one, built once per process.  The next night taking the pot
+    on (item 16) changes the report without a new version, so it is part of the key.
+    """
+    carried_on = _carried_on(night)
+    what = f"report/{sorted(carried_on.items()) if carried_on is not None else '-'}"
+    kept = services.derived(what, night.id, night.version)
+    if kept is None:
+        kept = _build_report(night, carried_on)
+        services.keep_derived(what, night.id, night.version, kept)
+    return kept
+
+
+def _build_report(night: Night, carried_on: dict[str, int] | None) -> Report:
     table = services.table_for(night)
     settings = services.settings_of(night)
     paid = [
@@ -64,7 +79,7 @@ def report_of(night: Night) -> Report:
         unfinished_pot=settings.unfinished_pot,
         paid=paid,
         name=night.name,
-        carried_on=_carried_on(night),
+        carried_on=carried_on,
     )
 
 
@@ -160,8 +175,11 @@ def render_report(  # type: ignore[no-untyped-def]
             carry_form.version.data = night.version
             carry_form.request_key.data = services.new_key()
     source = services.carried_from_of(night) if night.carried_in else None
-    series, game_starts = chips_over_the_night(services.table_for(night))
-    chip_charts = {name: Markup(player_chart(name, points, game_starts)) for name, points in series.items()}
+    chip_charts = services.derived("chip-charts", night.id, night.version)
+    if chip_charts is None:
+        series, game_starts = chips_over_the_night(services.table_for(night))
+        chip_charts = {name: Markup(player_chart(name, points, game_starts)) for name, points in series.items()}
+        services.keep_derived("chip-charts", night.id, night.version, chip_charts)
     return (
         render_template(
             "report/show.html",

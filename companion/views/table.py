@@ -249,10 +249,7 @@ def undo(key: str):  # type: ignore[no-untyped-def]
 def history(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
     table = services.table_for(night)
-    events = services.events_of(night)
-    game_events = [e for e in events if e.kind in ("declare", "challenge", "showdown", "void")]
-    rows = list(zip(table.log, game_events))
-    ledger = [e for e in events if e.kind not in ("declare", "challenge", "showdown", "void")]
+    rows, ledger = paging.history_lines(night)  # kept per version
     return render_template(
         "table/history.html",
         night=night,
