@@ -4,27 +4,38 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+VENV_OK   := $(VENV)/.venv-made
+# What `make run` needs is the app alone; `make test` adds the test tools (Playwright, zxing,
+# axe, psycopg).  Two stamps, so that `make run` never installs the test tools.
+RUN_STAMP  := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
 HOST   ?= 0.0.0.0
 PORT   ?= 5000
 
 .PHONY: install run test bench clean
 
-$(STAMP): pyproject.toml
+$(VENV_OK):
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	touch $(VENV_OK)
+
+$(RUN_STAMP): pyproject.toml $(VENV_OK)
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUN_STAMP)
+
+$(TEST_STAMP): pyproject.toml $(RUN_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	touch $(TEST_STAMP)
 
-install: $(STAMP)
+install: $(TEST_STAMP)
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/flask --app companion serve --host $(HOST) --port $(PORT)
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(BIN)/python bench/run_all.py
 
 clean:

@@ -47,6 +47,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         FAILED_LINK_LIMIT=30,  # unknown secret links per client per minute before 429
         NIGHT_LIMIT=20,  # nights started per client in any 10 minutes (companion.ratelimit)
         IMPORT_LIMIT=20,  # files imported per client in any 10 minutes
+        # a screen ignores taps for this long after the tap that opened it (views/taps.py)
+        TAP_GUARD_MS=int(os.environ.get("COMPANION_TAP_GUARD_MS") or 1000),
         # How many proxies in front of the app set X-Forwarded-For/-Proto/-Host (0: none,
         # the headers are ignored, so a client cannot pose as another to the limiter).
         TRUSTED_PROXIES=os.environ.get("COMPANION_TRUSTED_PROXIES", "0"),
@@ -76,12 +78,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         configure_engine(db.engine)
     database.init_app(app)
 
-    from . import cli, hosts, security, services, views
+    from . import cli, hosts, security, services, static_files, views
 
     services.configure_cache(int(app.config["FOLD_CACHE_SIZE"]))
 
     security.init_app(app)
     views.init_app(app)
+    static_files.init_app(app)
     cli.init_app(app)
     hosts.init_app(app)
     _trust_proxies(app)

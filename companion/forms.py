@@ -29,6 +29,8 @@ from .games.napalm.closing import LABELS as UNFINISHED_LABELS
 from .games.napalm.table import MAX_NAME_LENGTH, MAX_PLAYERS
 
 KEY_PATTERN = r"^[A-Za-z0-9_-]{16,64}$"
+#: a longer name is refused with this message, never cut (the field has no maxlength: issue 14, item 7)
+NAME_TOO_LONG = f"a name is at most {MAX_NAME_LENGTH} characters: shorten it"
 
 
 class WholeNumberField(IntegerField):
@@ -96,6 +98,7 @@ class ShowdownForm(ActionForm):
     winner = SelectField(choices=[], validate_choice=False)  # a one-tap single winner
     winners = MultiCheckboxField("Tie between", choices=[], validate_choice=True)
     tie = SubmitField("Record tie")
+    all_tied = SubmitField("All tied")  # every Yes tied: one tap (issue 14, item 6)
 
 
 class CardsForm(ActionForm):
@@ -151,13 +154,13 @@ class NightForm(KnownFieldsOnly, StartForm):
     """Start a night (or change its setup before play): seats, dealer and rules on one screen."""
 
     name = StringField("Name of the night", validators=[Optional(), Length(max=80)])
-    seat_1 = StringField("Seat 1", validators=[Optional(), Length(max=MAX_NAME_LENGTH)])
-    seat_2 = StringField("Seat 2", validators=[Optional(), Length(max=MAX_NAME_LENGTH)])
-    seat_3 = StringField("Seat 3", validators=[Optional(), Length(max=MAX_NAME_LENGTH)])
-    seat_4 = StringField("Seat 4", validators=[Optional(), Length(max=MAX_NAME_LENGTH)])
-    seat_5 = StringField("Seat 5", validators=[Optional(), Length(max=MAX_NAME_LENGTH)])
-    seat_6 = StringField("Seat 6", validators=[Optional(), Length(max=MAX_NAME_LENGTH)])
-    seat_7 = StringField("Seat 7", validators=[Optional(), Length(max=MAX_NAME_LENGTH)])
+    seat_1 = StringField("Seat 1", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG)])
+    seat_2 = StringField("Seat 2", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG)])
+    seat_3 = StringField("Seat 3", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG)])
+    seat_4 = StringField("Seat 4", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG)])
+    seat_5 = StringField("Seat 5", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG)])
+    seat_6 = StringField("Seat 6", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG)])
+    seat_7 = StringField("Seat 7", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG)])
     first_dealer = SelectField(
         "First dealer", choices=[(str(i), f"Seat {i}") for i in range(1, MAX_PLAYERS + 1)], default="1"
     )
@@ -168,7 +171,10 @@ class NightForm(KnownFieldsOnly, StartForm):
     tokens_to_win = WholeNumberField(
         "Tokens to win", default=5, validators=[InputRequired(), NumberRange(min=1, max=99)]
     )
-    chip_value = StringField("Value of one chip", default="0.25", validators=[Length(max=20), _chip_value])
+    # none by default: a group that plays for chips only never sees money (issue 14, item 7)
+    chip_value = StringField(
+        "Value of one chip (empty: chips only)", default="", validators=[Length(max=20), _chip_value]
+    )
     currency = StringField("Currency", default="€", validators=[Optional(), Length(max=8)])
     unfinished_pot = SelectField(
         "Pot of an unfinished game at the end of the night",
@@ -177,6 +183,21 @@ class NightForm(KnownFieldsOnly, StartForm):
     )
     move_up = HiddenField()
     submit = SubmitField("Start the night")
+
+    def validate_first_dealer(self, field: SelectField) -> None:
+        """The first dealer is a seated player: an empty seat is refused, never silently seat 1."""
+        chosen = field.data or ""
+        if not (chosen.isascii() and chosen.isdecimal() and 1 <= int(chosen) <= MAX_PLAYERS):
+            raise ValidationError("choose the first dealer")
+        if self.players() and self.first_dealer_name() is None:
+            raise ValidationError(f"seat {chosen} is empty: choose a first dealer who has a name")
+
+    def dealer_options(self) -> list[tuple[str, str, bool]]:
+        """(value, label, selected) for the first-dealer list: each seat by its player's name."""
+        return [
+            (str(i), (f.data or "").strip() or f"Seat {i} (empty)", (self.first_dealer.data or "1") == str(i))
+            for i, f in enumerate(self.seat_fields(), start=1)
+        ]
 
     def seat_fields(self) -> list[StringField]:
         return [getattr(self, f"seat_{i}") for i in range(1, MAX_PLAYERS + 1)]

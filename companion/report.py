@@ -59,7 +59,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
 from typing import Any
 
-from .ledger.money import format_money, to_money
+from .ledger.money import format_money, to_money, value_text
 from .ledger.settle import Payment, pairwise_debts, settle_up
 from .games.napalm.closing import CHOICES, Closing, close_night
 from .games.napalm.table import POT, Table
@@ -196,6 +196,9 @@ class GameLine:
     night_game: int = 0
     title: str = ""  # that game's name ("Napalm")
     choice_text: str = ""  # for an unfinished game in a night of several: what its setting did
+    #: for an unfinished game: whether its last hand had started (a stage recorded in it);
+    #: "unfinished at hand 2" only then, else "unfinished after 1 hand" (issue 14, item 8)
+    started: bool = True
 
     @property
     def finished(self) -> bool:
@@ -277,7 +280,7 @@ class Report:
         raise KeyError(name)
 
     def money(self, chips: int) -> str:
-        return format_money(to_money(chips, self.chip_value), self.currency)
+        return value_text(chips, self.chip_value, self.currency)
 
     def lines(self, view: str) -> tuple[PlanLine, ...] | tuple[PairLine, ...]:
         return self.pairwise if view == "pairwise" else self.plan
@@ -429,6 +432,7 @@ def build_report(
     unfinished_pot: str = "return_antes",
     paid: Iterable[tuple[str, str, int]] = (),
     name: str = "",
+    carried_on: Mapping[str, int] | None = None,
 ) -> Report:
     """The report of ``table`` as it stands, the night ending now.
 
@@ -439,7 +443,7 @@ def build_report(
     the other view) are listed by :meth:`Report.unmatched`, and
     :attr:`Report.remaining` settles what is left counting every one of them.
     """
-    part = game_part(table, unfinished_pot)
+    part = game_part(table, unfinished_pot, carried_on)
     return _settle(name, part.players, part, chip_value, currency, paid)
 
 
@@ -451,6 +455,7 @@ def build_night_report(
     currency: str = "",
     paid: Iterable[tuple[str, str, int]] = (),
     name: str = "",
+    carried_on: Mapping[str, int] | None = None,
 ) -> Report:
     """The report of a night of several games: ``games`` are (title, table, unfinished-pot setting) in order.
 
@@ -460,10 +465,13 @@ def build_night_report(
     """
     if len(games) == 1:
         title, table, choice = games[0]
-        return build_report(table, chip_value=chip_value, currency=currency, unfinished_pot=choice, paid=paid, name=name)
+        return build_report(
+            table, chip_value=chip_value, currency=currency, unfinished_pot=choice, paid=paid, name=name,
+            carried_on=carried_on,
+        )
     parts = []
     for number, (title, table, choice) in enumerate(games, start=1):
-        part = game_part(table, choice)
+        part = game_part(table, choice, carried_on)
         text = CHOICES[part.closing.choice]
         lines = tuple(replace(g, night_game=number, title=title, choice_text=text) for g in part.games)
         parts.append(replace(part, games=lines))
@@ -495,10 +503,10 @@ def build_night_report(
     return _settle(name, players, merged, chip_value, currency, paid)
 
 
-def game_part(table: Table, unfinished_pot: str) -> GamePart:
+def game_part(table: Table, unfinished_pot: str, carried_on: Mapping[str, int] | None = None) -> GamePart:
     """One game's figures, game lines and closing (see the module's docstring for where they come from)."""
     players = table.players
-    closing = close_night(table, unfinished_pot)
+    closing = close_night(table, unfinished_pot, carried_on)  # carried_on: the next night's pot (item 16)
     position = table.position
     live = table.live_records()
 
@@ -544,7 +552,10 @@ def game_part(table: Table, unfinished_pot: str) -> GamePart:
     games = tuple(
         GameLine(g, results[g].winner, results[g].pot, results[g].hands)
         if g in results
-        else GameLine(g, None, closing.pot, position.hand)
+        else GameLine(
+            g, None, closing.pot, position.hand,
+            started=int(position.stage) != 1 or position.phase.value != "declare",
+        )
         for g in numbers
     )
     figures = {
@@ -601,7 +612,7 @@ def _settle(
                 games_won=part.games_won[player],
                 net_chips=net,
                 money=money,
-                money_text=format_money(money, currency),
+                money_text=value_text(net, chip_value, currency),
                 stack_change=part.stack_change[player],
             )
         )
@@ -618,7 +629,7 @@ def _settle(
             payee=p.payee,
             chips=p.chips,
             money=money,
-            money_text=format_money(money, currency),
+            money_text=value_text(p.chips, chip_value, currency),
             paid=done,
             why=_why_plan(p, plan, by_name),
         )
@@ -631,7 +642,7 @@ def _settle(
             payee=p.payee,
             chips=p.chips,
             money=money,
-            money_text=format_money(money, currency),
+            money_text=value_text(p.chips, chip_value, currency),
             paid=done,
             side_bets=parts[p.payer, p.payee][0],
             through_pot=parts[p.payer, p.payee][1],

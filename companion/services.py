@@ -346,8 +346,11 @@ def update_setup(
     game = night.first_game
     seated = validate_seating(players)
     game_rules = {**GAMES[game.kind].rules_to_dict(rules), "unfinished_pot": settings.unfinished_pot}
-    # a contributor to a carried-in pot must stay seated
-    setup, *_ = set_up_game(seated, game.kind, None, first_dealer, game_rules, game.carried_in or None)
+    # a contributor not seated any more takes their share of the carried pot back in the
+    # previous night's settle-up; the rest stays in this night's pot (issue 14, item 16)
+    folded = {p.casefold() for p in seated}
+    carried = {n: c for n, c in (game.carried_in or {}).items() if n.strip().casefold() in folded}
+    setup, *_ = set_up_game(seated, game.kind, None, first_dealer, game_rules, carried or None)
     night.name = name.strip() or night.name
     night.players = list(seated)
     night.chip_value = settings.chip_value

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from .ledger.money import format_money, to_money
+from .ledger.money import format_money, to_money, value_text
 from .ledger.settle import Payment, settle_up
 from .games.napalm import Phase, Record, Table
 from .games.napalm.closing import Closing, close_night
@@ -85,6 +85,7 @@ class Standings:
     def night_game(self) -> int:
         """The game at the table's number in the night (1 for a night of one game)."""
         return len(self.night_games) or 1
+    ante_hand: bool = False  # this hand antes (by the rules), whether or not it is taken yet
 
     @property
     def carried_total(self) -> int:
@@ -100,7 +101,7 @@ class Standings:
         return f"{self.carried_total} carried in from {source}: {shares}"
 
     def money(self, chips: int) -> str:
-        return format_money(to_money(chips, self.chip_value), self.currency)
+        return value_text(chips, self.chip_value, self.currency)
 
     def line(self, name: str) -> PlayerLine | None:
         return next((p for p in self.players if p.name == name), None)
@@ -158,7 +159,7 @@ def standings(
             tokens=tokens[name],
             net_chips=net[name],
             money=to_money(net[name], chip_value),
-            money_text=format_money(to_money(net[name], chip_value), currency),
+            money_text=value_text(net[name], chip_value, currency),
             is_dealer=seat == position.dealer,
             says_next=order.index(name) + 1,
             in_yes=name in position.yes,
@@ -176,7 +177,7 @@ def standings(
             len(earlier) + 1, title, tuple(table.net_chips.items()), "", current=True
         ))
     sitting_out = tuple(
-        SittingOut(name, before.get(name, 0), format_money(to_money(before.get(name, 0), chip_value), currency))
+        SittingOut(name, before.get(name, 0), value_text(before.get(name, 0), chip_value, currency))
         for name in seated
         if name not in table.players
     )
@@ -206,6 +207,7 @@ def standings(
         carried_from=carried_from,
         night_games=night_games,
         sitting_out=sitting_out,
+        ante_hand=table.antes_this_hand(),
     )
 
 

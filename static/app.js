@@ -6,15 +6,48 @@
   if ("serviceWorker" in navigator && window.isSecureContext) {
     navigator.serviceWorker.register("/sw.js").catch(function () {});
   }
+  // A tap in the first moments of a freshly loaded screen does nothing (issue 14, bug 2): a
+  // double tap's second tap would land on the new screen's button in the same place and record
+  // the next stage too.  Measured second taps came 150-800 ms after the first; performance.now()
+  // counts from the start of the navigation, i.e. from the tap that opened this screen, so taps
+  // are ignored until 1000 ms after it (800 ms + 200 ms margin; why: companion/views/taps.py).
+  var guard = +(document.body.getAttribute("data-tap-guard") || 1000);
+  function settled() { return performance.now() >= guard; }
+  if (!settled()) {
+    document.documentElement.setAttribute("data-settling", "");
+    setTimeout(function () { document.documentElement.removeAttribute("data-settling"); },
+      Math.max(0, guard - performance.now()));
+  }
+  document.addEventListener("click", function (e) {
+    if (settled() || !e.target.closest) return;
+    if (e.target.closest("a, button, label, summary, input, select")) {
+      e.preventDefault(); e.stopPropagation();
+    }
+  }, true);
   // Players' page: follow the table live with conditional GETs (304 when unchanged).
   var live = document.getElementById("live");
   var staleNote = document.querySelector(".stale");
   var lastOk = Date.now();
-  function showAge() {
+  var replaced = false;
+  function clock(ms) {
+    var d = new Date(ms), pad = function (n) { return (n < 10 ? "0" : "") + n; };
+    return pad(d.getHours()) + ":" + pad(d.getMinutes());
+  }
+  // A players' page that stops updating says so (issue 14, item 10): a replaced link (404)
+  // never comes back; a busy or failing server (429, 5xx) or no network may.
+  function showAge(status) {
     if (!staleNote) return;
-    var s = Math.round((Date.now() - lastOk) / 1000);
-    staleNote.hidden = s < 10;
-    staleNote.textContent = "Offline: these standings are from " + s + " s ago.";
+    if (status === 404) {
+      replaced = true;
+      staleNote.hidden = false;
+      staleNote.className = "stale flash warn";
+      staleNote.textContent = "This link was replaced: ask the scorekeeper for the new QR code.";
+      return;
+    }
+    var failing = status === 0 || status === 429 || status >= 500;
+    staleNote.hidden = !failing;
+    staleNote.className = failing ? "stale flash warn" : "stale muted";
+    if (failing) staleNote.textContent = "Not updating since " + clock(lastOk) + ": these standings may be out of date.";
   }
   // after(status), if given, runs after each poll: the status, or 0 when the network failed.
   function poll(el, onChange, after) {
@@ -23,8 +56,8 @@
     var status = 0;
     fetch(url, {headers: {"If-None-Match": '"' + etag + '"'}, cache: "no-cache", credentials: "same-origin"})
       .then(function (r) {
-        lastOk = Date.now();
         status = r.status;
+        if (r.status === 200 || r.status === 304) lastOk = Date.now();
         if (r.status === 200) {
           var tag = (r.headers.get("ETag") || "").replace(/^W\//, "").replace(/"/g, "");
           if (tag) el.setAttribute("data-etag", tag);
@@ -34,7 +67,11 @@
       .catch(function () { status = 0; })
       .then(function () {
         if (after) { try { after(status); } catch (e) {} }
-        showAge(); setTimeout(function () { poll(el, onChange, after); }, 2000);
+        if (el === live) showAge(status);
+        if (replaced) return;  // a replaced link answers 404 for good: stop asking
+        // a server that says it is busy (429) is asked again later
+        if (status === 429) setTimeout(function () { poll(el, onChange, after); }, 10 * 1000);
+        else setTimeout(function () { poll(el, onChange, after); }, 2000);
       });
   }
   if (live) {
@@ -60,43 +97,88 @@
   var watch = document.querySelector("[data-watch]");
   if (watch) poll(watch, function () { watch.hidden = false; });
 
-  // Card picker: tap cards instead of typing them.
+  // Start a night: the first-dealer list names each seat's player as the names are typed.
+  document.querySelectorAll("select.dealer-pick").forEach(function (select) {
+    var form = select.closest("form");
+    function relabel() {
+      form.querySelectorAll("input[data-seat]").forEach(function (input) {
+        var option = select.querySelector('option[value="' + input.getAttribute("data-seat") + '"]');
+        var name = input.value.trim();
+        if (option) option.textContent = name || "Seat " + input.getAttribute("data-seat") + " (empty)";
+      });
+    }
+    form.addEventListener("input", relabel);
+  });
+
+  // A tie among some: with others ticked, "Ben won" records Ben and them tied; say so on the button.
+  document.querySelectorAll("fieldset.tie").forEach(function (tie) {
+    var form = tie.closest("form");
+    function relabel() {
+      var ticked = Array.prototype.map.call(tie.querySelectorAll("input:checked"), function (i) { return i.value; });
+      form.querySelectorAll(".winners button[data-name]").forEach(function (b) {
+        var name = b.getAttribute("data-name");
+        var others = ticked.filter(function (n) { return n !== name; });
+        b.textContent = others.length ? name + " tied with " + others.join(", ") : name + " won";
+      });
+    }
+    tie.addEventListener("change", relabel);
+    relabel();
+  });
+
+  // Card picker: tap cards instead of typing them.  It fills one player's field at a time,
+  // says whose, and moves on by itself when that field has its cards; a card shown by one
+  // player cannot be tapped for another (one deck per hand; issue 14, item 5).
   var ranks = "23456789TJQKA".split(""), suits = [["s", "♠"], ["h", "♥"], ["d", "♦"], ["c", "♣"]];
+  var symbols = {"♠": "S", "♤": "S", "♥": "H", "♡": "H", "♦": "D", "♢": "D", "♣": "C", "♧": "C"};
+  // "10h", "Th" and "T♥" are the same card: the picker counts typed and tapped cards alike
+  function parse(text) {
+    return (text.replace(/️/g, "").match(/(10|[2-9TJQKA])[SHDC♠-♧]/gi) || []).map(function (c) {
+      var suit = c.slice(-1);
+      return c.slice(0, -1).replace(/^10$/, "T").toUpperCase() + (symbols[suit] || suit.toUpperCase());
+    });
+  }
   document.querySelectorAll(".picker").forEach(function (picker) {
-    var form = picker.closest("form"), inputs = form.querySelectorAll(".cardinput");
+    var form = picker.closest("form"), inputs = Array.prototype.slice.call(form.querySelectorAll(".cardinput"));
+    var note = form.querySelector(".picking");
     if (!inputs.length) return;
-    var current = inputs[0];
-    inputs.forEach(function (i) { i.addEventListener("focus", function () { current = i; }); });
+    var taken = parse(picker.getAttribute("data-taken") || "");
+    function need(i) { return +i.getAttribute("data-count"); }
+    function nameOf(i) { return i.closest("label").firstChild.textContent.trim(); }
+    function firstOpen() { return inputs.filter(function (i) { return parse(i.value).length < need(i); })[0] || inputs[0]; }
+    var current = firstOpen();
+    inputs.forEach(function (i) { i.addEventListener("focus", function () { current = i; mark(); }); });
     suits.forEach(function (s) {
       ranks.slice().reverse().forEach(function (r) {
         var b = document.createElement("button");
         b.type = "button"; b.className = s[0]; b.textContent = r + s[1];
         b.setAttribute("aria-pressed", "false"); b.setAttribute("aria-label", r + s[0]);
         b.addEventListener("click", function () {
-          var code = r + s[0], cards = parse(current.value);
-          var at = cards.map(function (c) { return c.toUpperCase(); }).indexOf(code.toUpperCase());
+          var code = (r + s[0]).toUpperCase(), cards = parse(current.value);
+          if (owner(code) && owner(code) !== current) return;  // another player's card
+          var at = cards.indexOf(code);
           if (at >= 0) cards.splice(at, 1); else cards.push(code);
-          current.value = cards.join(" ");
-          var need = +current.getAttribute("data-count");
-          if (cards.length >= need) {
-            var list = Array.prototype.slice.call(inputs), next = list[list.indexOf(current) + 1];
-            if (next) current = next;
-          }
+          current.value = cards.map(function (c) { return c[0] + c[1].toLowerCase(); }).join(" ");
+          if (cards.length >= need(current)) current = firstOpen();  // on to the next field by itself
           mark();
         });
         picker.appendChild(b);
       });
     });
-    // "10h" and "Th" are the same card: the picker counts typed and tapped cards alike
-    function parse(text) {
-      return (text.match(/(10|[2-9TJQKA])[SHDC]/gi) || []).map(function (c) { return c.replace(/^10/, "T"); });
+    function owner(code) {
+      if (taken.indexOf(code) >= 0) return "taken";
+      return inputs.filter(function (i) { return parse(i.value).indexOf(code) >= 0; })[0] || null;
     }
     function mark() {
-      var used = {};
-      inputs.forEach(function (i) { parse(i.value).forEach(function (c) { used[c.toUpperCase()] = true; }); });
       picker.querySelectorAll("button").forEach(function (b) {
-        b.setAttribute("aria-pressed", used[b.getAttribute("aria-label").toUpperCase()] ? "true" : "false");
+        var who = owner(b.getAttribute("aria-label").toUpperCase());
+        b.setAttribute("aria-pressed", who ? "true" : "false");
+        b.disabled = !!who && who !== current;
       });
+      inputs.forEach(function (i) { i.closest("label").classList.toggle("filling", i === current); });
+      if (note) {
+        note.hidden = false;
+        note.textContent = "The cards you tap go to " + nameOf(current) + " (" + parse(current.value).length + " of " + need(current) + ")";
+      }
     }
     inputs.forEach(function (i) { i.addEventListener("input", mark); });
     mark();

@@ -34,9 +34,31 @@ def _config(tmp_path: Path, **extra: object) -> dict[str, object]:
         # the test client's "localhost" is always answered; these stand for a LAN address
         # and a public name the tests reach the app at (companion.hosts)
         "ALLOWED_HOSTS": "192.168.1.20 poker.example.org",
+        "TAP_GUARD_MS": 0,  # the tests tap faster than a person; test_issue14_table.py turns it on
     }
     config.update(extra)
     return config
+
+
+class RefusalFollowingClient(FlaskClient):
+    """A test client that reads a refused submit as a person sees it.
+
+    Every POST answers 303 (issue 14, bug 3): a refused one redirects to its page's GET
+    address with ``?refused=<token>``, and that page answers the refusal's status (422 or
+    409) with the message and what was typed.  This client follows that one redirect,
+    so a test reads the refusal's status and message; the 303 itself is in
+    ``response.history``.  Any other redirect is returned as it is.
+    (``tests/web/test_post_redirect_get.py`` checks the 303s themselves.)
+    """
+
+    def open(self, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+        response = super().open(*args, **kwargs)
+        location = response.headers.get("Location", "")
+        if response.status_code == 303 and "refused=" in location and response.request.method == "POST":
+            first = response
+            response = self.get(location)
+            response.history = (first,)
+        return response
 
 
 def _fresh_schema(app: Flask) -> None:
@@ -59,6 +81,7 @@ def make_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
     def build(**extra: object) -> Flask:
         app = create_app(_config(tmp_path, **extra))
+        app.test_client_class = RefusalFollowingClient
         _fresh_schema(app)
         return app
 

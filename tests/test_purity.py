@@ -22,6 +22,8 @@ PURE = sorted(
         PACKAGE / "standings.py",
         PACKAGE / "report.py",
         PACKAGE / "charts.py",
+        PACKAGE / "night_chart.py",
+        PACKAGE / "shown_cards.py",
     ]
 )
 IMPURE_SIBLINGS = {"models", "extensions", "services", "views", "forms", "database", "cli", "security"}

@@ -133,6 +133,18 @@ def format_money(amount: Decimal, currency: str) -> str:
     return f"{sign}{number} {currency}" if currency else f"{sign}{number}"
 
 
+def value_text(chips: int, chip_value: Decimal, currency: str) -> str:
+    """What ``chips`` are worth, as shown: money, or ``"-12 chips"`` on a chips-only night.
+
+    A group that plays for chips only leaves the chip value empty (0): it sees chips,
+    never "0.00" (issue 14, item 7).
+    """
+    _check_chips(chips, "chips")
+    if chip_value == 0:
+        return f"{chips} chip" if abs(chips) == 1 else f"{chips} chips"
+    return format_money(to_money(chips, chip_value), currency)
+
+
 def _trim_to_two_places(text: str) -> str:
     """Drop trailing zeros of a fixed-point string, keeping at least two places."""
     whole, _, fraction = text.partition(".")

@@ -8,6 +8,7 @@ from flask import Blueprint, current_app, redirect, render_template, request, se
 from sqlalchemy import select, text
 
 from .. import services
+from . import refused
 from ..extensions import db
 from ..forms import ImportForm, NightForm
 from ..models import Night
@@ -40,7 +41,9 @@ def settings_from(form: NightForm) -> Settings:
 
 def move_seat_up(form: NightForm) -> bool:
     """The ↑ button beside a seat swaps it with the seat above, without saving (no JavaScript needed)."""
-    move = form.move_up.data
+    # The tapped button's value; an empty move_up sent before it (a hidden input an older
+    # page carried) must not hide it: that made ↑ start the night instead (issue 14, bug 1).
+    move = next((v for v in request.form.getlist("move_up") if v), "")
     # ASCII decimals only: "²" is a digit to str.isdigit but not to int()
     if not move or not (move.isascii() and move.isdecimal()) or not 2 <= int(move) <= len(form.seat_fields()):
         return False
@@ -74,14 +77,25 @@ def _home(form: NightForm | None = None, import_form: ImportForm | None = None, 
 
 @bp.get("/")
 def index():  # type: ignore[no-untyped-def]
-    return _home()
+    kept = refused.recall()
+    if kept is None:
+        return _home()
+    # a new key for each attempt, as for a fresh form
+    if kept.form == "import":  # the file itself cannot be kept: it is chosen again
+        import_form = kept.refill(ImportForm(formdata=None))
+        import_form.request_key.data = services.new_key()
+        return _home(import_form=import_form, status=kept.status)
+    form = kept.refill(NightForm(formdata=None))
+    form.request_key.data = services.new_key()
+    return _home(form, status=kept.status)
 
 
 @bp.post("/nights")
 def create():  # type: ignore[no-untyped-def]
     form = NightForm()
-    if request.form.get("move_up") and move_seat_up(form):
-        return _home(form)
+    here = url_for("home.index")
+    if move_seat_up(form):
+        return refused.refuse(here, 200, form_name="night", form=form, data=refused.typed(form))
     limit = current_app.extensions["companion_night_limit"]
     brake(limit, client_id(), "new nights")
     if form.validate():
@@ -99,10 +113,10 @@ def create():  # type: ignore[no-untyped-def]
             form.seat_1.errors = [*form.seat_1.errors, str(error)]
         except services.KeyConflict as error:
             form.form_errors.append(str(error))
-            return _home(form, status=409)
+            return refused.refuse(here, 409, form_name="night", form=form)
         else:
             return redirect(url_for("table.show", key=night.keeper_key), code=303)
-    return _home(form, status=422)
+    return refused.refuse(here, 422, form_name="night", form=form)
 
 
 @bp.post("/import")
@@ -122,10 +136,10 @@ def import_night():  # type: ignore[no-untyped-def]
             form.file.errors = [*form.file.errors, str(error)]
         except services.KeyConflict as error:
             form.file.errors = [*form.file.errors, str(error)]
-            return _home(import_form=form, status=409)
+            return refused.refuse(url_for("home.index"), 409, form_name="import", form=form)
         else:
             return redirect(url_for("table.show", key=night.keeper_key), code=303)
-    return _home(import_form=form, status=422)
+    return refused.refuse(url_for("home.index"), 422, form_name="import", form=form)
 
 
 @bp.get("/sw.js")

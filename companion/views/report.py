@@ -32,12 +32,14 @@ from markupsafe import Markup
 
 from .. import services
 from ..charts import net_chart
+from ..night_chart import chips_over_games, player_chart
 from ..extensions import db
 from ..forms import CarryForm, PaidForm
-from ..ledger.money import format_money, to_money
+from ..ledger.money import format_money, to_money, value_text
 from ..models import Night
 from ..games.napalm import IllegalAction
 from ..report import VIEWS, ChipCount, Report, build_night_report, chip_count
+from . import refused
 from .common import device_label, keeper_night, remember, standings_of, viewer_night
 from .home import my_nights
 
@@ -47,7 +49,22 @@ MAX_CHIPS = 10**9
 
 
 def report_of(night: Night) -> Report:
-    """The report of ``night`` as it stands, with the payments recorded so far."""
+    """The report of ``night`` as it stands, with the payments recorded so far.
+
+    Kept per version (issue 14, item 12): every phone that opens the report at a
+    version gets the same one, built once per process.  The next night taking the pot
+    on (item 16) changes the report without a new version, so it is part of the key.
+    """
+    carried_on = _carried_on(night)
+    what = f"report/{sorted(carried_on.items()) if carried_on is not None else '-'}"
+    kept = services.derived(what, night.id, night.version)
+    if kept is None:
+        kept = _build_report(night, carried_on)
+        services.keep_derived(what, night.id, night.version, kept)
+    return kept
+
+
+def _build_report(night: Night, carried_on: dict[str, int] | None) -> Report:
     play = services.play_for(night)
     settings = services.settings_of(night)
     paid = [
@@ -57,8 +74,15 @@ def report_of(night: Night) -> Report:
     ]
     games = [(p.title, p.state, str(p.setup.rules.get("unfinished_pot", "return_antes"))) for p in play.games]
     return build_night_report(
-        games, play.seated, chip_value=settings.chip_value, currency=settings.currency, paid=paid, name=night.name
+        games, play.seated, chip_value=settings.chip_value, currency=settings.currency, paid=paid, name=night.name,
+        carried_on=carried_on,
     )
+
+
+def _carried_on(night: Night) -> dict[str, int] | None:
+    """The pot the next night took from ``night`` ("carry"), by contributor; None before it exists."""
+    continued = services.continuation_of(night)
+    return dict(continued.first_game.carried_in or {}) if continued is not None else None
 
 
 def _view() -> str:
@@ -145,9 +169,16 @@ def render_report(  # type: ignore[no-untyped-def]
             carry_form.version.data = night.version
             carry_form.request_key.data = services.new_key()
     source = services.carried_from_of(night)
+    chip_charts = services.derived("chip-charts", night.id, night.version)
+    if chip_charts is None:
+        play = services.play_for(night)
+        series, game_starts = chips_over_games([(p.state, p.close().net) for p in play.games], play.seated)
+        chip_charts = {name: Markup(player_chart(name, points, game_starts)) for name, points in series.items()}
+        services.keep_derived("chip-charts", night.id, night.version, chip_charts)
     return (
         render_template(
             "report/show.html",
+            chip_charts=chip_charts,
             night=night,
             st=standings_of(night),
             rep=report,
@@ -172,7 +203,11 @@ def render_report(  # type: ignore[no-untyped-def]
 
 @bp.get("/k/<key>/report")
 def keeper(key: str):  # type: ignore[no-untyped-def]
-    return render_report(keeper_night(key), keeper=True)
+    night = keeper_night(key)
+    kept = refused.recall(night.version)
+    if kept is not None:
+        return render_report(night, True, kept.status, kept.message)
+    return render_report(night, keeper=True)
 
 
 @bp.get("/p/<key>/report")
@@ -228,6 +263,12 @@ def viewer_json(key: str):  # type: ignore[no-untyped-def]
     return _json(viewer_night(key))
 
 
+def _refused(night: Night, status: int, message: str, view: str | None = None):  # type: ignore[no-untyped-def]
+    """Redirect a refused submit to the report's address with its message (views/refused.py)."""
+    location = url_for("report.keeper", key=night.keeper_key, **({"view": view} if view else {}))
+    return refused.refuse(location, status, message=message, version=night.version)
+
+
 @bp.post("/k/<key>/paid")
 def paid(key: str):  # type: ignore[no-untyped-def]
     """The confirming second tap of "Mark paid": record the payment once."""
@@ -237,22 +278,22 @@ def paid(key: str):  # type: ignore[no-untyped-def]
     view = view if view in VIEWS else "plan"
     if not form.validate():
         errors = "; ".join(str(e) for es in form.errors.values() for e in es)
-        return render_report(night, True, 422, f"That payment could not be recorded: {errors}.", view)
+        return _refused(night, 422, f"That payment could not be recorded: {errors}.", view)
     report = report_of(night)
     payer, payee, chips = form.payer.data, form.payee.data, form.chips.data
     if form.version.data == night.version and report.find(view, payer, payee, chips) is None:
         # at the version the form was made for, the plan holds no such unpaid payment
-        return render_report(night, True, 422, "That payment is not in the plan, or it is already marked paid.", view)
+        return _refused(night, 422, "That payment is not in the plan, or it is already marked paid.", view)
     try:
         result = services.mark_paid(
             night.id, payer, payee, chips, form.version.data, form.request_key.data, recorded_by=device_label()
         )
     except IllegalAction as error:
-        return render_report(night, True, 422, str(error), view)
+        return _refused(night, 422, str(error), view)
     except (services.StaleTable, services.KeyConflict) as error:
         db.session.expire_all()
-        return render_report(db.session.get(Night, night.id), True, 409, str(error), view)
-    money = format_money(to_money(chips, report.chip_value), report.currency)
+        return _refused(db.session.get(Night, night.id), 409, str(error), view)
+    money = value_text(chips, report.chip_value, report.currency)
     flash(("Already recorded: " if result.repeated else "Recorded: ") + f"{payer} paid {payee} {money} ({chips} chips).")
     return redirect(url_for("report.keeper", key=night.keeper_key, view=view), code=303)
 
@@ -264,14 +305,14 @@ def carry(key: str):  # type: ignore[no-untyped-def]
     form = CarryForm()
     if not form.validate():
         errors = "; ".join(str(e) for es in form.errors.values() for e in es)
-        return render_report(night, True, 422, f"The next night could not be started: {errors}.")
+        return _refused(night, 422, f"The next night could not be started: {errors}.")
     try:
         new, started = services.carry_pot(night, form.version.data, form.request_key.data)
     except IllegalAction as error:
-        return render_report(night, True, 422, f"The next night could not be started: {error}.")
+        return _refused(night, 422, f"The next night could not be started: {error}.")
     except (services.StaleTable, services.KeyConflict) as error:
         db.session.expire_all()
-        return render_report(db.session.get(Night, night.id), True, 409, str(error))
+        return _refused(db.session.get(Night, night.id), 409, str(error))
     remember(new)
     pot = sum((new.first_game.carried_in or {}).values())
     flash(

@@ -44,6 +44,8 @@ from ..models import Night
 from ..games.napalm import Challenge, Declare, IllegalAction, Phase, Showdown, Void
 from ..games.napalm.table import Action
 from ..security import RotationMemory
+from ..shown_cards import shown_this_hand
+from . import paging, refused, taps
 from .common import device_label, keeper_night, remember, standings_of
 from .home import move_seat_up, rules_from, settings_from
 
@@ -71,6 +73,16 @@ def _fresh(form: Any, version: int) -> Any:
     return form
 
 
+def prefilled_cards(night: Night, yes: tuple[str, ...]) -> CardsForm:
+    """The cards form with what each Yes player already showed this hand; ``taken``: others' cards."""
+    form = cards_form_class(yes)(formdata=None)
+    shown = shown_this_hand(services.table_for(night)) if yes else {}
+    for i, name in enumerate(yes):
+        getattr(form, f"cards_{i}").data = shown.get(name, "")
+    form.taken = " ".join(cards for name, cards in shown.items() if name not in yes)  # type: ignore[attr-defined]
+    return form
+
+
 def forms_for(night: Night, st: Any, submitted: Any = None) -> dict[str, Any]:
     """The forms the table screen shows now, each stamped with the version and a new key."""
     names = [(n, n) for n in st.order]
@@ -84,7 +96,7 @@ def forms_for(night: Night, st: Any, submitted: Any = None) -> dict[str, Any]:
     showdown = ShowdownForm(formdata=None)
     showdown.winners.choices = [(n, n) for n in st.yes]
     forms["showdown"] = _fresh(showdown, st.version)
-    forms["cards"] = _fresh(cards_form_class(st.yes)(formdata=None), st.version)
+    forms["cards"] = _fresh(prefilled_cards(night, st.yes), st.version)
     forms["undo"] = _fresh(UndoForm(formdata=None), st.version)
     if submitted is not None:
         forms[submitted[0]] = submitted[1]
@@ -121,10 +133,18 @@ def render_table(night: Night, status: int = 200, submitted: Any = None, message
 # --- recording ---------------------------------------------------------------------
 
 
+def _refused(night: Night, status: int, form_name: str | None = None, form: Any = None, message: str | None = None):  # type: ignore[no-untyped-def]
+    """Redirect a refused submit to the table's address, keeping what was typed (see refused.py)."""
+    location = url_for("table.show", key=night.keeper_key)
+    return refused.refuse(location, status, message=message, form_name=form_name, form=form, version=night.version)
+
+
 def _record(night: Night, form: Any, form_name: str, build) -> Any:  # type: ignore[no-untyped-def]
     """Validate ``form``, build an action, and record it; the one path every action takes."""
     if not form.validate():
-        return render_table(night, 422, (form_name, form))
+        return _refused(night, 422, form_name, form)
+    if taps.too_soon(night, form.version.data):
+        return _refused(night, 409, message=taps.TOO_SOON)
     try:
         action: Action = build(form)
         result = services.record(
@@ -132,20 +152,27 @@ def _record(night: Night, form: Any, form_name: str, build) -> Any:  # type: ign
         )
     except IllegalAction as error:
         form.form_errors.append(str(error))
-        return render_table(night, 422, (form_name, form))
+        return _refused(night, 422, form_name, form)
     except services.StaleTable as stale:
         db.session.expire_all()
-        return render_table(db.session.get(Night, night.id), 409, message=str(stale))
+        return _refused(db.session.get(Night, night.id), 409, message=str(stale))
     except services.KeyConflict as conflict:
         db.session.expire_all()
-        return render_table(db.session.get(Night, night.id), 409, message=str(conflict))
+        return _refused(db.session.get(Night, night.id), 409, message=str(conflict))
     flash(("Already recorded: " if result.repeated else "") + result.summary)
     return redirect(url_for("table.show", key=night.keeper_key), code=303)
 
 
 @bp.get("")
 def show(key: str):  # type: ignore[no-untyped-def]
-    return render_table(keeper_night(key))
+    night = keeper_night(key)
+    kept = refused.recall(night.version)
+    if kept is None:
+        return render_table(night)
+    submitted = None
+    if kept.form:  # the refused form, as typed, with its errors
+        submitted = (kept.form, kept.refill(forms_for(night, standings_of(night))[kept.form]))
+    return render_table(night, kept.status, submitted, kept.message)
 
 
 @bp.post("/declare")
@@ -187,8 +214,10 @@ def showdown(key: str):  # type: ignore[no-untyped-def]
     form.winners.choices = [(n, n) for n in night.players]
 
     def build(f: ShowdownForm) -> Action:
-        if f.winner.data:
-            return Showdown(winners=(f.winner.data,))
+        if f.all_tied.data:
+            return Showdown(winners=services.table_for(night).yes)
+        if f.winner.data:  # with others ticked, a tie among them: as many taps as tied players
+            return Showdown(winners=(f.winner.data, *(w for w in f.winners.data or () if w != f.winner.data)))
         if not f.winners.data:
             raise IllegalAction("tap the winner, or tick the tied winners and 'Record tie'")
         return Showdown(winners=tuple(f.winners.data))
@@ -206,8 +235,8 @@ def cards(key: str):  # type: ignore[no-untyped-def]
     if yes is None and table.phase is not Phase.SHOWDOWN:
         form = UndoForm()  # carries only version and key: enough to tell a stale submit
         if form.validate() and form.version.data != night.version:
-            return render_table(night, 409, message=str(services.StaleTable(night.version)))
-        return render_table(night, 422, message="There is no showdown to enter cards for.")
+            return _refused(night, 409, message=str(services.StaleTable(night.version)))
+        return _refused(night, 422, message="There is no showdown to enter cards for.")
     if yes is None:
         yes = table.yes
     form = cards_form_class(yes)()
@@ -232,14 +261,12 @@ def undo(key: str):  # type: ignore[no-untyped-def]
 def history(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
     table = services.table_for(night)
-    events = services.events_of(night)
-    game_events = [e for e in events if e.kind in ("declare", "challenge", "showdown", "void")]
-    rows = list(zip(table.log, game_events))
-    ledger = [e for e in events if e.kind not in ("declare", "challenge", "showdown", "void")]
+    rows, ledger = paging.history_lines(night)  # kept per version
     return render_template(
         "table/history.html",
         night=night,
-        rows=list(reversed(rows)),
+        rows=(page := paging.page_of(list(reversed(rows)))).rows,  # newest first, in pages
+        page=page,
         ledger=ledger,
         voided=table.voided,
         describe=services.describe_ledger_event,
@@ -347,7 +374,7 @@ def _setup_form(night: Night) -> NightForm:
     form.ante.data = game.rules["ante"]
     form.ante_every.data = str(game.rules["ante_every"])
     form.tokens_to_win.data = game.rules["tokens_to_win"]
-    form.chip_value.data = str(night.chip_value.normalize()) if night.chip_value else "0"
+    form.chip_value.data = f"{night.chip_value.normalize():f}" if night.chip_value else ""
     form.currency.data = night.currency
     form.unfinished_pot.data = game.rules["unfinished_pot"]
     form.submit.label.text = "Save the setup"
@@ -358,13 +385,18 @@ def _setup_form(night: Night) -> NightForm:
 def setup(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
     if night.version != 0 and request.method == "POST":
-        return render_table(night, 409, message="Play has started: the seating and rules can no longer change.")
+        return _refused(night, 409, message="Play has started: the seating and rules can no longer change.")
     if request.method != "POST":  # GET and HEAD show the form; only POST submits it
-        return render_template("table/setup.html", night=night, form=_setup_form(night))
+        kept = refused.recall(0)
+        if kept is None or kept.form != "setup":
+            return render_template("table/setup.html", night=night, form=_setup_form(night))
+        form = kept.refill(_setup_form(night))
+        return render_template("table/setup.html", night=night, form=form), kept.status
     form = NightForm()
     form.submit.label.text = "Save the setup"
-    if request.form.get("move_up") and move_seat_up(form):
-        return render_template("table/setup.html", night=night, form=form)
+    location = url_for("table.setup", key=night.keeper_key)
+    if move_seat_up(form):
+        return refused.refuse(location, 200, form_name="setup", form=form, data=refused.typed(form), version=0)
     if form.validate():
         try:
             services.update_setup(
@@ -379,11 +411,11 @@ def setup(key: str):  # type: ignore[no-untyped-def]
         except IllegalAction as error:
             form.seat_1.errors = [*form.seat_1.errors, str(error)]
         except services.StaleTable:
-            return render_table(night, 409, message="Play has started: the seating and rules can no longer change.")
+            return _refused(night, 409, message="Play has started: the seating and rules can no longer change.")
         else:
             flash("Setup saved.")
             return redirect(url_for("table.show", key=night.keeper_key), code=303)
-    return render_template("table/setup.html", night=night, form=form), 422
+    return refused.refuse(location, 422, form_name="setup", form=form, version=0)
 
 
 # --- the night's next game ---------------------------------------------------------------
@@ -415,18 +447,26 @@ def next_game(key: str):  # type: ignore[no-untyped-def]
     kind = request.values.get("game") or night.current_game.kind
     if kind not in SCREENS or kind not in GAMES:
         abort(400, "choose one of the games offered")
+    location = url_for("table.next_game", key=night.keeper_key, game=kind)
     if request.method != "POST":
+        kept = refused.recall(night.version)
         form = _next_game_form(night, kind)
-        defaults = services.next_game_defaults(night, kind)
-        form.game.data = kind
-        form.players.data = list(defaults.players)
-        form.first_dealer.data = defaults.first_dealer
-        SCREENS[kind].fill_rules(form, defaults.rules)
+        if kept is not None and kept.form == "next_game":  # the refused form, as typed, with its errors
+            kept.refill(form)
+            form.game.data = kind
+        else:
+            defaults = services.next_game_defaults(night, kind)
+            form.game.data = kind
+            form.players.data = list(defaults.players)
+            form.first_dealer.data = defaults.first_dealer
+            SCREENS[kind].fill_rules(form, defaults.rules)
         _fresh(form, night.version)
-        return _render_next_game(night, kind, form)
+        return _render_next_game(night, kind, form, kept.status if kept is not None and kept.form == "next_game" else 200)
     form = _next_game_form(night, kind, request.form)
     if not form.validate():
-        return _render_next_game(night, kind, form, 422)
+        return refused.refuse(location, 422, form_name="next_game", form=form, version=night.version)
+    if taps.too_soon(night, form.version.data):
+        return _refused(night, 409, message=taps.TOO_SOON)
     try:
         result = services.start_game(
             night.id, kind, form.players.data, form.first_dealer.data, SCREENS[kind].rules_from_form(form),
@@ -434,10 +474,9 @@ def next_game(key: str):  # type: ignore[no-untyped-def]
         )
     except IllegalAction as error:
         form.form_errors.append(str(error))
-        form.request_key.data = services.new_key()
-        return _render_next_game(night, kind, form, 422)
-    except (services.StaleTable, services.KeyConflict) as refused:
+        return refused.refuse(location, 422, form_name="next_game", form=form, version=night.version)
+    except (services.StaleTable, services.KeyConflict) as refusal:
         db.session.expire_all()
-        return render_table(db.session.get(Night, night.id), 409, message=str(refused))
+        return _refused(db.session.get(Night, night.id), 409, message=str(refusal))
     flash(("Already recorded: " if result.repeated else "") + result.summary)
     return redirect(url_for("table.show", key=night.keeper_key), code=303)

@@ -180,7 +180,6 @@ class TableScreen:
         self._submit(self.page.get_by_role("button", name=f"{name} won"), f"{name} won")
 
     def tie(self, *names: str) -> None:
-        self.page.locator("summary", has_text="A tie?").click()
         self._tick("winners", names)
         self._submit(self.page.get_by_role("button", name="Record tie"), "tie " + " ".join(names))
 
@@ -232,9 +231,17 @@ class TableScreen:
 
 
 def start_night(
-    page: Page, base_url: str, names: list[str], *, tokens_to_win: int, name: str = "Friday", shots: Shots | None = None
+    page: Page,
+    base_url: str,
+    names: list[str],
+    *,
+    tokens_to_win: int,
+    name: str = "Friday",
+    shots: Shots | None = None,
+    chip_value: str = "0.25",
 ) -> None:
-    """Fill the home page's form as a person would and start the night."""
+    """Fill the home page's form as a person would and start the night (a chip is worth 0.25 €
+    unless ``chip_value`` says otherwise; the form's own default is empty: chips only)."""
     page.goto(base_url + "/")
     if shots:
         shots(page, "home")
@@ -243,6 +250,7 @@ def start_night(
     for seat, player in enumerate(names, start=1):
         form.get_by_label(f"Seat {seat}", exact=True).fill(player)
     form.get_by_label("Tokens to win").fill(str(tokens_to_win))
+    form.get_by_label("Value of one chip").fill(chip_value)
     with page.expect_navigation(wait_until="load") as navigation:
         form.get_by_role("button", name="Start the night").click()
     response = navigation.value

@@ -103,7 +103,7 @@ def test_plain_digits_with_spaces_around_still_start_a_night(app, client):
     assert response.status_code == 303
     with app.app_context():
         night = db.session.scalar(select(Night))
-        assert (night.ante, night.tokens_to_win) == (2, 3)
+        assert (night.first_game.rules["ante"], night.first_game.rules["tokens_to_win"]) == (2, 3)
 
 
 def test_a_form_field_the_form_does_not_have_is_refused_and_starts_no_night(app, client):

@@ -41,7 +41,7 @@ def test_the_file_is_read_while_another_table_can_still_write(app, client, monke
     """While the file is parsed, no transaction of this request is open and (on SQLite)
     another connection takes the write lock at once."""
     seen: list[tuple[bool, str]] = []
-    real = hh.loads
+    real = services.nightfile.loads  # the one reader /import uses (v1 and v2 files)
 
     def watching(text):  # type: ignore[no-untyped-def]
         in_transaction = db.session().in_transaction()
@@ -60,7 +60,7 @@ def test_the_file_is_read_while_another_table_can_still_write(app, client, monke
         seen.append((in_transaction, other))
         return real(text)
 
-    monkeypatch.setattr(services.hh, "loads", watching)
+    monkeypatch.setattr(services.nightfile, "loads", watching)
     response = upload(client, quiet_night(30))
     assert response.status_code == 303
     assert seen == [(False, "not SQLite" if EXTERNAL_DB else "wrote")]

@@ -141,8 +141,17 @@ def at_once(server: str, action: str, forms: list[dict[str, str]]) -> list[tuple
         )
         response = connection.getresponse()
         response.read()
-        answers[i] = (response.status, response.getheader("Location"), response.getheader("Set-Cookie"))
+        status, location, cookie = response.status, response.getheader("Location"), response.getheader("Set-Cookie")
         connection.close()
+        if status == 303 and location and "refused=" in location and cookie:
+            # a refusal redirects to its page, which answers with the refusal's status (issue 14, bug 3)
+            connection = http.client.HTTPConnection(host, int(port), timeout=30)
+            connection.request("GET", location, headers={"Cookie": cookie.split(";", 1)[0]})
+            page = connection.getresponse()
+            page.read()
+            status = page.status
+            connection.close()
+        answers[i] = (status, location, cookie)
 
     threads = [threading.Thread(target=send, args=(i, form)) for i, form in enumerate(forms)]
     for t in threads:
@@ -337,8 +346,17 @@ def at_once_each(server: str, posts: list[tuple[str, dict[str, str]]]) -> list[t
         connection.request("POST", path, body=urlencode(form), headers={"Content-Type": "application/x-www-form-urlencoded"})
         response = connection.getresponse()
         response.read()
-        answers[i] = (response.status, response.getheader("Location"), response.getheader("Set-Cookie"))
+        status, location, cookie = response.status, response.getheader("Location"), response.getheader("Set-Cookie")
         connection.close()
+        if status == 303 and location and "refused=" in location and cookie:
+            # a refusal redirects to its page, which answers with the refusal's status (issue 14, bug 3)
+            connection = http.client.HTTPConnection(host, int(port), timeout=30)
+            connection.request("GET", location, headers={"Cookie": cookie.split(";", 1)[0]})
+            page = connection.getresponse()
+            page.read()
+            status = page.status
+            connection.close()
+        answers[i] = (status, location, cookie)
 
     threads = [threading.Thread(target=send, args=(i, path, form)) for i, (path, form) in enumerate(posts)]
     for t in threads:

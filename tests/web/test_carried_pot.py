@@ -259,13 +259,39 @@ def test_the_next_night_exports_its_carried_pot_and_imports_again(start_night, c
     assert "Pot: 8 carried in from the previous night" in copy.html
 
 
-def test_the_next_nights_setup_cannot_unseat_a_contributor(start_night, client, app):
+def test_a_contributor_left_out_of_the_next_night_gets_their_share_back_in_the_old_nights_settle_up(
+    start_night, client, app
+):
+    """Issue 14, item 16.  Friday's pot of 8 is Ann 2, Ben 2, Cat 2, Dan 2 (play_friday).
+
+    The next night is set up without Dan: his 2 chips come out of the pot and back to
+    him in Friday's settle-up; 6 are carried (Ann 2, Ben 2, Cat 2: everyone there -2).
+    Friday's balances do not change (a carried stake already counts as returned):
+    Ann 0, Ben -6 + 2 = -4, Cat 2 + 2 = 4, Dan 0, so Ben pays Cat 4.
+    """
     t = friday(start_night)
     action, fields = carry_form(client.get(f"{t.url}/report").get_data(as_text=True))
     new = TablePage(client, client.post(action, data=fields).headers["Location"])
-    response = client.post(f"{new.url}/setup", data=night_form(seat_4="", unfinished_pot="carry"))
-    assert response.status_code == 422
-    assert "the carried pot holds 2 chips of Dan, who is not seated tonight" in response.get_data(as_text=True)
+    response = client.post(f"{new.url}/setup", data=night_form(seat_4="", first_dealer="3", unfinished_pot="carry"))
+    assert response.status_code == 303
+    new.refresh()
+    assert new.pot() == 6 and [new.net(n) for n in ("Ann", "Ben", "Cat")] == [-2, -2, -2]
+    assert nights(app)[1].first_game.carried_in == {"Ann": 2, "Ben": 2, "Cat": 2}
+    report = text_of(client.get(f"{t.url}/report").get_data(as_text=True))
+    assert "Not seated at the next night, Dan gets 2 chips back tonight, in this settle-up; the rest is carried." in report
+    assert "The pot of 6 chips was carried into" in report
+    old = client.get(f"{t.url}/report.json").get_json()
+    assert {p["name"]: p["net_chips"] for p in old["players"]} == {"Ann": 0, "Ben": -4, "Cat": 4, "Dan": 0}
+    # Dan sits down again before play: the pot stays 6, his share went back to him on Friday
+    response = client.post(f"{new.url}/setup", data=night_form(first_dealer="3", unfinished_pot="carry"))
+    assert response.status_code == 303
+    assert nights(app)[1].first_game.carried_in == {"Ann": 2, "Ben": 2, "Cat": 2}
+
+
+def test_the_next_nights_setup_can_seat_a_newcomer(start_night, client, app):
+    t = friday(start_night)
+    action, fields = carry_form(client.get(f"{t.url}/report").get_data(as_text=True))
+    new = TablePage(client, client.post(action, data=fields).headers["Location"])
     # seats may change otherwise: Eve joins
     response = client.post(f"{new.url}/setup", data=night_form(seat_5="Eve", first_dealer="3", unfinished_pot="carry"))
     assert response.status_code == 303

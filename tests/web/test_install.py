@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import struct
 import zlib
 from pathlib import Path
@@ -63,8 +64,9 @@ def test_the_icons_are_pngs_of_their_stated_size(client):
 
 def test_every_page_links_the_manifest_and_a_touch_icon(client):
     page = client.get("/").get_data(as_text=True)
-    assert 'rel="manifest" href="/static/manifest.webmanifest"' in page
-    assert 'rel="apple-touch-icon" href="/static/icon-192.png"' in page
+    # (fingerprinted: ?v=<content hash>, see test_static_files.py)
+    assert re.search(r'rel="manifest" href="/static/manifest\.webmanifest\?v=[0-9a-f]{12}"', page)
+    assert re.search(r'rel="apple-touch-icon" href="/static/icon-192\.png\?v=[0-9a-f]{12}"', page)
 
 
 def test_the_service_worker_caches_the_shell_it_names(client):

@@ -36,7 +36,18 @@ _HELP = "use rank 2-9, T or 10, J, Q, K, A and suit c, d, h, s"
 
 # One card at the start of a piece of text: "10" is tried before single characters
 # so that "10d" is the ten of diamonds rather than a bad card "1".
-_ONE_CARD = re.compile(r"(10|[2-9TJQKA])([CDHS])", re.IGNORECASE)
+_ONE_CARD = re.compile(r"(10|[2-9TJQKA])([CDHS♠♥♦♣♤♡♢♧])", re.IGNORECASE)
+#: what the card picker displays ("A♠") is read as typed (issue 14, item 5)
+_SUIT_OF_SYMBOL = {
+    "♠": "s", "♤": "s", "♥": "h", "♡": "h",
+    "♦": "d", "♢": "d", "♣": "c", "♧": "c",
+}
+#: an emoji suit may carry a variation selector ("♠️"): it changes nothing
+_VARIATION = "️"
+
+
+def _suit(char: str) -> str:
+    return _SUIT_OF_SYMBOL.get(char, char.lower())
 _SEPARATORS = re.compile(r"[\s,]+")
 
 
@@ -85,12 +96,12 @@ def parse_card(text: str) -> Card:
         return text
     if not isinstance(text, str):
         raise CardError(f"{text!r} is not a card ({_HELP})")
-    stripped = text.strip()
+    stripped = text.strip().replace(_VARIATION, "")
     match = _ONE_CARD.fullmatch(stripped)
     if match is None:
         raise _not_a_card(stripped)
     rank, suit = match.groups()
-    return Card(_RANK_OF_CHAR[rank.upper()], suit.lower())
+    return Card(_RANK_OF_CHAR[rank.upper()], _suit(suit))
 
 
 def _split_run(chunk: str) -> Iterable[Card]:
@@ -104,7 +115,7 @@ def _split_run(chunk: str) -> Iterable[Card]:
             width = 3 if chunk.startswith("10", position) else 2
             raise _not_a_card(chunk[position : position + width])
         rank, suit = match.groups()
-        yield Card(_RANK_OF_CHAR[rank.upper()], suit.lower())
+        yield Card(_RANK_OF_CHAR[rank.upper()], _suit(suit))
         position = match.end()
 
 
@@ -118,7 +129,7 @@ def parse_cards(text: str | Sequence[str | Card]) -> tuple[Card, ...]:
     card once.
     """
     if isinstance(text, str):
-        chunks = [chunk for chunk in _SEPARATORS.split(text.strip()) if chunk]
+        chunks = [chunk for chunk in _SEPARATORS.split(text.strip().replace(_VARIATION, "")) if chunk]
         cards = [card for chunk in chunks for card in _split_run(chunk)]
     else:
         cards = [parse_card(item) for item in text]

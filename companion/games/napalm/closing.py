@@ -19,9 +19,10 @@ whole pot, each contributor's share being their stake in it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .table import Table
+from .table import Phase, Stage, Table
 
 CHOICES = {
     "return_antes": "each player's antes in the unfinished game are returned",
@@ -54,10 +55,19 @@ class Closing:
         """With "carry": who the carried pot's chips belong to (the next night's ``carried_in``); else {}."""
         if not self.carried:
             return {}
-        return {name: chips for name, chips in self.stakes.items() if chips}
+        return {name: chips for name, chips in self.stakes.items() if chips and not self.shares.get(name)}
 
 
-def close_night(table: Table, choice: str = "return_antes") -> Closing:
+def close_night(
+    table: Table, choice: str = "return_antes", carried_on: Mapping[str, int] | None = None
+) -> Closing:
+    """Where the unfinished pot goes at the end of the night.
+
+    ``carried_on``, for "carry" once the next night exists, is the pot that night
+    started with, by contributor: a contributor left out of it (not seated the next
+    night) gets their share back tonight, in this night's settle-up; the rest is
+    carried (issue 14, item 16).
+    """
     if choice not in CHOICES:
         raise ValueError(f"unknown choice for the unfinished pot: {choice!r}")
     pot = table.pot
@@ -68,10 +78,11 @@ def close_night(table: Table, choice: str = "return_antes") -> Closing:
     shares = {name: 0 for name in table.players}
     if pot == 0:
         return Closing(choice, 0, net, shares, 0, "No game was left unfinished with chips in the pot.", stakes)
-    if choice == "split_leaders":
-        tokens = table.tokens
+    tokens = table.tokens
+    nobody_leads = choice == "split_leaders" and max(tokens.values()) == 0
+    if choice == "split_leaders" and not nobody_leads:
         most = max(tokens.values())
-        leaders = [name for name in table.declaration_order() if tokens[name] == most]
+        leaders = [name for name in order_from_last_dealer(table) if tokens[name] == most]
         base, odd = divmod(pot, len(leaders))
         for index, name in enumerate(leaders):
             shares[name] = base + (1 if index < odd else 0)
@@ -85,9 +96,18 @@ def close_night(table: Table, choice: str = "return_antes") -> Closing:
     note = f"Unfinished game: pot of {pot} chips; {CHOICES[choice]}"
     carried = 0
     if choice == "carry":
-        carried = pot
-        note += f" ({pot} chips stay in the pot; tonight's balances leave out the antes in it)."
-        shares = {name: 0 for name in table.players}  # nothing is handed out tonight
+        # nothing is handed out tonight, except the share of a contributor the next night left out
+        back = {n: c for n, c in stakes.items() if c and carried_on is not None and n not in carried_on}
+        shares = {name: back.get(name, 0) for name in table.players}
+        carried = pot - sum(back.values())
+        note += f" ({carried} chips stay in the pot; tonight's balances leave out the antes in it)."
+        if back:
+            note += " Not seated at the next night, " + ", ".join(
+                f"{n} gets {c} chip{'' if c == 1 else 's'}" for n, c in back.items()
+            ) + " back tonight, in this settle-up; the rest is carried."
+    elif nobody_leads:
+        note += "; nobody holds a token, so each player's antes are returned"
+        note += f" ({', '.join(f'{n} {c}' for n, c in stakes.items() if c)})."
     elif choice == "split_leaders":
         note += f" ({', '.join(f'{n} {shares[n]}' for n in leaders)})."
     elif len(set(stakes.values())) == 1:
@@ -99,3 +119,22 @@ def close_night(table: Table, choice: str = "return_antes") -> Closing:
             note += ", the pot carried in from the previous night included"
         note += ")."
     return Closing(choice, pot, net, shares, carried, note, stakes)
+
+
+def order_from_last_dealer(table: Table) -> tuple[str, ...]:
+    """Seats from the left of the dealer of the last hand played, that dealer last.
+
+    The odd chips of a split go one each in this order (issue 14, item 15).  The last
+    hand played is the one in progress once any of its stages is recorded; before that
+    the button has already moved one seat on from the hand that was played, whether or
+    not that hand's stage 3 was recorded (a game won at stage 1 ends its hand too), so
+    the odd chips count from the seat before the current dealer.  With nothing played
+    at all, the first dealer is that dealer.
+    """
+    players = table.players
+    n = len(players)
+    dealer = players.index(table.dealer)
+    started = table.stage is not Stage(1) or table.phase is not Phase.DECLARE
+    if not started and table.live_records():
+        dealer = (dealer - 1) % n
+    return tuple(players[(dealer + i) % n] for i in range(1, n + 1))

@@ -148,3 +148,12 @@ def test_whatever_is_written_reads_back_the_same(cards, separator):
     assert parse_cards(text.upper()) == tuple(cards)
     assert parse_cards(text.replace("T", "10")) == tuple(cards)
     assert parse_cards(format_cards(cards)) == tuple(cards)
+
+
+def test_cards_typed_as_the_picker_shows_them_are_read():
+    """Issue 14, item 5: "A♠" is the ace of spades, as the picker's button reads."""
+    assert format_cards(parse_cards("A\u2660 K\u2665 10\u2666 2\u2663")) == "As Kh Td 2c"
+    assert format_cards(parse_cards("A\u2660\ufe0fQ\u2661")) == "As Qh"  # an emoji suit, and a white heart
+    assert parse_card(" 7\u2663 ") == parse_card("7c")
+    with pytest.raises(CardError, match="shown twice"):
+        parse_cards("A\u2660 As")

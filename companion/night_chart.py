@@ -1,0 +1,120 @@
+"""Each player's chips over the night, as small SVG charts (issue 14, item 17).
+
+Pure (no Flask): the table's live records in, SVG text out, drawn like
+:mod:`companion.charts` (no script, no ``style``: the page's CSP allows it).
+A point per recorded action: the player's net chips after it.  The start of each
+game after the first is marked with a dashed line and its number.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from .charts import AXIS, BAD, GOOD, LINE, _fmt
+from collections.abc import Mapping, Sequence
+
+from .games.napalm import Table
+
+WIDTH = 340
+HEIGHT = 120
+LEFT = 40
+RIGHT = 8
+TOP = 14
+BOTTOM = 16
+MARK = "#ffd479"
+
+
+def chips_over_the_night(table: Table) -> tuple[dict[str, list[int]], list[int]]:
+    """(each player's net chips: at the start and after each live action, the indexes where a game starts).
+
+    A pot carried in counts in its contributors' nets from the start, as on the table.
+    The last point of each series is the player's net on the table now.
+    """
+    net = {name: -table.carried_in.get(name, 0) for name in table.players}
+    series = {name: [chips] for name, chips in net.items()}
+    game_starts: list[int] = []
+    game = 1
+    for index, record in enumerate(table.live_records(), start=1):
+        if record.game != game:
+            game = record.game
+            game_starts.append(index - 1)
+        for t in record.transfers:
+            if t.payer is not None:
+                net[t.payer] -= t.chips
+            if t.payee is not None:
+                net[t.payee] += t.chips
+        for name in table.players:
+            series[name].append(net[name])
+    return series, game_starts
+
+
+def chips_over_games(
+    games: Sequence[tuple[Table, Mapping[str, int]]], seated: Sequence[str]
+) -> tuple[dict[str, list[int]], list[int]]:
+    """The same over a night of several games: each (table, its closing balances), in order.
+
+    A game after the first starts from where the one before closed (its unfinished pot
+    dealt with by its rules), and ends, as on the table, at its players' nets now; a
+    player who sits a game out stays flat through it.  Marked: where each of the night's
+    games starts (Napalm's own games to the token target are not marked then).
+    """
+    if len(games) == 1:
+        return chips_over_the_night(games[0][0])
+    series: dict[str, list[int]] = {name: [] for name in seated}
+    starts: list[int] = []
+    before = {name: 0 for name in seated}
+    for number, (table, closed) in enumerate(games):
+        points, _ = chips_over_the_night(table)
+        length = len(next(iter(points.values())))
+        if number:
+            # this game's first point is where the one before closed: the step from that
+            # game's last point is its closing (antes returned, a pot split)
+            starts.append(len(series[seated[0]]))
+        for name in seated:
+            own = points.get(name)
+            series[name].extend([before[name] + v for v in own] if own else [before[name]] * length)
+        for name, chips in closed.items():
+            before[name] += chips
+    return series, starts
+
+
+def player_chart(name: str, points: list[int], game_starts: list[int], *, first_game: int = 1) -> str:
+    """A line of ``name``'s net chips over the night, games marked; "" with nothing recorded."""
+    if len(points) < 2:
+        return ""
+    low, high = min(0, *points), max(0, *points)
+    if high == low:
+        high = low + 1
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    step = plot_w / (len(points) - 1)
+
+    def x(i: int) -> float:
+        return LEFT + step * i
+
+    def y(v: int) -> float:
+        return TOP + (high - v) / (high - low) * plot_h
+
+    final = points[-1]
+    label = f"{name}'s chips over the night: {final:+d} now" if final else f"{name}'s chips over the night: 0 now"
+    out = [
+        f'<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
+        f'width="100%" role="img" aria-label="{escape(label)}">',
+        f"<title>{escape(label)}</title>",
+    ]
+    for v in sorted({high, 0, low}, reverse=True):
+        out.append(
+            f'<text x="{LEFT - 4}" y="{_fmt(y(v) + 4)}" text-anchor="end" font-size="10" fill="{AXIS}">{v}</text>'
+        )
+    out.append(f'<line x1="{LEFT}" y1="{_fmt(y(0))}" x2="{WIDTH - RIGHT}" y2="{_fmt(y(0))}" stroke="{AXIS}" stroke-width="1"/>')
+    for n, start in enumerate(game_starts, start=first_game + 1):
+        out.append(
+            f'<line x1="{_fmt(x(start))}" y1="{TOP}" x2="{_fmt(x(start))}" y2="{HEIGHT - BOTTOM}" '
+            f'stroke="{MARK}" stroke-width="1" stroke-dasharray="3 3"><title>game {n} starts</title></line>'
+        )
+        out.append(f'<text x="{_fmt(x(start) + 2)}" y="{TOP - 3}" font-size="10" fill="{MARK}">G{n}</text>')
+    path = " ".join(f"{_fmt(x(i))},{_fmt(y(v))}" for i, v in enumerate(points))
+    out.append(f'<polyline points="{path}" fill="none" stroke="{LINE}" stroke-width="2"/>')
+    colour = GOOD if final >= 0 else BAD
+    out.append(f'<circle cx="{_fmt(x(len(points) - 1))}" cy="{_fmt(y(final))}" r="3.5" fill="{colour}"/>')
+    out.append("</svg>")
+    return "".join(out)

@@ -1,0 +1,66 @@
+"""Issue 17: each player's chips over the night, worked out by hand, and drawn as SVG."""
+
+from __future__ import annotations
+
+import re
+
+from companion.games.napalm import Rules, Table
+from companion.night_chart import chips_over_the_night, player_chart
+
+
+def two_games() -> Table:
+    """Ann, Ben, Cat; Ann deals; ante 1 every hand; 2 tokens win.
+
+    Game 1, hand 1 (Ann deals): S1 Ben alone: ante, pot 3, everyone -1; Ben 1 token.
+      S2 Ben alone: his 2nd token: he takes the pot, 3: Ben -1 + 3 = 2.  Game 1 over.
+    Game 2, hand 1 (Ben deals): S1 Cat and Ann say Yes: ante, pot 3, everyone -1 more:
+      Ann -2, Ben 1, Cat -2.  Ann wins: Cat pays her 3: Ann 1, Cat -5.
+    Nets after each of the 4 actions:
+      Ann 0, -1, -1, -2, 1;  Ben 0, -1, 2, 1, 1;  Cat 0, -1, -1, -2, -5.
+    Game 2 starts after the 2nd action (index 2).
+    """
+    t = Table(("Ann", "Ben", "Cat"), "Ann", Rules(ante=1, ante_every=1, tokens_to_win=2))
+    t.declare(["Ben"])
+    t.declare(["Ben"])
+    t.declare(["Cat", "Ann"])
+    t.showdown(winners=["Ann"])
+    return t
+
+
+def test_each_players_chips_follow_the_ledger_action_by_action():
+    series, game_starts = chips_over_the_night(two_games())
+    assert series == {"Ann": [0, -1, -1, -2, 1], "Ben": [0, -1, 2, 1, 1], "Cat": [0, -1, -1, -2, -5]}
+    assert game_starts == [2]
+
+
+def test_the_chart_draws_the_line_and_marks_game_two():
+    series, game_starts = chips_over_the_night(two_games())
+    svg = player_chart("Cat", series["Cat"], game_starts)
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    assert 'aria-label="Cat&#x27;s chips over the night: -5 now"' in svg
+    assert ">G2</text>" in svg and "game 2 starts" in svg
+    assert len(re.search(r'<polyline points="([^"]+)"', svg).group(1).split()) == 5
+    assert "style" not in svg and "<script" not in svg
+
+
+def test_nothing_recorded_draws_no_chart():
+    t = Table(("Ann", "Ben"), "Ann", Rules(ante=1, ante_every=1, tokens_to_win=2))
+    series, _ = chips_over_the_night(t)
+    assert player_chart("Ann", series["Ann"], []) == ""
+
+
+def test_a_night_of_two_games_is_one_line_per_player_from_each_game_to_the_next():
+    from companion.night_chart import chips_over_games
+
+    # game 1: antes 1 (Ann, Ben -1 each), then Ben's lone Yes; it stops with the pot of 2,
+    # the antes returned: it closes at 0 each.  Game 2: Ann and Cat; antes 2, Ann's token wins it.
+    first = Table(["Ann", "Ben"], "Ann", Rules(ante=1, tokens_to_win=5))
+    first.declare(["Ben"])
+    second = Table(["Ann", "Cat"], "Cat", Rules(ante=2, tokens_to_win=1))
+    second.declare(["Ann"])
+    series, starts = chips_over_games(
+        [(first, {"Ann": 0, "Ben": 0}), (second, {"Ann": 2, "Cat": -2})], ["Ann", "Ben", "Cat"]
+    )
+    # points: game 1 start, after its one record; game 2 start (where game 1 closed), after its record
+    assert series == {"Ann": [0, -1, 0, 2], "Ben": [0, -1, 0, 0], "Cat": [0, 0, 0, -2]}
+    assert starts == [2]
