@@ -103,7 +103,11 @@ def recall(version: int | None = None) -> Refusal | None:
     if not kept or not token or kept.get("token") != token or kept.get("path") != request.path:
         return None
     if version is not None and kept.get("version") is not None and kept["version"] != version:
-        return None  # recorded since: the form as typed is for a screen that is gone
+        # recorded since: the form as typed is for a screen that is gone, but the refusal
+        # and its reason still stand (nothing of this submit was recorded)
+        errors = [e for es in kept.get("errors", {}).values() for e in es] + list(kept.get("form_errors", []))
+        message = kept.get("message") or ("That was not recorded: " + "; ".join(errors) if errors else None)
+        return Refusal(status=int(kept["status"]), message=message or "That was not recorded.")
     return Refusal(
         status=int(kept["status"]),
         message=kept.get("message"),

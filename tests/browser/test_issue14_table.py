@@ -109,10 +109,10 @@ def _double_tap(page, button, gap_ms: int) -> None:  # type: ignore[no-untyped-d
 
 @pytest.mark.parametrize("gap_ms", [200, 300, 800])
 def test_a_double_tap_on_nobody_said_yes_records_one_stage(live_server, new_phone, table_screen, gap_ms):
-    live_server.app.config["TAP_GUARD_MS"] = 1000  # as served: the tests' default turns it off
     page = new_phone().new_page()
     names = ["Ann", "Ben", "Cat"]
-    start_night(page, live_server.url, names, tokens_to_win=5)
+    start_night(page, live_server.url, names, tokens_to_win=5)  # filled faster than a person: guard off
+    live_server.app.config["TAP_GUARD_MS"] = 1000  # as served from here on (the tests' default is off)
     t = table_screen(page, names)
     page.wait_for_timeout(1100)  # a person reads the first screen
     _double_tap(page, page.get_by_role("button", name="Nobody said Yes"), gap_ms)
@@ -128,10 +128,10 @@ def test_a_double_tap_on_nobody_said_yes_records_one_stage(live_server, new_phon
 
 
 def test_without_javascript_a_double_tap_records_one_stage_and_says_why(live_server, new_phone, table_screen, problems):
-    live_server.app.config["TAP_GUARD_MS"] = 1000
     page = new_phone(javascript=False).new_page()
     names = ["Ann", "Ben", "Cat"]
     start_night(page, live_server.url, names, tokens_to_win=5)
+    live_server.app.config["TAP_GUARD_MS"] = 1000  # as served (the tests' default is off)
     t = table_screen(page, names)
     page.wait_for_timeout(1100)
     button = page.get_by_role("button", name="Nobody said Yes")

@@ -391,7 +391,7 @@ def test_the_poll_pool_keeps_its_connections_in_autocommit(app, client, start_ni
     etag = poll(client, viewer).headers["ETag"]
     for _ in range(3):
         assert poll(client, viewer, etag).status_code == 304
-    engine = app.wsgi_app._engine()
+    engine = app.wsgi_app.wsgi_app._engine()  # inside the Host check (companion.hosts)
     with app.app_context():
         assert engine is not db.engine  # its own pool: no ping, autocommit
     assert engine.pool.size() == POLL_POOL_SIZE

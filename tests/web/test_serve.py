@@ -80,7 +80,7 @@ def server(tmp_path: Path):
         "COMPANION_SECRET_KEY": secrets.token_urlsafe(48),
         "COMPANION_DATABASE_URL": f"sqlite:///{database}",
         "COMPANION_INSTANCE_PATH": str(tmp_path / "instance"),
-        "COMPANION_TAP_GUARD_MS": "0",  # this robot taps faster than any person (views/taps.py)
+        "COMPANION_TAP_GUARD_MS": "0",  # this test records six stages back to back, faster than a person
     }
     log = (tmp_path / "server.log").open("wb")
     process = subprocess.Popen(
