@@ -24,14 +24,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from ..base import IllegalAction
+from ..base import MAX_NAME_LENGTH, IllegalAction, validate_names
+from ..fold import FoldTable, Void
 
 #: The pool's account in a :class:`Transfer` (player names are never empty).
 POOL = None
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 6
-MAX_NAME_LENGTH = 24
 #: With this many players or more the dealer takes no cards (sits out the play).
 DEALER_SITS_OUT_FROM = 5
 #: The highest stake a game accepts (choice: far beyond any real table).
@@ -166,11 +166,6 @@ class Deal:
     wrong_cards: str | None = None
 
 
-@dataclass(frozen=True)
-class Void:
-    """Undo the latest live deal; the voided record stays in the log, marked."""
-
-
 Action = Deal | Void
 
 
@@ -235,24 +230,7 @@ class Outcome:
 
 def validate_players(players: Sequence[str]) -> tuple[str, ...]:
     """Check a seating: 2 to 6 distinct, non-empty names (case-insensitively distinct)."""
-    if isinstance(players, str) or not isinstance(players, Sequence):
-        raise IllegalAction("players must be a list of names")
-    names = []
-    for name in players:
-        if not isinstance(name, str) or not name.strip():
-            raise IllegalAction("every player needs a name")
-        name = " ".join(name.split())
-        if len(name) > MAX_NAME_LENGTH:
-            raise IllegalAction(f"the name '{name[:MAX_NAME_LENGTH]}…' is longer than {MAX_NAME_LENGTH} characters")
-        names.append(name)
-    if not MIN_PLAYERS <= len(names) <= MAX_PLAYERS:
-        raise IllegalAction(f"Nap needs {MIN_PLAYERS} to {MAX_PLAYERS} players, not {len(names)}")
-    seen: set[str] = set()
-    for name in names:
-        if name.casefold() in seen:
-            raise IllegalAction(f"two players are called '{name}'; give each a different name")
-        seen.add(name.casefold())
-    return tuple(names)
+    return validate_names(players, MIN_PLAYERS, MAX_PLAYERS, "Nap")
 
 
 def _seat_of(players: Sequence[str], name: object) -> int | None:
@@ -282,38 +260,16 @@ def start_position(players: Sequence[str], first_dealer: str | None) -> Position
 # --- the table ---------------------------------------------------------------
 
 
-class Table:
+class Table(FoldTable["Position", "Record"]):
     """A game of Nap at one table: seating, rules, position and log."""
 
     def __init__(self, players: Sequence[str], first_dealer: str | None = None, rules: Rules | None = None) -> None:
         self.players: tuple[str, ...] = validate_players(players)
         self.rules: Rules = rules if rules is not None else Rules()
-        self._position = start_position(self.players, first_dealer)
+        self._begin(start_position(self.players, first_dealer))
         self.first_dealer: str = self.players[self._position.dealer]
-        self._log: list[Record] = []
-        # (seq of a live deal, the position before it): the undo stack
-        self._live: list[tuple[int, Position]] = []
-        self._voided: dict[int, int] = {}
 
     # --- reading the state ---------------------------------------------------
-
-    @property
-    def position(self) -> Position:
-        return self._position
-
-    @property
-    def log(self) -> tuple[Record, ...]:
-        return tuple(self._log)
-
-    @property
-    def version(self) -> int:
-        """How many records the log holds; a form shown at version v is stale once it grows."""
-        return len(self._log)
-
-    @property
-    def dealer(self) -> str:
-        """Who deals next."""
-        return self.players[self._position.dealer]
 
     @property
     def sitting_out(self) -> str | None:
@@ -337,15 +293,6 @@ class Table:
     @property
     def net_chips(self) -> dict[str, int]:
         return dict(zip(self.players, self._position.net))
-
-    @property
-    def voided(self) -> Mapping[int, int]:
-        """seq of each voided record → seq of the Void that undid it."""
-        return dict(self._voided)
-
-    def live_records(self) -> list[Record]:
-        """The records that count: neither voided nor themselves a Void."""
-        return [r for r in self._log if r.voids is None and r.seq not in self._voided]
 
     def allowed_bids(self) -> tuple[int | str, ...]:
         return self.rules.allowed_bids()
@@ -374,43 +321,24 @@ class Table:
 
     # --- verify / ask / act ---------------------------------------------------
 
-    def verify(self, action: Action) -> Outcome:
-        """Resolve ``action`` against the current position, or raise :class:`IllegalAction`."""
-        if isinstance(action, Void):
-            if not self._live:
-                raise IllegalAction("there is nothing to undo")
-            seq, before = self._live[-1]
-            record = self._log[seq - 1]
-            return Outcome(
-                position=before,
-                action=action,
-                transfers=tuple(t.reversed() for t in reversed(record.transfers)),
-                summary=f"Undid #{seq}: {record.summary}",
-            )
+    def _resolve(self, action: Action) -> Outcome:
         return resolve(self.players, self.rules, self._position, action)
 
-    def is_legal(self, action: Action) -> bool:
-        try:
-            self.verify(action)
-        except IllegalAction:
-            return False
-        return True
+    def _undo(self, seq: int, before: Position, record: Record) -> Outcome:
+        return Outcome(
+            position=before,
+            action=Void(),
+            transfers=tuple(t.reversed() for t in reversed(record.transfers)),
+            summary=f"Undid #{seq}: {record.summary}",
+        )
 
-    def push(self, action: Action) -> Record:
-        """Record ``action``; raises :class:`IllegalAction` and changes nothing if it is illegal."""
-        outcome = self.verify(action)
-        before = self._position
+    def _check(self, before: Position, outcome: Outcome) -> None:
         check_invariants(self.players, before, outcome)
-        seq = len(self._log) + 1
-        voids = None
-        if isinstance(action, Void):
-            voids, _ = self._live.pop()
-            self._voided[voids] = seq
-        else:
-            self._live.append((seq, before))
+
+    def _record(self, seq: int, action: Action, before: Position, outcome: Outcome, voids: int | None) -> Record:
         # a deal's dealer; for an undo, the dealer of the deal it undoes (who deals again)
         dealer = self.players[before.dealer if voids is None else outcome.position.dealer]
-        record = Record(
+        return Record(
             seq=seq,
             action=outcome.action,
             deal=before.deal if voids is None else outcome.position.deal,
@@ -422,19 +350,11 @@ class Table:
             summary=outcome.summary,
             voids=voids,
         )
-        self._log.append(record)
-        self._position = outcome.position
-        return record
 
     def deal(self, bidder: str | None, bid: int | str | None = None, made: bool | None = None, **extras: object) -> Record:
         """Push a :class:`Deal` built from keyword arguments (for readable callers and tests)."""
         return self.push(make_deal(bidder, bid, made, **extras))
 
-    def void(self) -> Record:
-        return self.push(Void())
-
-    def can_void(self) -> bool:
-        return bool(self._live)
 
 
 def make_deal(

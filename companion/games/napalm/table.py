@@ -31,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
 
 from ..base import MAX_NAME_LENGTH, IllegalAction, validate_names
+from ..fold import FoldTable, Void
 from .cards import Card, CardError, format_cards, parse_cards
 from .rankings import CARDS_PER_STAGE, best_hands, hand_strength
 
@@ -132,11 +133,6 @@ class Showdown:
 
     def cards_by_player(self) -> dict[str, str] | None:
         return None if self.cards is None else dict(self.cards)
-
-
-@dataclass(frozen=True)
-class Void:
-    """Undo the latest live action; the voided record stays in the log, marked."""
 
 
 Action = Declare | Challenge | Showdown | Void
@@ -293,7 +289,7 @@ def _seat_of(players: Sequence[str], name: object, role: str = "player") -> int:
     raise IllegalAction(f"{role} '{name}' is not at this table")
 
 
-class Table:
+class Table(FoldTable[Position, Record]):
     """A night of Napalm at one table: seating, rules, position and log."""
 
     def __init__(
@@ -305,35 +301,14 @@ class Table:
     ) -> None:
         self.players: tuple[str, ...] = validate_players(players)
         self.rules: Rules = rules if rules is not None else Rules()
-        self._position = start_position(self.players, first_dealer, carried_in)
+        self._begin(start_position(self.players, first_dealer, carried_in))
         self.first_dealer: str = self.players[self._position.dealer]
         #: the pot carried in from the previous night: (contributor, chips), in seat order
         self._carried_in: tuple[tuple[str, int], ...] = tuple(
             (name, chips) for name, chips in zip(self.players, self._position.in_pot) if chips
         )
-        self._log: list[Record] = []
-        # (seq of a live action, the position before it): the undo stack
-        self._live: list[tuple[int, Position]] = []
-        self._voided: dict[int, int] = {}
 
     # --- reading the state ---------------------------------------------------
-
-    @property
-    def position(self) -> Position:
-        return self._position
-
-    @property
-    def log(self) -> tuple[Record, ...]:
-        return tuple(self._log)
-
-    @property
-    def version(self) -> int:
-        """How many records the log holds; a form shown at version v is stale once it grows."""
-        return len(self._log)
-
-    @property
-    def dealer(self) -> str:
-        return self.players[self._position.dealer]
 
     @property
     def stage(self) -> Stage:
@@ -381,15 +356,6 @@ class Table:
         """Each player's chips in the pot of the game in progress (antes, and a carried-in share in game 1)."""
         return dict(zip(self.players, self._position.in_pot))
 
-    @property
-    def voided(self) -> Mapping[int, int]:
-        """seq of each voided record → seq of the Void that undid it."""
-        return dict(self._voided)
-
-    def live_records(self) -> list[Record]:
-        """The records that count: neither voided nor themselves a Void."""
-        return [r for r in self._log if r.voids is None and r.seq not in self._voided]
-
     def declaration_order(self) -> tuple[str, ...]:
         """Who speaks, in order: from the dealer's left, clockwise, the dealer last."""
         n = len(self.players)
@@ -410,40 +376,19 @@ class Table:
 
     # --- verify / ask / act ---------------------------------------------------
 
-    def verify(self, action: Action) -> Outcome:
-        """Resolve ``action`` against the current position, or raise :class:`IllegalAction`."""
-        if isinstance(action, Void):
-            if not self._live:
-                raise IllegalAction("there is nothing to undo")
-            seq, before = self._live[-1]
-            record = self._log[seq - 1]
-            return Outcome(
-                position=before,
-                transfers=tuple(t.reversed() for t in reversed(record.transfers)),
-                tokens=tuple((name, -delta) for name, delta in record.tokens),
-                summary=f"Undid #{seq}: {record.summary}",
-            )
+    def _resolve(self, action: Action) -> Outcome:
         return resolve(self.players, self.rules, self._position, action)
 
-    def is_legal(self, action: Action) -> bool:
-        try:
-            self.verify(action)
-        except IllegalAction:
-            return False
-        return True
+    def _undo(self, seq: int, before: Position, record: Record) -> Outcome:
+        return Outcome(
+            position=before,
+            transfers=tuple(t.reversed() for t in reversed(record.transfers)),
+            tokens=tuple((name, -delta) for name, delta in record.tokens),
+            summary=f"Undid #{seq}: {record.summary}",
+        )
 
-    def push(self, action: Action) -> Record:
-        """Record ``action``; raises :class:`IllegalAction` and changes nothing if it is illegal."""
-        outcome = self.verify(action)
-        before = self._position
-        seq = len(self._log) + 1
-        voids = None
-        if isinstance(action, Void):
-            voids, _ = self._live.pop()
-            self._voided[voids] = seq
-        else:
-            self._live.append((seq, before))
-        record = Record(
+    def _record(self, seq: int, action: Action, before: Position, outcome: Outcome, voids: int | None) -> Record:
+        return Record(
             seq=seq,
             action=action,
             game=before.game,
@@ -457,9 +402,6 @@ class Table:
             summary=outcome.summary,
             voids=voids,
         )
-        self._log.append(record)
-        self._position = outcome.position
-        return record
 
     # the named verbs, for readable callers and tests
 
@@ -488,12 +430,6 @@ class Table:
         cards: Mapping[str, str] | None = None,
     ) -> bool:
         return self.is_legal(make_showdown(winners, cards))
-
-    def void(self) -> Record:
-        return self.push(Void())
-
-    def can_void(self) -> bool:
-        return bool(self._live)
 
 
 def make_showdown(winners: Iterable[str] | None = None, cards: Mapping[str, str] | None = None) -> Showdown:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from ..base import IllegalAction
+from ..fold import FoldTable, Void
 
 #: A pot as one side of a :class:`Transfer` (which pot: ``Transfer.pot``).
 POT = None
@@ -190,11 +191,6 @@ class Carry:
     pot: str | None = None
 
 
-@dataclass(frozen=True)
-class Void:
-    """Undo the latest live action; the voided record stays in the log, marked."""
-
-
 Action = Union[IntoPot, Sale, Win, HighLow, Carry, Void]
 
 
@@ -318,7 +314,7 @@ def start_position(
 # --- the table -------------------------------------------------------------------
 
 
-class PotTable:
+class PotTable(FoldTable["Position", "Record"]):
     """One fixed-stake pot game: seating, rules, position and an append-only log."""
 
     def __init__(
@@ -330,30 +326,11 @@ class PotTable:
     ) -> None:
         self.rules: Rules = rules if rules is not None else Rules()
         self.players: tuple[str, ...] = validate_players(players, self.rules)
-        self._position = start_position(self.players, self.rules, first_dealer, carried_in)
+        self._begin(start_position(self.players, self.rules, first_dealer, carried_in))
         self.first_dealer: str = self.players[self._position.dealer]
         self._carried_in = {n: c for n, c in zip(self.players, self._position.in_pot[0]) if c}
-        self._log: list[Record] = []
-        self._live: list[tuple[int, Position]] = []
-        self._voided: dict[int, int] = {}
 
     # --- reading ---------------------------------------------------------------------
-
-    @property
-    def position(self) -> Position:
-        return self._position
-
-    @property
-    def log(self) -> tuple[Record, ...]:
-        return tuple(self._log)
-
-    @property
-    def version(self) -> int:
-        return len(self._log)
-
-    @property
-    def dealer(self) -> str:
-        return self.players[self._position.dealer]
 
     @property
     def deal_number(self) -> int:
@@ -390,14 +367,6 @@ class PotTable:
     def carried_in(self) -> dict[str, int]:
         return dict(self._carried_in)
 
-    @property
-    def voided(self) -> Mapping[int, int]:
-        return dict(self._voided)
-
-    def live_records(self) -> list[Record]:
-        """The records that count: neither voided nor themselves a Void."""
-        return [r for r in self._log if r.voids is None and r.seq not in self._voided]
-
     def dealers_left(self) -> tuple[str, ...]:
         """Seat order from the dealer's left, the dealer last (who gets odd chips first)."""
         n, d = len(self.players), self._position.dealer
@@ -411,39 +380,18 @@ class PotTable:
 
     # --- verify / ask / act ----------------------------------------------------------
 
-    def verify(self, action: Action) -> Outcome:
-        """The outcome of ``action`` now, or :class:`IllegalAction` (nothing changes)."""
-        if isinstance(action, Void):
-            if not self._live:
-                raise IllegalAction("there is nothing to undo")
-            seq, before = self._live[-1]
-            record = self._log[seq - 1]
-            return Outcome(
-                position=before,
-                transfers=tuple(t.reversed() for t in reversed(record.transfers)),
-                summary=f"Undid #{seq}: {record.summary}",
-            )
+    def _resolve(self, action: Action) -> Outcome:
         return resolve(self.players, self.rules, self._position, action)
 
-    def is_legal(self, action: Action) -> bool:
-        try:
-            self.verify(action)
-        except IllegalAction:
-            return False
-        return True
+    def _undo(self, seq: int, before: Position, record: Record) -> Outcome:
+        return Outcome(
+            position=before,
+            transfers=tuple(t.reversed() for t in reversed(record.transfers)),
+            summary=f"Undid #{seq}: {record.summary}",
+        )
 
-    def push(self, action: Action) -> Record:
-        """Record ``action``; :class:`IllegalAction` and no change when the rules forbid it."""
-        outcome = self.verify(action)
-        before = self._position
-        seq = len(self._log) + 1
-        voids = None
-        if isinstance(action, Void):
-            voids, _ = self._live.pop()
-            self._voided[voids] = seq
-        else:
-            self._live.append((seq, before))
-        record = Record(
+    def _record(self, seq: int, action: Action, before: Position, outcome: Outcome, voids: int | None) -> Record:
+        return Record(
             seq=seq,
             action=action,
             deal=before.deal,
@@ -452,12 +400,6 @@ class PotTable:
             summary=outcome.summary,
             voids=voids,
         )
-        self._log.append(record)
-        self._position = outcome.position
-        return record
-
-    def can_void(self) -> bool:
-        return bool(self._live)
 
     # the named verbs, for readable callers and tests
 
@@ -476,8 +418,6 @@ class PotTable:
     def sell(self, seller: str, buyer: str, price: int, pot: str | None = None) -> Record:
         return self.push(Sale(seller, buyer, price, pot))
 
-    def void(self) -> Record:
-        return self.push(Void())
 
 
 # --- the rules, as one pure function ---------------------------------------------------

@@ -1,0 +1,130 @@
+"""The append-only log every game's table keeps: verify, ask, act, and undo by appending.
+
+Shaped like pokerkit's ``State`` and python-chess's ``Board``: ``verify(action)``
+raises :class:`IllegalAction` with a sentence a scorekeeper understands (or
+returns the outcome), ``is_legal(action)`` asks, ``push(action)`` acts and
+appends a frozen record, and :class:`Void` (the ``pop`` of python-chess) undoes
+the latest live action *by appending* a record that reverses it, so the history
+keeps every line.  Each game says only what is its own: how an action resolves
+(:meth:`FoldTable._resolve`), what undoing a record gives back
+(:meth:`FoldTable._undo`), what its records hold (:meth:`FoldTable._record`) and,
+if it likes, what must hold after every action (:meth:`FoldTable._check`).
+
+Pure: no Flask, no database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from .base import IllegalAction
+
+
+@dataclass(frozen=True)
+class Void:
+    """Undo the latest live action; the voided record stays in the log, marked."""
+
+
+P = TypeVar("P")  # a game's position: frozen, everything the rules need to go on
+R = TypeVar("R")  # a game's record: frozen, with ``seq``, ``voids``, ``transfers`` and ``summary``
+
+
+class FoldTable(Generic[P, R]):
+    """A game's table as a fold over actions: its position, its log and its undo stack."""
+
+    players: tuple[str, ...]
+
+    def _begin(self, position: P) -> None:
+        self._position: P = position
+        self._log: list[R] = []
+        # (seq of a live action, the position before it): the undo stack
+        self._live: list[tuple[int, P]] = []
+        self._voided: dict[int, int] = {}
+
+    # --- what a game says -----------------------------------------------------------
+
+    def _resolve(self, action: Any) -> Any:
+        """The outcome (with ``position``) of ``action`` now; IllegalAction when the rules forbid it."""
+        raise NotImplementedError
+
+    def _undo(self, seq: int, before: P, record: R) -> Any:
+        """The outcome of undoing ``record`` (number ``seq``), whose action was pushed at ``before``."""
+        raise NotImplementedError
+
+    def _record(self, seq: int, action: Any, before: P, outcome: Any, voids: int | None) -> R:
+        """The frozen record of ``action`` (``voids``: for an undo, the seq it undoes)."""
+        raise NotImplementedError
+
+    def _check(self, before: P, outcome: Any) -> None:
+        """Raise when ``outcome`` would break an invariant of the game (nothing is pushed then)."""
+
+    # --- reading ----------------------------------------------------------------------
+
+    @property
+    def position(self) -> P:
+        return self._position
+
+    @property
+    def log(self) -> tuple[R, ...]:
+        return tuple(self._log)
+
+    @property
+    def version(self) -> int:
+        """How many records the log holds; a form shown at version v is stale once it grows."""
+        return len(self._log)
+
+    @property
+    def dealer(self) -> str:
+        return self.players[self._position.dealer]  # type: ignore[attr-defined]
+
+    @property
+    def voided(self) -> Mapping[int, int]:
+        """seq of each voided record → seq of the Void that undid it."""
+        return dict(self._voided)
+
+    def live_records(self) -> list[R]:
+        """The records that count: neither voided nor themselves a Void."""
+        return [r for r in self._log if r.voids is None and r.seq not in self._voided]  # type: ignore[attr-defined]
+
+    # --- verify / ask / act -----------------------------------------------------------
+
+    def verify(self, action: Any) -> Any:
+        """Resolve ``action`` against the current position, or raise :class:`IllegalAction`."""
+        if isinstance(action, Void):
+            if not self._live:
+                raise IllegalAction("there is nothing to undo")
+            seq, before = self._live[-1]
+            return self._undo(seq, before, self._log[seq - 1])
+        return self._resolve(action)
+
+    def is_legal(self, action: Any) -> bool:
+        try:
+            self.verify(action)
+        except IllegalAction:
+            return False
+        return True
+
+    def push(self, action: Any) -> R:
+        """Record ``action``; raises :class:`IllegalAction` and changes nothing if it is illegal."""
+        outcome = self.verify(action)
+        before = self._position
+        self._check(before, outcome)
+        seq = len(self._log) + 1
+        voids = None
+        if isinstance(action, Void):
+            voids, _ = self._live.pop()
+            self._voided[voids] = seq
+        else:
+            self._live.append((seq, before))
+        record = self._record(seq, action, before, outcome, voids)
+        self._log.append(record)
+        self._position = outcome.position
+        return record
+
+    def void(self) -> R:
+        return self.push(Void())
+
+    def can_void(self) -> bool:
+        return bool(self._live)
