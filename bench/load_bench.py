@@ -58,7 +58,7 @@ sys.path.insert(0, str(ROOT))
 TABLES = 20
 PHONES = 7  # one per player
 SEVEN = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus"]
-POLL_EVERY = 2.0  # seconds, as static/app.js
+POLL_EVERY = 0.8  # seconds, as static/app.js (2.0 before issue 14, item 11)
 RECORD_EVERY = 4.0  # seconds per table: five times faster than a real table, or more
 REAL_NIGHT_SECONDS = 10.0
 MAX_REQUESTS = 300_000  # per phase, a bound besides time
@@ -225,6 +225,7 @@ class Keeper:
     url: str
     csrf: str = ""
     version: int = 0
+    viewer: str = ""  # the players' link of the same night: whose phones should see each change
 
 
 VERSION = re.compile(r'name="version"[^>]*value="(\d+)"')
@@ -277,10 +278,14 @@ async def back_to_back(phones: list[Phone], make, seconds: float, expect: int, c
 
 async def real_night(phones: list[Phone], keepers: list[Keeper], seconds: float) -> dict[str, Sample]:
     """Phones poll every 2 s with their ETag while every scorekeeper records a stage each second."""
-    polls, records, pages = Sample(), Sample(), Sample()
+    polls, records, pages, live = Sample(), Sample(), Sample(), Sample()
     rng = random.Random(1)
     start = time.perf_counter()
     until = start + seconds
+    # issue 14, item 11: from the scorekeeper's acknowledged action (the POST's 303 received)
+    # to each phone of that table receiving the new standings (a 200 with the new version)
+    acked: dict[tuple[str, int], float] = {}
+    seen: dict[tuple[int, str, int], float] = {}
 
     async def phone_loop(phone: Phone) -> None:
         next_at = start + rng.uniform(0, POLL_EVERY)
@@ -297,6 +302,9 @@ async def real_night(phones: list[Phone], keepers: list[Keeper], seconds: float)
                 polls.add(time.perf_counter() - t0, reply.status)
                 if reply.status == 200:
                     phone.etag = etag_of(reply)
+                    found = re.search(r"-v(\d+)-", phone.etag)
+                    if found:
+                        seen.setdefault((id(phone), phone.live.split("/")[2], int(found.group(1))), time.perf_counter())
             next_at = max(next_at + POLL_EVERY, time.perf_counter())
 
     async def keeper_loop(keeper: Keeper) -> None:
@@ -314,6 +322,8 @@ async def real_night(phones: list[Phone], keepers: list[Keeper], seconds: float)
             t0 = time.perf_counter()
             reply = await keeper.conn.request("POST", keeper.url + "/declare", body=urlencode(form).encode())
             records.add(time.perf_counter() - t0, reply.status)
+            if reply.status == 303:
+                acked[(keeper.viewer, keeper.version + 1)] = time.perf_counter()
             t0 = time.perf_counter()
             page = await keeper.conn.request("GET", keeper.url)  # the redirect, as a browser follows it
             pages.add(time.perf_counter() - t0, page.status)
@@ -323,9 +333,12 @@ async def real_night(phones: list[Phone], keepers: list[Keeper], seconds: float)
             next_at = max(next_at + RECORD_EVERY, time.perf_counter())
 
     await asyncio.gather(*(phone_loop(p) for p in phones), *(keeper_loop(k) for k in keepers))
-    for sample in (polls, records, pages):
+    for (_, viewer, version), at in seen.items():
+        if (viewer, version) in acked:
+            live.add(max(0.0, at - acked[(viewer, version)]), 200)
+    for sample in (polls, records, pages, live):
         sample.elapsed = seconds  # the loops stop sending at ``until``
-    return {"polls": polls, "records": records, "pages": pages}
+    return {"polls": polls, "records": records, "pages": pages, "live": live}
 
 
 async def drive(server: Server, nights: list[tuple[str, str]], seconds: float, rounds: int) -> dict[str, Sample]:
@@ -342,7 +355,7 @@ async def drive(server: Server, nights: list[tuple[str, str]], seconds: float, r
             assert reply.status == 200, reply.status
             phone.etag = etag_of(reply)
             phones.append(phone)
-        keeper = Keeper(Conn(port), f"/k/{keeper_key}")
+        keeper = Keeper(Conn(port), f"/k/{keeper_key}", viewer=viewer_key)
         page = await keeper.conn.request("GET", keeper.url)
         assert page.status == 200, page.status
         read_table_page(keeper, page.body)
@@ -496,9 +509,10 @@ ROWS = [
     ("hello", "hello world (the ceiling)"),
     ("304", "standings unchanged (304)"),
     ("200", "standings after a change (200)"),
-    ("polls", "real night: polls every 2 s"),
+    ("polls", f"real night: polls every {POLL_EVERY:g} s"),
     ("records", "real night: record a stage (POST)"),
     ("pages", "real night: table screen after it"),
+    ("live", "real night: action acknowledged to each phone showing it (goal p95 <= 1 s)"),
 ]
 
 
@@ -508,6 +522,7 @@ def goals(r: dict[str, Sample]) -> list[str]:
         f"304 at {r['304'].rps / ceiling:.0%} of the ceiling (goal >= 80%)",
         f"200 at {r['200'].rps / ceiling:.0%} of the ceiling (goal >= 50%)",
         f"record a stage p95 {r['records'].pct(0.95) * 1000:.1f} ms (goal <= 50 ms)",
+        f"a change reaches a phone p95 {r['live'].pct(0.95) * 1000:.0f} ms (goal <= 1000 ms)",
     ]
 
 
@@ -527,12 +542,17 @@ def table(all_results: dict[tuple[str, str], dict[str, Sample]]) -> str:
 
 
 def main() -> None:
+    global POLL_EVERY
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=1.5, help="length of each back-to-back phase")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the back-to-back phases")
     parser.add_argument("--servers", default=",".join(SERVERS))
     parser.add_argument("--databases", default="sqlite,postgresql")
+    parser.add_argument("--poll", type=float, default=None, help="seconds between a phone's polls (default 0.8)")
     args = parser.parse_args()
+    POLL_EVERY = POLL_EVERY if args.poll is None else args.poll
+    POLL_EVERY = min(max(args.poll, 0.2), 10.0)
+    ROWS[3] = ("polls", f"real night: polls every {POLL_EVERY:g} s")
     args.seconds = min(max(args.seconds, 0.5), 30.0)
     args.rounds = min(max(args.rounds, 1), 10)
     databases = args.databases.split(",")

@@ -137,7 +137,7 @@ def serve_gunicorn(app: Flask, host: str, port: int, workers: int, threads: int)
         "worker_class": "gthread",
         "threads": threads,
         "worker_connections": CONNECTION_LIMIT,
-        "keepalive": 5,  # phones poll every 2 s: keep their connection between polls
+        "keepalive": 5,  # phones poll every 0.8 s: keep their connection between polls
         "preload_app": True,
         "proc_name": "companion",
         "post_fork": post_fork,

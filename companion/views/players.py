@@ -4,7 +4,7 @@ The page polls ``/p/<key>/live`` with the ETag it last saw.  An unchanged table
 costs one indexed read of the night's version and a 304, in any process behind
 the same database, so there is no in-process broadcast to go stale.  That read
 is one SELECT on a pooled driver connection, without the ORM: every phone at
-every table asks every 2 seconds, and almost always nothing has changed.
+every table asks every 0.8 seconds, and almost always nothing has changed.
 
 A poll that finds a change is answered by the same middleware when this process
 already holds the parts of the fragment that are the same for every phone at that
@@ -153,7 +153,7 @@ LIVE_PATH = re.compile(r"/p/([A-Za-z0-9_-]{1,%d})/live" % MAX_KEY_LENGTH)
 class NotModified:
     """WSGI middleware: answer a players' poll before Flask runs, when it can.
 
-    This is almost all the traffic of a night (every phone, every 2 seconds), so it
+    This is almost all the traffic of a night (every phone, every 0.8 seconds), so it
     costs one indexed SELECT and no request context, session or routing.  It answers
     only a GET of ``/p/<players' link>/live`` from a client the link limiter does not
     block: a 304 when If-None-Match holds the night's current ETag, and a 200 when this
