@@ -482,11 +482,13 @@ def build_night_report(
     }
     closings = [part.closing for part in parts]
     carrying = [c for c in closings if c.carried]
+    # The pot and its shares are the game at the table's: the table already counts the games
+    # before it as they closed, so only its pot is "dealt with" between the table and the plan.
     closing = Closing(
         choice=closings[-1].choice,
-        pot=sum(c.pot for c in closings),
+        pot=closings[-1].pot,
         net={n: sum(c.net.get(n, 0) for c in closings) for n in players},
-        shares={n: sum(c.shares.get(n, 0) for c in closings) for n in players},
+        shares={n: closings[-1].shares.get(n, 0) for n in players},
         carried=sum(c.carried for c in closings),
         note=" ".join(f"{ordinal(i)} game: {c.note}" for i, c in enumerate(closings, start=1) if c.pot),
         stakes={n: sum(c.stakes.get(n, 0) for c in carrying) for n in players},

@@ -625,3 +625,36 @@ def test_any_night_the_report_adds_up(night):
             Decimal(0),
         )
         assert shown == Decimal(p.money_text.split()[0])
+
+
+def test_a_night_of_two_games_is_one_report_each_game_counted_as_it_closed():
+    from companion.report import build_night_report
+
+    # game 1 (Ann deals, ante 1): pot 4; Cat beats Ben: Ben pays Cat 4; Dan's token; stopped with
+    # the antes returned: Ann 0, Ben -4, Cat +4, Dan 0.  Game 2 (Ben deals, ante 2, 1 token wins,
+    # Dan out): Ann's lone Yes wins the pot of 6: Ann +4, Ben -2, Cat -2.
+    first = Table(["Ann", "Ben", "Cat", "Dan"], "Ann", Rules(ante=1, tokens_to_win=5))
+    first.declare(["Ben", "Cat"])
+    first.showdown(winners=["Cat"])
+    first.declare(["Dan"])
+    second = Table(["Ann", "Ben", "Cat"], "Ben", Rules(ante=2, tokens_to_win=1))
+    second.declare(["Ann"])
+    r = build_night_report(
+        [("Napalm", first, "return_antes"), ("Napalm", second, "split_leaders")],
+        ["Ann", "Ben", "Cat", "Dan"], chip_value=Decimal("0.25"), currency="EUR", name="Friday",
+    )
+    assert {p.name: p.net_chips for p in r.players} == {"Ann": 4, "Ben": -6, "Cat": 2, "Dan": 0}
+    assert sorted((p.payer, p.payee, p.chips) for p in r.plan) == [("Ben", "Ann", 4), ("Ben", "Cat", 2)]
+    assert [g.label for g in r.games] == ["1st game (Napalm), game 1", "2nd game (Napalm), game 1"]
+    assert [g.finished for g in r.games] == [False, True]
+    # Ann: antes 1 + 2, pots 6, her ante of 1 returned: -3 + 6 + 1 = +4
+    ann = r.player("Ann")
+    assert (ann.total.antes, ann.total.pots, ann.total.unfinished) == (3, 6, 1)
+    assert r.player("Dan").games[1].net == 0  # he sat the second game out
+    # the pair-by-pair payments square every player too
+    flows = {p.name: 0 for p in r.players}
+    for line in r.pairwise:
+        flows[line.payer] -= line.chips
+        flows[line.payee] += line.chips
+    assert flows == {"Ann": 4, "Ben": -6, "Cat": 2, "Dan": 0}
+    assert r.closing.pot == 0  # the pot at the table now: the second game's, won

@@ -230,6 +230,19 @@ class TableScreen:
         self._submit(self.page.get_by_role("button", name="Undo the last action"), "undo")
 
 
+def double_tap(page: Page, button: Any, gap_ms: int) -> None:
+    """Two finger taps at the same spot ``gap_ms`` apart, as a hurried thumb does."""
+    button.scroll_into_view_if_needed()  # a thumb taps what is on the screen
+    box = button.bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.touchscreen.tap(x, y)
+    page.wait_for_timeout(gap_ms)
+    page.touchscreen.tap(x, y)
+    page.wait_for_timeout(400)  # let a second navigation, if any, finish
+    page.wait_for_load_state("load")
+
+
 def start_night(
     page: Page,
     base_url: str,

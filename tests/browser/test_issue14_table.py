@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from browser.phone import start_night
+from browser.phone import double_tap, start_night
 
 pytestmark = pytest.mark.browser
 
@@ -95,18 +95,6 @@ def _events(live_server) -> int:  # type: ignore[no-untyped-def]
         return db.session.query(Event).count()
 
 
-def _double_tap(page, button, gap_ms: int) -> None:  # type: ignore[no-untyped-def]
-    """Two finger taps at the same spot ``gap_ms`` apart, as a hurried thumb does."""
-    box = button.bounding_box()
-    assert box is not None
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    page.touchscreen.tap(x, y)
-    page.wait_for_timeout(gap_ms)
-    page.touchscreen.tap(x, y)
-    page.wait_for_timeout(400)  # let a second navigation, if any, finish
-    page.wait_for_load_state("load")
-
-
 @pytest.mark.parametrize("gap_ms", [200, 300, 800])
 def test_a_double_tap_on_nobody_said_yes_records_one_stage(live_server, new_phone, table_screen, gap_ms):
     page = new_phone().new_page()
@@ -115,7 +103,7 @@ def test_a_double_tap_on_nobody_said_yes_records_one_stage(live_server, new_phon
     live_server.app.config["TAP_GUARD_MS"] = 1000  # as served from here on (the tests' default is off)
     t = table_screen(page, names)
     page.wait_for_timeout(1100)  # a person reads the first screen
-    _double_tap(page, page.get_by_role("button", name="Nobody said Yes"), gap_ms)
+    double_tap(page, page.get_by_role("button", name="Nobody said Yes"), gap_ms)
     t.shot(f"after a double tap {gap_ms} ms apart")
     assert "Stage 2" in t.prompt, t.prompt
     assert "/share" not in page.url and "/k/" in page.url
