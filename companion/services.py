@@ -35,7 +35,7 @@ from .database import write_transaction
 from .extensions import db
 from . import nightfile
 from .games import GAMES, IllegalAction, game_kind
-from .games.napalm import Rules, Table
+from .games.napalm import Rules
 from .games.napalm import history as hh
 from .lru import LRU
 from .models import Event, Game, Night

@@ -6,11 +6,11 @@ all read the same :class:`Standings`, so they cannot disagree.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from .ledger.money import format_money, to_money, value_text
+from .ledger.money import to_money, value_text
 from .ledger.settle import Payment, settle_up
 from .games.napalm import Phase, Record, Table
 from .games.napalm.closing import Closing, close_night
