@@ -550,8 +550,7 @@ def main() -> None:
     parser.add_argument("--databases", default="sqlite,postgresql")
     parser.add_argument("--poll", type=float, default=None, help="seconds between a phone's polls (default 0.8)")
     args = parser.parse_args()
-    POLL_EVERY = POLL_EVERY if args.poll is None else args.poll
-    POLL_EVERY = min(max(args.poll, 0.2), 10.0)
+    POLL_EVERY = min(max(POLL_EVERY if args.poll is None else args.poll, 0.2), 10.0)
     ROWS[3] = ("polls", f"real night: polls every {POLL_EVERY:g} s")
     args.seconds = min(max(args.seconds, 0.5), 30.0)
     args.rounds = min(max(args.rounds, 1), 10)

@@ -451,7 +451,14 @@ class NextNight:
 
 def continuation_of(night: Night) -> Night | None:
     """The night ``night``'s unfinished pot was carried into, if any (at most one: a unique column)."""
+    if not carries_over(night):
+        return None  # only a night with a game set to carry its pot can be continued: no query
     return db.session.scalar(select(Night).where(Night.carried_from == night.id))
+
+
+def carries_over(night: Night) -> bool:
+    """Whether any game of ``night`` is set to carry an unfinished pot to the next night."""
+    return any(GAMES[g.kind].carries_over(GAMES[g.kind].rules_from_dict(g.rules)) for g in night.games)
 
 
 def carried_from_of(night: Night) -> Night | None:
@@ -556,10 +563,12 @@ def record(
     The action is written as the event of the game at the table when the form was
     shown; had another game started since, the version says so (StaleTable).
     """
-    night = db.session.get(Night, night_id)
-    if night is None:
+    game = db.session.scalar(
+        select(Game.kind).where(Game.night_id == night_id).order_by(Game.position.desc()).limit(1)
+    )
+    if game is None:
         raise IllegalAction("this night does not exist")
-    kind, payload = GAMES[night.current_game.kind].to_event(action)
+    kind, payload = GAMES[game].to_event(action)
     return _append(night_id, kind, payload, expected_version, request_key, recorded_by)
 
 
@@ -664,7 +673,7 @@ def _append_locked(
     seq = expected_version + 1
     game_id = None
     if at_table:
-        game_id = db.session.scalar(select(Game.id).where(Game.night_id == night.id, Game.position == current.number))
+        game_id = night.games[current.number - 1].id  # loaded with the night (selectin)
     elif kind == GAME_STARTED:
         row = _game_row(payload["position"], _setup_from_payload(payload))
         row.night_id = night.id
