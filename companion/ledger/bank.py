@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Union
 
-from .money import to_money
+from .money import format_money, to_money
 
 #: The most chips one event may move (far beyond any home game).
 MAX_CHIPS = 10**9
@@ -122,7 +122,7 @@ class BankCheck:
 class Bank:
     """A night's bank: seated players, the chip value, and an append-only event log."""
 
-    def __init__(self, players: Sequence[str], chip_value: Decimal = Decimal("0")) -> None:
+    def __init__(self, players: Sequence[str], chip_value: Decimal = Decimal("0"), currency: str = "") -> None:
         if isinstance(players, str) or not players or not all(isinstance(p, str) and p.strip() for p in players):
             raise BankError("the bank needs the seated players' names")
         if len({p.casefold() for p in players}) != len(players):
@@ -131,7 +131,9 @@ class Bank:
             raise BankError("the chip value must be a Decimal, 0 or more")
         self.players: tuple[str, ...] = tuple(players)
         self.chip_value = chip_value
+        self.currency = currency if isinstance(currency, str) else ""
         self._log: list[BankEvent] = []
+        self._by_seq: dict[int, BankEvent] = {}
         self._cancelled: dict[int, int] = {}
         self._holdings = Holdings({}, {})
 
@@ -172,9 +174,9 @@ class Bank:
         """The holdings after ``action`` and its summary, or BankError (nothing changes)."""
         if isinstance(action, Cancel):
             seq = action.seq
-            if isinstance(seq, bool) or not isinstance(seq, int) or not 1 <= seq <= len(self._log):
+            target = self._by_seq.get(seq) if isinstance(seq, int) and not isinstance(seq, bool) else None
+            if target is None:
                 raise BankError(f"there is no bank event #{seq}")
-            target = self._log[seq - 1]
             if isinstance(target.action, Cancel):
                 raise BankError(f"#{seq} is itself a correction; record the event again instead")
             if seq in self._cancelled:
@@ -189,7 +191,7 @@ class Bank:
                     raise BankError(f"cancelling #{seq} would leave #{event.seq} wrong: {error}") from None
             return holdings, f"Cancelled #{seq}: {target.summary}"
         holdings = _apply(self.players, self._holdings, action)
-        return holdings, _summary(self.players, action, self.chip_value)
+        return holdings, _summary(self.players, action, self.chip_value, self.currency)
 
     def is_legal(self, action: BankAction) -> bool:
         try:
@@ -198,12 +200,22 @@ class Bank:
             return False
         return True
 
-    def push(self, action: BankAction) -> BankEvent:
+    def next_seq(self) -> int:
+        return self._log[-1].seq + 1 if self._log else 1
+
+    def push(self, action: BankAction, seq: int | None = None) -> BankEvent:
+        """Record ``action``; ``seq`` numbers it (default: the next after the last), so that a night
+        whose log holds other events too can number the bank's events as its own log does."""
+        if seq is None:
+            seq = self.next_seq()
+        elif isinstance(seq, bool) or not isinstance(seq, int) or seq < self.next_seq():
+            raise BankError(f"bank event #{seq} comes after #{self.next_seq() - 1}")
         holdings, summary = self.verify(action)
-        event = BankEvent(seq=len(self._log) + 1, action=action, summary=summary)
+        event = BankEvent(seq=seq, action=action, summary=summary)
         if isinstance(action, Cancel):
             self._cancelled[action.seq] = event.seq
         self._log.append(event)
+        self._by_seq[seq] = event
         self._holdings = holdings
         return event
 
@@ -325,9 +337,9 @@ def _apply(players: tuple[str, ...], h: Holdings, action: object) -> Holdings:
     return Holdings(bought, cashed)
 
 
-def _summary(players: tuple[str, ...], action: BankAction, chip_value: Decimal) -> str:
+def _summary(players: tuple[str, ...], action: BankAction, chip_value: Decimal, currency: str = "") -> str:
     def worth(chips: int) -> str:
-        return f" ({to_money(chips, chip_value)})" if chip_value else ""
+        return f" ({format_money(to_money(chips, chip_value), currency)})" if chip_value else ""
 
     if isinstance(action, EveryoneBuysIn):
         return f"Everyone bought in {action.chips} chips{worth(action.chips)}: {_and(players)}."

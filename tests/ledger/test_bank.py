@@ -162,3 +162,18 @@ def test_a_cancel_that_would_leave_a_later_event_wrong_is_refused() -> None:
     with pytest.raises(BankError, match="is itself a correction"):
         bank.cancel(cancel.seq)
     assert bank.bought == {"Ann": 20}
+
+
+def test_a_night_numbers_the_bank_events_as_its_own_log_does() -> None:
+    # the night's log holds game events too: the bank's events are #3, #7, #8 there
+    bank = Bank(["Ann", "Ben"], Decimal("0.5"), "EUR")
+    assert bank.push(BuyIn("Ann", 10), seq=3).summary == "Ann bought in 10 chips (5.00 EUR)."
+    bank.push(BuyIn("Ben", 10), seq=7)
+    cancel = bank.push(Cancel(3), seq=8)
+    assert cancel.summary == "Cancelled #3: Ann bought in 10 chips (5.00 EUR)."
+    assert bank.cancelled == {3: 8} and bank.bought == {"Ben": 10}
+    with pytest.raises(BankError, match="there is no bank event #4"):
+        bank.verify(Cancel(4))
+    with pytest.raises(BankError, match="bank event #8 comes after #8"):
+        bank.push(BuyIn("Ann", 5), seq=8)
+    assert bank.push(BuyIn("Ann", 5)).seq == 9  # without a number: the next one
