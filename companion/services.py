@@ -46,7 +46,8 @@ GAME_STARTED = "game"
 
 #: 32 random bytes: 43 URL-safe characters, 256 bits, far beyond guessing.
 KEY_BYTES = 32
-LEDGER_KINDS = ("paid",)
+#: a night's ledger events (no game's): settle-up payments, and the bank's (companion.bank_service.SETTLING_KINDS)
+LEDGER_KINDS = ("paid", "settle_on", "buy_in", "rebuy", "all_buy_in", "cash_out", "bank_cancel")
 Action = Any  # a game's action: whatever its GameKind encodes
 
 #: What a night's row can hold: one set of checks for the form, /import and replay (companion.storable).
@@ -774,6 +775,12 @@ def _verify_start(play: NightPlay, payload: Mapping[str, Any]) -> str:
 
 
 def _verify_ledger_event(night: Night, kind: str, payload: dict[str, Any]) -> str:
+    from . import bank_service  # the bank and the Bonus Round: night ledger events of their own
+
+    if kind in bank_service.KINDS or kind == "paid":
+        summary = bank_service.verify(night, kind, payload)  # "paid": refused while the bank does not balance
+        if kind != "paid":
+            return summary
     if kind != "paid":
         raise IllegalAction(f"unknown event kind {kind!r}")
     payer, payee, chips = payload.get("payer"), payload.get("payee"), payload.get("chips")
@@ -787,7 +794,9 @@ def _verify_ledger_event(night: Night, kind: str, payload: dict[str, Any]) -> st
 def describe_ledger_event(kind: str, payload: dict[str, Any]) -> str:
     if kind == "paid":
         return f"{payload['payer']} paid {payload['payee']} {payload['chips']} chips (settle-up)."
-    return kind
+    from . import bank_service
+
+    return bank_service.describe(kind, payload)
 
 
 # --- import / export -------------------------------------------------------------------

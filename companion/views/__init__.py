@@ -25,12 +25,13 @@ BUSY = "The table is busy and this was not confirmed; send it again (it is recor
 
 
 def init_app(app: Flask) -> None:
-    from . import home, players, report, table
+    from . import bank, home, players, report, table
 
     app.register_blueprint(home.bp)
     app.register_blueprint(table.bp)
     app.register_blueprint(players.bp)
     app.register_blueprint(report.bp)
+    app.register_blueprint(bank.bp)
 
     @app.errorhandler(CSRFError)
     def _csrf(error: CSRFError):  # type: ignore[no-untyped-def]

@@ -18,7 +18,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
-from companion import services
+from companion import bank_service, services
 from companion.extensions import db
 from companion.models import Event, Night
 from companion.games.napalm import Declare, Rules, Showdown, Table
@@ -39,6 +39,13 @@ BEFORE: dict[str, tuple[Any, ...]] = {
     "table.undo": (Declare(()),),
     "report.paid": (Declare(("Ben", "Cat")), Showdown(winners=("Cat",))),  # Ben owes Cat
     "report.carry": (Declare(("Ben",)),),  # the ante makes a pot of 4 for the next night
+}
+#: Night ledger events (companion.bank_service) a route needs recorded first: (kind, payload).
+D20_GRID = {"grid": {"dice": "d20", "cells": [f"Game {i}" for i in range(1, 21)], "bonuses": {}}, "lucky_chips": 1}
+LEDGER_BEFORE: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
+    "bank.bank_cancel": (("all_buy_in", {"chips": 100}),),
+    "bank.bonus_roll": (("bonus_grid", D20_GRID),),
+    "bank.bonus_lucky": (("bonus_grid", D20_GRID),),
 }
 #: The settings a route needs, when not :data:`SETTINGS`.
 SETTINGS_FOR = {"report.carry": replace(SETTINGS, unfinished_pot="carry")}
@@ -90,6 +97,8 @@ class Site:
             night = services.create_night(name, PLAYERS, "Ann", RULES, SETTINGS_FOR.get(endpoint or "", SETTINGS))
             for version, action in enumerate(BEFORE.get(endpoint or "", ())):
                 services.record(night.id, action, version)
+            for kind, payload in LEDGER_BEFORE.get(endpoint or "", ()):
+                bank_service.record(night.id, kind, payload, db.session.get(Night, night.id).version, None)
             return self.ref(night.id)
 
     def ref(self, night_id: int) -> NightRef:
@@ -148,6 +157,15 @@ class Site:
             "table.next_game": {**stamp, "game": "napalm", "players": ["Ann", "Ben", "Cat"], "first_dealer": "Ben",
                                 "ante": "2", "ante_every": "1", "tokens_to_win": "3", "unfinished_pot": "return_antes"},
         }
+        forms.update({
+            "bank.bank_setting": {**stamp, "on": "bank"},
+            "bank.bank_everyone": {**stamp, "chips": "100"},
+            "bank.bank_player": {**stamp, "player": "Ann", "action": "buy_in", "chips": "100"},
+            "bank.bank_cancel": {**stamp, "seq": "1"},
+            "bank.bonus_grid": {**stamp, "dice": "d20", **{f"cell_{i}": f"Game {i}" for i in range(1, 21)}},
+            "bank.bonus_roll": {**stamp, "roller": "Ann"},
+            "bank.bonus_lucky": {**stamp, "player": "Ann"},
+        })
         if endpoint == "report.paid" and night is not None:
             forms[endpoint] = {**stamp, **self.first_payment(night)}
         return forms.get(endpoint, {})

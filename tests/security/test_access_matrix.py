@@ -43,6 +43,16 @@ ACCESS: dict[str, str] = {
     "report.keeper_json": KEEPER,
     "report.paid": KEEPER,
     "report.carry": KEEPER,  # starts the next night with this night's pot: a new night, new links
+    "bank.bank": KEEPER,  # the chip bank, the Bonus Round and dealer's choice (views/bank.py)
+    "bank.bank_setting": KEEPER,
+    "bank.bank_everyone": KEEPER,
+    "bank.bank_player": KEEPER,
+    "bank.bank_cancel": KEEPER,
+    "bank.bonus": KEEPER,
+    "bank.bonus_grid": KEEPER,
+    "bank.bonus_roll": KEEPER,
+    "bank.bonus_lucky": KEEPER,
+    "bank.choice": KEEPER,
     "players.show": VIEWER,
     "players.live": VIEWER,
     "players.me": VIEWER,

@@ -1,0 +1,481 @@
+"""The chip bank, the Bonus Round and dealer's choice through the web (issue 13), values worked by hand.
+
+The night: Ann, Ben, Cat, Dan (chip 0.25 EUR), Napalm, ante 1, antes returned at the end.
+Ben and Cat say Yes and Cat wins: the antes (1 each, pot 4) stay in the pot and Ben pays
+Cat 4 (side bet).  The game closes with its pot of 4 returned: Ann 0, Ben −4, Cat +4, Dan 0.
+
+Everyone buys in 100 (400 out of the bank).  Counts Ann 100, Ben 96, Cat 104, Dan 100:
+400 back, and each equals bought + the tally (100 + 0, 100 − 4, 100 + 4, 100 + 0).
+On counts: Ben −4, Cat +4; Ben pays Cat 4 chips (1.00 EUR).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import pytest
+
+from companion import bank_service
+from companion.extensions import db
+from companion.games import bonus as bonus_mod
+from companion.models import Event, Night
+from pages import TablePage
+
+PLAYERS = ("Ann", "Ben", "Cat", "Dan")
+
+
+class BankPage:
+    """Drives /k/<key>/bank, /bonus and /choice as a phone would (each form's own version and key)."""
+
+    def __init__(self, client: Any, table: TablePage, page: str = "bank") -> None:
+        self.client, self.table, self.page = client, table, page
+        self.url = f"{table.url}/{page}"
+        self.html = ""
+        self.status = 0
+        self.refresh()
+
+    def refresh(self) -> str:
+        response = self.client.get(self.url)
+        self.status = response.status_code
+        self.html = response.get_data(as_text=True)
+        return self.html
+
+    def form(self, action: str, marker: str = "") -> str:
+        forms = re.findall(rf'(<form method="post" action="{re.escape(self.table.url)}/{action}"[^>]*>.*?</form>)', self.html, re.S)
+        forms = [f for f in forms if marker in f]
+        assert forms, f"no {action} form {marker!r} on the page"
+        return forms[0]
+
+    def stamp(self, action: str, marker: str = "") -> dict[str, str]:
+        form = self.form(action, marker)
+        version = re.search(r'name="version"[^>]*value="(\d+)"', form)
+        key = re.search(r'name="request_key"[^>]*value="([^"]+)"', form)
+        assert version and key
+        return {"version": version.group(1), "request_key": key.group(1)}
+
+    def post(self, action: str, data: dict[str, Any], marker: str = "", stamp: dict[str, str] | None = None):
+        response = self.client.post(f"{self.table.url}/{action}", data={**(stamp or self.stamp(action, marker)), **data})
+        self.status = response.status_code
+        self.html = response.get_data(as_text=True)
+        if response.status_code == 303:
+            self.refresh()
+        return response
+
+    # the bank's controls
+    def everyone(self, chips: str):
+        return self.post("bank/everyone", {"chips": chips})
+
+    def player(self, name: str, action: str, chips: str):
+        return self.post("bank/player", {"player": name, "action": action, "chips": chips}, f'data-player="{name}"')
+
+    def cancel(self, seq: int):
+        return self.post("bank/cancel", {"seq": str(seq)}, f'name="seq" value="{seq}"')
+
+    def settle_on(self, on: str):
+        return self.post("bank/setting", {"on": on})
+
+    def figure(self, name: str, what: str) -> int | None:
+        row = re.search(rf'data-player="{name}">(.*?)</form>', self.html, re.S)
+        assert row
+        found = re.search(rf"data-{what}(?:=\"[^\"]*\")?>([-+]?\d+|—)<", row.group(1))
+        return None if found is None or found.group(1) == "—" else int(found.group(1))
+
+    def plan(self) -> list[str]:
+        return re.findall(r'data-payment="([^"]+)"', self.html)
+
+
+def events(app, key: str) -> list[tuple[str, dict]]:  # type: ignore[no-untyped-def]
+    with app.app_context():
+        night = db.session.scalar(db.select(Night).where(Night.keeper_key == key))
+        rows = db.session.scalars(db.select(Event).where(Event.night_id == night.id).order_by(Event.seq))
+        return [(e.kind, e.payload) for e in rows]
+
+
+def bank_events(app, key: str) -> list[tuple[str, dict]]:  # type: ignore[no-untyped-def]
+    return [(k, p) for k, p in events(app, key) if k in bank_service.KINDS]
+
+
+def paid_stamp(client, night) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """The report's confirming "Mark paid" form for Ben paying Cat 4 (the games' plan)."""
+    report = client.get(f"{night.url}/report?payer=Ben&payee=Cat&chips=4").get_data(as_text=True)
+    form = re.search(r'action="[^"]*/paid" class="confirm"[^>]*>(.*?)</form>', report, re.S)
+    assert form
+    return {k: re.search(rf'name="{k}"[^>]*value="([^"]+)"', form.group(1)).group(1) for k in ("version", "request_key")}
+
+
+@pytest.fixture
+def night(start_night):  # type: ignore[no-untyped-def]
+    """The table after Cat won Ben's Yes: the game closes at Ann 0, Ben −4, Cat +4, Dan 0."""
+    page = start_night()
+    page.declare("Ben", "Cat")
+    page.winner("Cat")
+    return page
+
+
+def test_the_night_settles_on_the_tally_by_default_and_the_bank_page_says_so(client, night):
+    bank = BankPage(client, night)
+    assert bank.status == 200
+    assert 'data-settle-on="tally"' in bank.html
+    assert "Settle on chip counts (the bank) instead" in bank.html
+
+
+def test_everyone_buys_in_then_the_counts_settle_the_night(client, app, night):
+    bank = BankPage(client, night)
+    assert bank.settle_on("bank").status_code == 303
+    assert 'data-settle-on="bank"' in bank.html
+    assert "Not settled yet: nobody has bought in yet" in bank.html
+
+    # one tap after the amount: one event for the whole table
+    assert bank.everyone("100").status_code == 303
+    assert "Everyone bought in 100 chips (25.00 EUR): Ann, Ben, Cat and Dan." in bank.html
+    assert [bank.figure(n, "bought") for n in PLAYERS] == [100, 100, 100, 100]
+    assert bank_events(app, night.key)[-1] == ("all_buy_in", {"chips": 100})
+    assert re.search(r"data-in-play>400<", bank.html)
+    assert "Still to cash out: Ann, Ben, Cat and Dan." in bank.html
+    # the app's tally says what each count should be: bought + tally
+    assert [bank.figure(n, "expected") for n in PLAYERS] == [100, 96, 104, 100]
+
+    for name, count in zip(PLAYERS, ("100", "96", "104", "100")):
+        assert bank.player(name, "cash_out", count).status_code == 303
+    assert "Not settled yet" not in bank.html
+    assert "every count matches bought + the app" in bank.html
+    assert [bank.figure(n, "result") for n in PLAYERS] == [0, -4, 4, 0]
+    assert bank.plan() == ["Ben>Cat:4"]
+    assert "<strong>Ben</strong> pays <strong>Cat</strong> 4 chips (1.00 EUR)" in bank.html
+    with app.app_context():
+        n = db.session.scalar(db.select(Night).where(Night.keeper_key == night.key))
+        assert bank_service.settle_block(n) is None
+        # the report's hook: the night's balances are games + this, i.e. the counts − bought
+        assert bank_service.extra_net_chips(n) == {"Ann": 0, "Ben": 0, "Cat": 0, "Dan": 0}
+
+
+def test_a_count_off_the_tally_is_shown_per_player_and_blocks_the_settle_up(client, app, night):
+    bank = BankPage(client, night)
+    bank.settle_on("bank")
+    bank.everyone("100")
+    # Ben's 2 chips ended in Cat's stack off the app's books: the bank balances (400), the counts do not match
+    for name, count in zip(PLAYERS, ("100", "94", "106", "100")):
+        bank.player(name, "cash_out", count)
+    assert "Not settled yet: The counts do not match bought + the app&#39;s tally: Ben counted 94, expected 96 (-2), " \
+           "Cat counted 106, expected 104 (+2). Check those counts." in bank.html
+    assert bank.figure("Ben", "difference") is None  # the figure is the attribute below
+    assert 'data-difference="-2"' in bank.html and 'data-difference="2"' in bank.html
+    assert bank.plan() == []
+    with app.app_context():
+        n = db.session.scalar(db.select(Night).where(Night.keeper_key == night.key))
+        assert bank_service.bank_results(n) is None
+    # the report's "Mark paid" is refused while the bank does not balance: nothing stored
+    before = len(events(app, night.key))
+    stamp = paid_stamp(client, night)
+    response = client.post(f"{night.url}/paid", data={**stamp, "payer": "Ben", "payee": "Cat", "chips": "4"})
+    assert response.status_code == 422
+    assert "the night settles on chip counts: The counts do not match" in response.get_data(as_text=True)
+    assert len(events(app, night.key)) == before
+
+    # a recount is a cancel and a new cash-out: the wrong counts stay in the log
+    seqs = [int(s) for s in re.findall(r'<li class="" data-seq="(\d+)"', bank.html)]
+    ben_wrong = max(seqs) - 2  # the cash-outs were Ann, Ben, Cat, Dan, newest first on the page
+    assert "Ben cashed out 94" in bank.html.split(f'data-seq="{ben_wrong}"')[1].split("</li>")[0]
+    assert bank.cancel(ben_wrong).status_code == 303
+    assert bank.cancel(ben_wrong + 1).status_code == 303
+    bank.player("Ben", "cash_out", "96")
+    bank.player("Cat", "cash_out", "104")
+    assert "Not settled yet" not in bank.html and bank.plan() == ["Ben>Cat:4"]
+    assert f"(cancelled by #" in bank.html and "Ben cashed out 94 chips" in bank.html
+    kinds = [k for k, _ in bank_events(app, night.key)]
+    assert kinds.count("cash_out") == 6 and kinds.count("bank_cancel") == 2
+
+
+def test_without_a_tally_the_bank_must_balance_and_says_whose_count_to_check(client, app, night, monkeypatch):
+    # a night with a game the app does not record chip by chip: only the bank's balance is checked
+    monkeypatch.setattr(bank_service, "records_chip_by_chip", lambda night: False)
+    bank = BankPage(client, night)
+    bank.settle_on("bank")
+    bank.everyone("100")
+    bank.player("Ann", "rebuy", "50")  # Ann: 150 bought; 450 out of the bank
+    for name, count in zip(PLAYERS, ("160", "90", "120", "90")):  # 460 back: 10 more than bought
+        bank.player(name, "cash_out", count)
+    assert ("The bank does not balance: 10 chips more cashed out (460) than bought (450). "
+            "Recount, biggest stacks first: Ann, Cat, Ben and Dan.") in bank.html
+    assert 'class="bank-difference" data-difference="10"' in bank.html
+    assert "Check: <strong>Ann</strong>, <strong>Cat</strong>, <strong>Ben</strong>, <strong>Dan</strong>." in bank.html
+    # Cat recounts: 110
+    cat = [int(s) for s in re.findall(r'data-seq="(\d+)"', bank.html)][1]
+    bank.cancel(cat)
+    bank.player("Cat", "cash_out", "110")
+    # counts − bought: Ann 160 − 150 = +10, Ben −10, Cat +10, Dan −10
+    assert [bank.figure(n, "result") for n in PLAYERS] == [10, -10, 10, -10]
+    assert sorted(bank.plan()) == ["Ben>Ann:10", "Dan>Cat:10"]
+
+
+def test_an_early_leaver_cashes_out_and_the_others_are_still_to_count(client, night):
+    bank = BankPage(client, night)
+    bank.settle_on("bank")
+    bank.everyone("100")
+    assert bank.player("Dan", "cash_out", "100").status_code == 303
+    assert "Dan cashed out 100 chips, counted (25.00 EUR)." in bank.html
+    assert "Still to cash out: Ann, Ben and Cat." in bank.html
+    # Dan has cashed out: no more buy-in buttons for him, and a rebuy is refused
+    response = bank.player("Dan", "rebuy", "50")
+    assert response.status_code == 422
+    assert "Dan has cashed out; cancel the cash-out first to buy more chips" in bank.html
+
+
+@pytest.mark.parametrize(
+    "action, player, chips, message",
+    [
+        ("buy_in", "Ann", "-5", "the buy-in cannot be negative (you entered -5)"),
+        ("buy_in", "Ann", "ten", "the buy-in must be a whole number of chips in digits 0-9, not \u201cten\u201d"),
+        ("buy_in", "Ann", "2.5", "not \u201c2.5\u201d"),
+        ("buy_in", "Ann", "", "enter the buy-in as a whole number of chips"),
+        ("buy_in", "Ann", "0", "the buy-in must be 1 to 1,000,000,000 chips"),
+        ("cash_out", "Ben", "40", "Ben never bought in, so has nothing to cash out"),
+        ("cash_out", "Ann", "-1", "Ann&#39;s count cannot be negative"),
+        ("rebuy", "Cat", "10", "Cat has not bought in yet: record a buy-in"),
+    ],
+)
+def test_a_bad_bank_entry_gets_a_clear_message_and_a_4xx_and_nothing_is_stored(
+    client, app, night, action, player, chips, message
+):
+    bank = BankPage(client, night)
+    bank.player("Ann", "buy_in", "100")
+    before = events(app, night.key)
+    response = bank.player(player, action, chips)
+    assert response.status_code == 422
+    assert response.history and response.history[0].status_code == 303  # Post/Redirect/Get, then the 422
+    assert message in bank.html
+    assert "Not recorded:" in bank.html
+    assert events(app, night.key) == before
+    # what was typed is still in the player's field
+    if chips:
+        assert f'name="chips" value="{chips}"' in bank.form("bank/player", f'data-player="{player}"')
+
+
+def test_not_a_seated_player_or_a_made_up_action_is_refused(client, app, night):
+    bank = BankPage(client, night)
+    before = events(app, night.key)
+    stamp = bank.stamp("bank/player", 'data-player="Ann"')
+    r = client.post(f"{night.url}/bank/player", data={**stamp, "player": "Zed", "action": "buy_in", "chips": "5"})
+    assert r.status_code == 422 and "\u201cZed\u201d is not seated tonight" in r.get_data(as_text=True)
+    r = client.post(f"{night.url}/bank/player", data={**stamp, "player": "Ann", "action": "steal", "chips": "5"})
+    assert r.status_code == 400 and "Choose buy in, rebuy or cash out" in r.get_data(as_text=True)
+    r = client.post(f"{night.url}/bank/everyone", data={"chips": "100"})  # no version, no key
+    assert r.status_code == 400 and "Nothing was recorded" in r.get_data(as_text=True)
+    r = client.post(f"{night.url}/bank/cancel", data={**stamp, "seq": "1"})  # #1 is the game's declare
+    assert r.status_code == 422 and "there is no bank event #1" in r.get_data(as_text=True)
+    assert events(app, night.key) == before
+
+
+def test_a_doubled_submit_records_once_and_a_stale_one_not_at_all(client, app, night):
+    bank = BankPage(client, night)
+    stamp = bank.stamp("bank/everyone")
+    first = client.post(f"{night.url}/bank/everyone", data={**stamp, "chips": "100"})
+    again = client.post(f"{night.url}/bank/everyone", data={**stamp, "chips": "100"})
+    assert first.status_code == again.status_code == 303
+    page = client.get(again.headers["Location"]).get_data(as_text=True)
+    assert "Already recorded: Everyone bought in 100 chips" in page
+    assert [k for k, _ in bank_events(app, night.key)] == ["all_buy_in"]
+    # the same key with other content
+    other = client.post(f"{night.url}/bank/everyone", data={**stamp, "chips": "200"})
+    assert other.status_code == 409 and "already submitted with different content" in other.get_data(as_text=True)
+    # a form from before the buy-in (an older version), with a new key
+    stale = {**stamp, "request_key": "x" * 20}
+    response = client.post(f"{night.url}/bank/player", data={**stale, "player": "Ann", "action": "rebuy", "chips": "5"})
+    assert response.status_code == 409 and "The table changed since this screen was shown" in response.get_data(as_text=True)
+    assert [k for k, _ in bank_events(app, night.key)] == ["all_buy_in"]
+
+
+def test_the_setting_cannot_change_once_a_payment_is_marked(client, app, night):
+    stamp = paid_stamp(client, night)
+    assert client.post(f"{night.url}/paid", data={**stamp, "payer": "Ben", "payee": "Cat", "chips": "4"}).status_code == 303
+    bank = BankPage(client, night)
+    before = events(app, night.key)
+    assert bank.settle_on("bank").status_code == 422
+    assert "settle-up payments are already marked: the night&#39;s setting can no longer change" in bank.html
+    assert events(app, night.key) == before
+
+
+def test_the_players_link_cannot_use_the_bank(client, app, night):
+    with app.app_context():
+        viewer = db.session.scalar(db.select(Night.viewer_key).where(Night.keeper_key == night.key))
+    for path in ("bank", "bonus", "bonus/grid", "choice"):
+        assert client.get(f"/k/{viewer}/{path}").status_code == 403
+    assert client.post(f"/k/{viewer}/bank/everyone", data={"chips": "1"}).status_code == 403
+
+
+def test_the_history_describes_the_bank_events(client, night):
+    bank = BankPage(client, night)
+    bank.settle_on("bank")
+    bank.everyone("100")
+    history = client.get(f"{night.url}/history").get_data(as_text=True)
+    assert "The night settles on chip counts (the bank)." in history
+    assert "Everyone bought in 100 chips." in history
+
+
+# --- the Bonus Round ---------------------------------------------------------------------------
+
+
+class Dice:
+    """A random source that gives these faces, in order."""
+
+    def __init__(self, *faces: int) -> None:
+        self.faces = list(faces)
+
+    def randint(self, a: int, b: int) -> int:
+        face = self.faces.pop(0)
+        assert a <= face <= b
+        return face
+
+
+def fixed_dice(monkeypatch, *faces: int) -> None:  # type: ignore[no-untyped-def]
+    dice = Dice(*faces)
+    monkeypatch.setattr(bank_service, "roll_dice", lambda grid, roller, rng=None: bonus_mod.roll(grid, roller, dice))
+
+
+def grid_form(**extra: str) -> dict[str, str]:
+    cells = {f"cell_{r}-{c}": f"Game {r}-{c}" for r in range(1, 7) for c in range(1, 7)}
+    cells["cell_3-4"] = "Mountain"
+    return {"dice": "2d6", "lucky_chips": "1", "bonus_cells": "1-1", "bonus_chips": "2", "anti_cells": "6-6",
+            "anti_chips": "3", **cells, **extra}
+
+
+def fill_grid(client, night, **extra: str):  # type: ignore[no-untyped-def]
+    page = BankPage(client, night, "bonus/grid")
+    return page, page.post("bonus/grid", grid_form(**extra))
+
+
+def test_the_bonus_round_rolls_shows_the_game_and_records_the_payments(client, app, night, monkeypatch):
+    bonus = BankPage(client, night, "bonus")
+    assert "Fill a 6×6 grid (two dice)" in bonus.html
+    page, response = fill_grid(client, night)
+    assert response.status_code == 303
+    assert events(app, night.key)[-1][0] == "bonus_grid"
+    bonus.refresh()
+
+    # the next dealer rolls: Ann dealt the hand Cat won, so Ben deals next
+    assert re.search(r'<option selected value="Ben">|<option value="Ben" selected>', bonus.html)
+    fixed_dice(monkeypatch, 1, 1)
+    assert bonus.post("bonus/roll", {"roller": "Ben"}).status_code == 303
+    assert 'data-game="Game 1-1"' in bonus.html and 'data-faces="1-1"' in bonus.html
+    assert "Ben rolled 1-1: Game 1-1. Bonus: everyone pays Ben 2." in bonus.html
+    assert events(app, night.key)[-1] == ("bonus_roll", {"dice": "2d6", "faces": [1, 1], "game": "Game 1-1", "roller": "Ben"})
+
+    # Ann's lucky number: 3-4; Cat rolls it: Cat pays Ann 1
+    fixed_dice(monkeypatch, 3, 4)
+    bonus.post("bonus/lucky", {"player": "Ann"})
+    assert "Ann&#39;s lucky number is 3-4." in bonus.html
+    fixed_dice(monkeypatch, 3, 4)
+    bonus.post("bonus/roll", {"roller": "Cat"})
+    assert 'data-game="Mountain"' in bonus.html
+    assert "Cat rolled 3-4: Mountain. Ann&#39;s lucky number: Cat pays Ann 1." in bonus.html
+    # the anti-bonus: Dan rolls 6-6 and pays everyone 3
+    fixed_dice(monkeypatch, 6, 6)
+    bonus.post("bonus/roll", {"roller": "Dan"})
+    assert "Anti-bonus: Dan pays everyone 3." in bonus.html
+
+    # by hand: Ann −2 +1 +3 = +2; Ben +6 +3 = +9; Cat −2 −1 +3 = 0; Dan −2 −9 = −11
+    with app.app_context():
+        n = db.session.scalar(db.select(Night).where(Night.keeper_key == night.key))
+        assert bank_service.extra_net_chips(n) == {"Ann": 2, "Ben": 9, "Cat": 0, "Dan": -11}
+        # the app's tally: the game (0, −4, +4, 0) + the bonus payments
+        assert bank_service.tally_of(n) == {"Ann": 2, "Ben": 5, "Cat": 4, "Dan": -11}
+    for name, chips in (("Ann", "+2"), ("Ben", "+9"), ("Cat", "0"), ("Dan", "-11")):
+        assert re.search(rf'data-player="{name}"><th scope="row">{name}</th><td class="num net[^"]*">{re.escape(chips)}<', bonus.html)
+
+
+def test_a_roll_sent_twice_is_rolled_once(client, app, night, monkeypatch):
+    fill_grid(client, night)
+    bonus = BankPage(client, night, "bonus")
+    stamp = bonus.stamp("bonus/roll")
+    fixed_dice(monkeypatch, 2, 5, 5, 2)
+    first = client.post(f"{night.url}/bonus/roll", data={**stamp, "roller": "Ben"})
+    again = client.post(f"{night.url}/bonus/roll", data={**stamp, "roller": "Ben"})
+    assert first.status_code == again.status_code == 303
+    assert "Already recorded: Ben rolled 2-5: Game 2-5." in client.get(again.headers["Location"]).get_data(as_text=True)
+    assert [p["faces"] for k, p in events(app, night.key) if k == "bonus_roll"] == [[2, 5]]
+
+
+def test_the_app_rolls_with_secrets(client, app, night, monkeypatch):
+    fill_grid(client, night)
+    used = []
+
+    class Spy(random.Random):
+        def randint(self, a: int, b: int) -> int:
+            used.append((a, b))
+            return super().randint(a, b)
+
+    monkeypatch.setattr(bonus_mod.secrets, "SystemRandom", Spy)
+    bonus = BankPage(client, night, "bonus")
+    assert bonus.post("bonus/roll", {"roller": "Ben"}).status_code == 303
+    assert used == [(1, 6), (1, 6)]
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"cell_2-3": ""}, "cell 2-3 needs a game&#39;s name"),
+        ({"cell_2-3": "x" * 41}, "cell 2-3: a game&#39;s name is at most 40 characters"),
+        ({"bonus_cells": "7-1"}, "\u201c7-1\u201d is not a cell of this grid"),
+        ({"bonus_chips": "-2"}, "a bonus&#39;s chips cannot be negative"),
+        ({"anti_cells": "1-1"}, "cell 1-1 is marked twice"),
+        ({"lucky_chips": "lots"}, "a lucky number&#39;s chips must be a whole number of chips"),
+        ({"dice": "3d6"}, "choose two dice (6×6) or a 20-sided die"),
+    ],
+)
+def test_a_bad_grid_is_refused_naming_the_cell_and_nothing_is_stored(client, app, night, change, message):
+    before = events(app, night.key)
+    page, response = fill_grid(client, night, **change)
+    assert response.status_code == 422
+    assert message in page.html
+    assert events(app, night.key) == before
+    if "cell_2-3" not in change and change.get("dice") != "3d6":
+        assert 'value="Mountain"' in page.html  # what was typed is kept
+
+
+def test_a_roll_before_the_grid_is_refused(client, app, night):
+    bonus = BankPage(client, night, "bonus")
+    stamp = BankPage(client, night).stamp("bank/everyone")
+    before = events(app, night.key)
+    r = client.post(f"{night.url}/bonus/roll", data={**stamp, "roller": "Ben"})
+    assert r.status_code == 422 and "fill in the Bonus Round&#39;s grid first" in r.get_data(as_text=True)
+    assert events(app, night.key) == before
+    assert bonus.status == 200
+
+
+def test_a_d20_grid(client, app, night, monkeypatch):
+    page = BankPage(client, night, "bonus/grid?dice=d20")
+    cells = {f"cell_{i}": ("NASDAQ" if i == 17 else f"Game {i}") for i in range(1, 21)}
+    assert page.post("bonus/grid", {"dice": "d20", "lucky_chips": "2", **cells}).status_code == 303
+    fixed_dice(monkeypatch, 17)
+    bonus = BankPage(client, night, "bonus")
+    bonus.post("bonus/roll", {"roller": "Ben"})
+    assert 'data-game="NASDAQ"' in bonus.html and "Ben rolled 17: NASDAQ." in bonus.html
+
+
+def test_bonus_payments_count_in_the_bank_check(client, app, night, monkeypatch):
+    fill_grid(client, night)
+    fixed_dice(monkeypatch, 1, 1)
+    BankPage(client, night, "bonus").post("bonus/roll", {"roller": "Ben"})  # everyone pays Ben 2 (in chips)
+    bank = BankPage(client, night)
+    bank.settle_on("bank")
+    bank.everyone("100")
+    # tally: the game (0, −4, +4, 0) + the bonus (−2, +6, −2, −2) = (−2, +2, +2, −2)
+    assert [bank.figure(n, "expected") for n in PLAYERS] == [98, 102, 102, 98]
+    for name, count in zip(PLAYERS, ("98", "102", "102", "98")):
+        bank.player(name, "cash_out", count)
+    assert sorted(bank.plan()) == ["Ann>Ben:2", "Dan>Cat:2"]
+
+
+# --- dealer's choice ------------------------------------------------------------------------------
+
+
+def test_dealers_choice_offers_the_last_games_first_and_opens_the_next_game(client, night):
+    page = BankPage(client, night, "choice")
+    assert "Dealer's choice: Ben picks the next game" in page.html
+    offers = re.findall(r'data-game="([^"]+)" href="([^"]+)"', page.html)
+    assert offers[0][0] == "napalm" and "(played tonight)" in page.html
+    # tap 2: the game's next-game screen, filled in; tap 3 starts it
+    html = client.get(offers[0][1].replace("&amp;", "&")).get_data(as_text=True)
+    assert "The next game" in html and 'name="game" value="napalm"' in html
