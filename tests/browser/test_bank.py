@@ -1,0 +1,136 @@
+"""Issue 13 on a 360×740 phone: the chip bank, a Bonus Round roll, dealer's choice, the settle-up on counts.
+
+Seats Ann, Ben, Cat, Dan; Ann deals first; ante 1; a chip is worth 0.25 €.  Worked by hand:
+Ben and Cat say Yes (the antes: pot 4), Cat wins: Ben pays Cat 4.  The game closes with its
+pot returned: Ann 0, Ben −4, Cat +4, Dan 0.  The night settles on chip counts; everyone
+buys in 100 (one tap, the amount prefilled).  Dan leaves early with his 100.  The Bonus
+Round's grid has no bonus cells and nobody has a lucky number, so the roll pays nothing.
+Counts Ann 100, Ben 96, Cat 104: the bank balances (400 out, 400 back) and every count is
+bought + the tally, so Ben pays Cat 4 chips, 1.00 €.  Every tap is on the real controls.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from browser.phone import start_night
+from browser.test_accessibility import Axe, forgive_error_status
+
+pytestmark = pytest.mark.browser
+
+NAMES = ["Ann", "Ben", "Cat", "Dan"]
+
+
+class Taps:
+    """Counts the taps a person makes (a button pressed, a link followed)."""
+
+    def __init__(self, page, shots) -> None:  # type: ignore[no-untyped-def]
+        self.page, self.shots, self.count = page, shots, 0
+
+    def tap(self, control, what: str) -> None:  # type: ignore[no-untyped-def]
+        control.scroll_into_view_if_needed()
+        with self.page.expect_navigation(wait_until="load") as navigation:
+            control.tap()
+        self.count += 1
+        response = navigation.value
+        assert response is not None and response.status == 200, (
+            f"{what}: HTTP {response.status if response else '?'}: {self.page.locator('main').inner_text()[:400]}"
+        )
+        refused = [w for w in self.page.locator(".flash.warn, .errors").all_inner_texts() if "Not recorded" in w]
+        assert not refused, f"{what}: {refused}"
+        self.shots(self.page, what)
+
+
+def player_form(page, name: str):  # type: ignore[no-untyped-def]
+    return page.locator(f'form.bank-player[data-player="{name}"]')
+
+
+def test_bank_bonus_round_and_settle_up_on_counts(live_server, new_phone, table_screen, shots, problems):
+    axe = Axe(shots)
+    page = new_phone().new_page()
+    start_night(page, live_server.url, NAMES, tokens_to_win=5)
+    table_url = page.url
+    t = table_screen(page, NAMES)
+    t.declare("Ben", "Cat")
+    t.winner("Cat")
+    t.check(pot=4, dealer="Ann", net=[-1, -5, 3, -1], tokens=[0, 0, 0, 0])
+
+    # the bank page (the table's "Bank" link is the lead's to add: opened here by its address)
+    page.goto(table_url + "/bank")
+    taps = Taps(page, shots)
+    axe.check(page, "bank, on the tally")
+    taps.tap(page.get_by_role("button", name="Settle on chip counts (the bank) instead"), "settle on counts")
+    assert "This night settles on chip counts (the bank)" in page.locator("main").inner_text()
+
+    # the whole table's buy-in: one tap on the bank page, the amount prefilled
+    assert page.get_by_label("Chips each").input_value() == "100"
+    before = taps.count
+    taps.tap(page.get_by_role("button", name="Everyone buys in"), "bank, everyone bought in")
+    assert taps.count - before == 1
+    assert "Everyone bought in 100 chips (25.00 €): Ann, Ben, Cat and Dan." in page.locator(".flash").first.inner_text()
+    assert page.locator("[data-in-play]").inner_text() == "400"
+
+    # Dan leaves early: his count, then "Cash out"
+    player_form(page, "Dan").get_by_label("Chips for Dan").fill("100")
+    taps.tap(player_form(page, "Dan").get_by_role("button", name="Cash out"), "bank, Dan leaves early")
+    assert "Still to cash out: Ann, Ben and Cat." in page.locator(".bank-block").inner_text()
+    axe.check(page, "bank, still to cash out")
+
+    # a wrong entry: a clear message and nothing recorded
+    player_form(page, "Ann").get_by_label("Chips for Ann").fill("-3")
+    with page.expect_navigation(wait_until="load") as navigation:
+        player_form(page, "Ann").get_by_role("button", name="Cash out").tap()
+    assert navigation.value is not None and navigation.value.status == 422
+    forgive_error_status(problems, 422)  # the refusal is the point here
+    assert "Ann's count cannot be negative (you entered -3)" in page.locator(".flash.warn").first.inner_text()
+    assert player_form(page, "Ann").get_by_label("Chips for Ann").input_value() == "-3"  # what was typed stays
+    shots(page, "bank, a negative count refused")
+
+    # the Bonus Round: fill the 6×6 grid, then the app rolls
+    page.goto(table_url + "/bonus")
+    axe.check(page, "bonus round, no grid yet")
+    taps.tap(page.get_by_role("link", name="Fill a 6×6 grid (two dice)"), "bonus grid")
+    games = ["High Card", "Mountain", "NASDAQ", "Napalm", "Tips to the Fat One", "Mystery Wheelbarrow"]
+    for r in range(1, 7):
+        for c in range(1, 7):
+            page.locator(f'input[name="cell_{r}-{c}"]').fill(games[(r + c) % 6])
+    axe.check(page, "bonus grid, filled")
+    taps.tap(page.get_by_role("button", name="Save the grid"), "bonus round, grid saved")
+    assert page.get_by_label("Who rolls (the dealer)").input_value() == "Ben"  # Ben deals next
+    taps.tap(page.get_by_role("button", name="Roll 2 dice"), "bonus round, rolled")
+    rolled = page.locator("section.rolled")
+    faces = rolled.locator(".faces").get_attribute("data-faces")
+    assert faces and re.fullmatch(r"[1-6]-[1-6]", faces)
+    first, second = (int(f) for f in faces.split("-"))
+    game = games[(first + second) % 6]
+    assert rolled.locator(".game").inner_text() == game
+    # big enough to read across the table: at least 40 px on a 360 px screen
+    size = float(rolled.locator(".game").evaluate("e => getComputedStyle(e).fontSize").removesuffix("px"))
+    assert size >= 40, size
+    assert f"Ben rolled {faces}: {game}." in page.locator(".bank-lines").inner_text()
+    axe.check(page, "bonus round, a roll")
+
+    # dealer's choice: the game played tonight first; one tap opens its next-game screen
+    page.goto(table_url + "/choice")
+    axe.check(page, "dealer's choice")
+    offers = page.locator(".offers a")
+    assert offers.first.get_attribute("data-game") == "napalm"
+    taps.tap(offers.first, "dealer's choice, the next game")
+    assert page.get_by_role("button", name="Start this game").is_visible()  # the third tap starts it
+
+    # the other counts, then the settle-up on the counts
+    page.goto(table_url + "/bank")
+    for name, count in (("Ann", "100"), ("Ben", "96"), ("Cat", "104")):
+        player_form(page, name).get_by_label(f"Chips for {name}").fill(count)
+        taps.tap(player_form(page, name).get_by_role("button", name="Cash out"), f"bank, {name} cashed out")
+    main = page.locator("main").inner_text()
+    assert "The bank balances and every count matches bought + the app's tally." in main
+    assert page.locator(".bank-plan li").all_inner_texts() == ["Ben pays Cat 4 chips (1.00 €)"]
+    assert [page.locator(f'form.bank-player[data-player="{n}"] [data-result]').inner_text() for n in NAMES] == [
+        "0", "-4", "+4", "0",
+    ]
+    axe.check(page, "bank, settled on the counts")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360  # nothing wider than the phone
+    assert not axe.failures, "\n".join(axe.failures)
