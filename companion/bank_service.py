@@ -272,21 +272,55 @@ def tally_of(night: Night, ledger: NightLedger | None = None) -> dict[str, int]:
     return {p: net.get(p, 0) + ledger.bonus_net.get(p, 0) for p in night.players}
 
 
-def bank_check(night: Night, ledger: NightLedger | None = None) -> BankCheck:
-    ledger = ledger or ledger_of(night)
-    tally = tally_of(night, ledger) if records_chip_by_chip(night) else None
-    return ledger.bank.check(tally)
+@dataclass(frozen=True)
+class BankState:
+    """Everything the bank page and the report read, worked out once per version.
+
+    ``tally`` is None unless every game of the night is recorded chip by chip;
+    ``results`` (counts − bought, every seated player) and ``plan`` are None until the
+    bank balances; ``block`` says why the night cannot settle on the counts (None on the
+    tally, or when it can)."""
+
+    ledger: NightLedger
+    games_net: dict[str, int]
+    tally: dict[str, int] | None
+    check: BankCheck
+    results: dict[str, int] | None
+    plan: tuple[Payment, ...] | None
+    block: str | None
+
+
+def bank_state(night: Night) -> BankState:
+    from . import services
+
+    kept = services.derived("bank-state", night.id, night.version)
+    if kept is not None:
+        return kept
+    ledger = ledger_of(night)
+    net = games_net(night)
+    tally = (
+        {p: net.get(p, 0) + ledger.bonus_net.get(p, 0) for p in night.players} if records_chip_by_chip(night) else None
+    )
+    check = ledger.bank.check(tally)
+    results = None
+    if ledger.bank.bought and check.balanced:
+        counted = ledger.bank.results(tally)
+        results = {p: counted.get(p, 0) for p in night.players}
+    block = None
+    if ledger.settle_on == BANK:
+        if not ledger.bank.bought:
+            block = "nobody has bought in yet: record the buy-ins, then each player's count."
+        elif not check.balanced:
+            block = check.message
+    plan = settle_up(results) if results is not None else None
+    state = BankState(ledger, net, tally, check, results, plan, block)
+    services.keep_derived("bank-state", night.id, night.version, state)
+    return state
 
 
 def settle_block(night: Night) -> str | None:
     """Why the night cannot be settled yet (on chip counts), or None when it can."""
-    ledger = ledger_of(night)
-    if ledger.settle_on != BANK:
-        return None
-    if not ledger.bank.bought:
-        return "nobody has bought in yet: record the buy-ins, then each player's count."
-    check = bank_check(night, ledger)
-    return None if check.balanced else check.message
+    return bank_state(night).block
 
 
 def extra_net_chips(night: Night) -> dict[str, int]:
@@ -297,30 +331,16 @@ def extra_net_chips(night: Night) -> dict[str, int]:
       bought in: 0), i.e. those results − the games' balances.  Only meaningful when
       :func:`settle_block` is None (the report shows that message instead of a plan).
     """
-    ledger = ledger_of(night)
-    if ledger.settle_on != BANK:
-        return {p: ledger.bonus_net.get(p, 0) for p in night.players}
-    net = games_net(night)
-    results = bank_results(night, ledger) or {}
-    return {p: results.get(p, 0) - net.get(p, 0) for p in night.players}
+    state = bank_state(night)
+    if state.ledger.settle_on != BANK:
+        return {p: state.ledger.bonus_net.get(p, 0) for p in night.players}
+    results = state.results or {}
+    return {p: results.get(p, 0) - state.games_net.get(p, 0) for p in night.players}
 
 
-def bank_results(night: Night, ledger: NightLedger | None = None) -> dict[str, int] | None:
+def bank_results(night: Night) -> dict[str, int] | None:
     """Counts − chips bought per seated player, or None while the bank does not balance."""
-    ledger = ledger or ledger_of(night)
-    try:
-        tally = tally_of(night, ledger) if records_chip_by_chip(night) else None
-        results = ledger.bank.results(tally)
-    except BankError:
-        return None
-    if not ledger.bank.bought:
-        return None
-    return {p: results.get(p, 0) for p in night.players}
-
-
-def plan_on_counts(night: Night) -> tuple[Payment, ...] | None:
-    results = bank_results(night)
-    return settle_up(results) if results is not None else None
+    return bank_state(night).results
 
 
 # --- recording ----------------------------------------------------------------------------------

@@ -140,13 +140,9 @@ def _recall(night: Night) -> tuple[int, str | None, Any]:
 def bank(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
     status, message, kept = _recall(night)
-    ledger = bank_service.ledger_of(night)
+    state = bank_service.bank_state(night)
+    ledger, check, tally, results, plan = state.ledger, state.check, state.tally, state.results, state.plan
     b = ledger.bank
-    check = bank_service.bank_check(night, ledger)
-    chip_by_chip = bank_service.records_chip_by_chip(night)
-    tally = bank_service.tally_of(night, ledger) if chip_by_chip else None
-    results = bank_service.bank_results(night, ledger)
-    plan = bank_service.plan_on_counts(night)
     chip_value, currency = services.money_of(night).chip_value, night.currency or ""
     amounts = [e.action.chips for e in b.live_events() if isinstance(e.action, (EveryoneBuysIn, BuyIn))]
     everyone = _fresh(EveryoneForm(formdata=None), night)
@@ -194,8 +190,8 @@ def bank(key: str):  # type: ignore[no-untyped-def]
             rows=rows,
             log=log,
             check=check,
-            block=bank_service.settle_block(night),
-            chip_by_chip=chip_by_chip,
+            block=state.block,
+            chip_by_chip=tally is not None,
             plan=plan,
             in_play=b.in_play,
             money=lambda chips: value_text(chips, chip_value, currency),
