@@ -24,8 +24,7 @@ settled yet, or None).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -33,145 +32,24 @@ from sqlalchemy import select
 
 from .extensions import db
 from .games import IllegalAction
-from .games.bonus import BonusGrid, BonusRecord, BonusRound, Roll, SetLucky, check_faces, roll as roll_dice
-from .ledger.bank import Bank, BankAction, BankCheck, BankError, BuyIn, Cancel, CashOut, EveryoneBuysIn, Rebuy
+from .games.bonus import roll as roll_dice
+from .ledger.bank import BankCheck
 from .ledger.settle import Payment, settle_up
 from .models import Event, Night
+from .night_ledger import (  # noqa: F401 - the kinds and the fold, for the views and services
+    BANK,
+    BANK_KINDS,
+    BONUS_KINDS,
+    KINDS,
+    MODE_KIND,
+    SETTLE_ON,
+    SETTLING_KINDS,
+    TALLY,
+    NightLedger,
+    describe,
+)
 
-TALLY, BANK = "tally", "bank"
-SETTLE_ON = {TALLY: "the app's tally", BANK: "chip counts (the bank)"}
-
-MODE_KIND = "settle_on"
-BANK_KINDS = ("buy_in", "rebuy", "all_buy_in", "cash_out", "bank_cancel")
-BONUS_KINDS = ("bonus_grid", "bonus_roll", "bonus_lucky")
-#: the kinds that settle the night: still recorded once its pot went on to the next night
-SETTLING_KINDS = (MODE_KIND, *BANK_KINDS)
-KINDS = SETTLING_KINDS + BONUS_KINDS
-MAX_LUCKY_CHIPS = 1_000_000
-
-
-# --- the fold -------------------------------------------------------------------------------
-
-
-@dataclass
-class NightLedger:
-    """The night's setting, bank and Bonus Round at one version of its log."""
-
-    players: tuple[str, ...]
-    chip_value: Decimal
-    currency: str = ""
-    settle_on: str = TALLY
-    bank: Bank = field(init=False)
-    grid: BonusGrid | None = None
-    lucky_chips: int = 1
-    lucky: dict[str, tuple[int, ...]] = field(default_factory=dict)
-    bonus_net: dict[str, int] = field(default_factory=dict)
-    #: (night seq, record) of every roll and lucky number, in order
-    bonus_log: list[tuple[int, BonusRecord]] = field(default_factory=list)
-    _round: BonusRound | None = None
-
-    def __post_init__(self) -> None:
-        self.bank = Bank(self.players, self.chip_value, self.currency)
-        self.bonus_net = {p: 0 for p in self.players}
-
-    # reading and verifying ---------------------------------------------------------------
-
-    def verify(self, kind: str, payload: Mapping[str, Any], paid: bool = False) -> str:
-        """The summary of event ``kind``/``payload`` if it can be recorded now; IllegalAction says why not."""
-        if not isinstance(payload, Mapping):
-            raise IllegalAction("that could not be understood")
-        if kind == MODE_KIND:
-            on = payload.get("on")
-            if on not in SETTLE_ON:
-                raise IllegalAction("settle the night on the app's tally or on chip counts")
-            if on == self.settle_on:
-                raise IllegalAction(f"the night already settles on {SETTLE_ON[on]}")
-            if paid:
-                raise IllegalAction("settle-up payments are already marked: the night's setting can no longer change")
-            return describe(kind, payload)
-        if kind in BANK_KINDS:
-            action = bank_action(kind, payload)
-            try:
-                return self.bank.verify(action)[1]
-            except BankError as error:
-                raise IllegalAction(str(error)) from None
-        if kind == "bonus_grid":
-            grid, lucky_chips = grid_of(payload)
-            return f"The Bonus Round's grid: {grid.dice}, lucky numbers pay {lucky_chips}."
-        if kind in ("bonus_roll", "bonus_lucky"):
-            bonus = self._bonus()
-            return bonus.verify(bonus_action(bonus.grid, kind, payload))[1]
-        raise IllegalAction(f"unknown event kind {kind!r}")
-
-    def _bonus(self) -> BonusRound:
-        if self._round is None:
-            raise IllegalAction("fill in the Bonus Round's grid first")
-        return self._round
-
-    def apply(self, seq: int, kind: str, payload: Mapping[str, Any]) -> None:
-        """Fold one stored event (verified when it was recorded)."""
-        if kind == MODE_KIND:
-            self.settle_on = payload["on"]
-        elif kind in BANK_KINDS:
-            self.bank.push(bank_action(kind, payload), seq=seq)
-        elif kind == "bonus_grid":
-            self.grid, self.lucky_chips = grid_of(payload)
-            self._round = BonusRound(self.players, self.grid, self.lucky_chips)
-            for owner, faces in self.lucky.items():  # the lucky numbers stay; a d20's cannot be a pair
-                if self.grid.dice == ("2d6" if len(faces) == 2 else "d20"):
-                    self._round.push(SetLucky(owner, faces))
-        elif kind in ("bonus_roll", "bonus_lucky"):
-            bonus = self._bonus()
-            record = bonus.push(bonus_action(bonus.grid, kind, payload))
-            if isinstance(record.action, SetLucky):
-                self.lucky[record.action.player] = tuple(record.action.faces)
-            for t in record.transfers:
-                assert t.payer is not None and t.payee is not None
-                self.bonus_net[t.payer] -= t.chips
-                self.bonus_net[t.payee] += t.chips
-            self.bonus_log.append((seq, record))
-
-    @property
-    def rolls(self) -> list[tuple[int, BonusRecord]]:
-        return [(seq, r) for seq, r in self.bonus_log if isinstance(r.action, Roll)]
-
-    @property
-    def last_roll(self) -> tuple[int, BonusRecord] | None:
-        rolls = self.rolls
-        return rolls[-1] if rolls else None
-
-
-def bank_action(kind: str, payload: Mapping[str, Any]) -> BankAction:
-    """A stored bank event as the bank's action (the bank checks the values)."""
-    if not isinstance(payload, Mapping):
-        raise IllegalAction("that could not be understood")
-    if kind == "all_buy_in":
-        return EveryoneBuysIn(payload.get("chips"))  # type: ignore[arg-type]
-    if kind == "bank_cancel":
-        return Cancel(payload.get("seq"))  # type: ignore[arg-type]
-    cls = {"buy_in": BuyIn, "rebuy": Rebuy, "cash_out": CashOut}[kind]
-    return cls(payload.get("player"), payload.get("chips"))  # type: ignore[arg-type]
-
-
-def grid_of(payload: Mapping[str, Any]) -> tuple[BonusGrid, int]:
-    grid = BonusGrid.from_dict(payload.get("grid"))
-    chips = payload.get("lucky_chips", 1)
-    if isinstance(chips, bool) or not isinstance(chips, int) or not 1 <= chips <= MAX_LUCKY_CHIPS:
-        raise IllegalAction(f"a lucky number pays a whole number of chips, 1 to {MAX_LUCKY_CHIPS:,}")
-    return grid, chips
-
-
-def bonus_action(grid: BonusGrid, kind: str, payload: Mapping[str, Any]) -> Roll | SetLucky:
-    faces = payload.get("faces")
-    if not isinstance(faces, list):
-        raise IllegalAction("a roll's faces are a list")
-    faces_t = check_faces(grid.dice, faces)
-    if kind == "bonus_lucky":
-        return SetLucky(str(payload.get("player")), faces_t)
-    game = payload.get("game")
-    if payload.get("dice") != grid.dice or game != grid.game_at(faces_t):
-        raise IllegalAction("that roll is not one of the grid's cells")
-    return Roll(grid.dice, faces_t, str(game), str(payload.get("roller")))
+#: re-exported for the views and services: the pure fold lives in companion.night_ledger
 
 
 def _events(night: Night) -> list[Event]:
@@ -218,33 +96,6 @@ def verify(night: Night, kind: str, payload: dict[str, Any]) -> str:
         return ""
     ledger = ledger_of(night)
     return ledger.verify(kind, payload, paid=kind == MODE_KIND and _marked_paid(night))
-
-
-def describe(kind: str, payload: Mapping[str, Any]) -> str:
-    """One line for the history (no other event needed to say it)."""
-    p = payload
-    if kind == MODE_KIND:
-        return f"The night settles on {SETTLE_ON.get(str(p.get('on')), p.get('on'))}."
-    if kind == "buy_in":
-        return f"{p.get('player')} bought in {p.get('chips')} chips."
-    if kind == "rebuy":
-        return f"{p.get('player')} rebought {p.get('chips')} chips."
-    if kind == "all_buy_in":
-        return f"Everyone bought in {p.get('chips')} chips."
-    if kind == "cash_out":
-        return f"{p.get('player')} cashed out {p.get('chips')} chips, counted."
-    if kind == "bank_cancel":
-        return f"Bank correction: #{p.get('seq')} cancelled."
-    if kind == "bonus_grid":
-        grid = p.get("grid") if isinstance(p.get("grid"), Mapping) else {}
-        return f"The Bonus Round's grid ({grid.get('dice')}) was filled in."
-    if kind == "bonus_roll":
-        faces = "-".join(str(f) for f in p.get("faces") or ())
-        return f"Bonus Round: {p.get('roller')} rolled {faces}: {p.get('game')}."
-    if kind == "bonus_lucky":
-        faces = "-".join(str(f) for f in p.get("faces") or ())
-        return f"Bonus Round: {p.get('player')}'s lucky number is {faces}."
-    return kind
 
 
 # --- what the report and the bank page read ----------------------------------------------------

@@ -24,9 +24,10 @@ from .games import GAMES, IllegalAction, RecordError
 from .games.napalm import history as v1
 from .ledger.settle import settle_up
 from .night import GameSetup, NightPlay, set_up_game, validate_seating
+from . import night_ledger
 
 FORMAT = "companion-night/2"
-_TOP_KEYS = {"format", "name", "players", "money", "games"}
+_TOP_KEYS = {"format", "name", "players", "money", "games", *night_ledger.FILE_KEYS}
 _MONEY_KEYS = {"chip_value", "currency"}
 MAX_CHIP_VALUE = storable.MAX_CHIP_VALUE
 _GAME_KEYS = {"game", "players", "first_dealer", "rules", "carried_in"}
@@ -51,6 +52,8 @@ class NightFile:
     money: Money
     #: the hand history it was, when the file was a ``napalm-hand-history/1``
     v1: v1.History | None = None
+    #: the night's ledger events (the bank, the Bonus Round: companion.night_ledger), in order
+    ledger_events: tuple[tuple[str, dict[str, Any]], ...] = ()
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -109,10 +112,14 @@ def from_dict(data: Any) -> NightFile:
     play = NightPlay(seated)
     for index, entry in enumerate(games):
         _play_game(play, index, entry)
-    records = sum(len(p.game.live_actions(p.state)) for p in play.games) + len(play.games) - 1
+    try:
+        _, ledger_events = night_ledger.read_file_keys(data, seated, money.chip_value, money.currency)
+    except IllegalAction as error:
+        raise NightFileError(str(error)) from None
+    records = sum(len(p.game.live_actions(p.state)) for p in play.games) + len(play.games) - 1 + len(ledger_events)
     if records > storable.MAX_RECORDS:
         raise NightFileError(f"the file's games make {records:,} records; a night holds at most {storable.MAX_RECORDS:,}")
-    return NightFile(name, play, money)
+    return NightFile(name, play, money, ledger_events=tuple(ledger_events))
 
 
 def _money(raw: Any) -> Money:
@@ -181,7 +188,9 @@ def _carried_in(where: str, raw: Any) -> dict[str, int] | None:
 # --- writing -------------------------------------------------------------------------
 
 
-def to_dict(name: str | None, play: NightPlay, money: Money) -> dict[str, Any]:
+def to_dict(
+    name: str | None, play: NightPlay, money: Money, ledger: night_ledger.NightLedger | None = None
+) -> dict[str, Any]:
     """A night as a ``companion-night/2`` document (each game's live records; undone ones left out)."""
     document: dict[str, Any] = {"format": FORMAT}
     if name:
@@ -203,11 +212,13 @@ def to_dict(name: str | None, play: NightPlay, money: Money) -> dict[str, Any]:
         entry[played.game.records_key] = played.game.write_records(played.state)
         games.append(entry)
     document["games"] = games
+    if ledger is not None:
+        document.update(night_ledger.file_keys(ledger))
     return document
 
 
-def dumps(name: str | None, play: NightPlay, money: Money) -> str:
-    return json.dumps(to_dict(name, play, money), indent=2, ensure_ascii=False) + "\n"
+def dumps(name: str | None, play: NightPlay, money: Money, ledger: night_ledger.NightLedger | None = None) -> str:
+    return json.dumps(to_dict(name, play, money, ledger), indent=2, ensure_ascii=False) + "\n"
 
 
 # --- replay --------------------------------------------------------------------------
@@ -239,6 +250,11 @@ def replay_summary(night: NightFile) -> dict[str, Any]:
     carried = play.carried(closings)
     if carried:
         summary["carried"] = carried
-    summary["payments"] = [{"from": p.payer, "to": p.payee, "chips": p.chips} for p in settle_up(net)]
+    balances: dict[str, int] | None = net
+    if night.ledger_events:  # the bank and the Bonus Round: the balances they make, None until the bank balances
+        balances = night_ledger.replay_extras(night.ledger_events, play.seated, net, summary)
+    summary["payments"] = [] if balances is None else [
+        {"from": p.payer, "to": p.payee, "chips": p.chips} for p in settle_up(balances)
+    ]
     return summary
 

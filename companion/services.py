@@ -851,6 +851,7 @@ def import_history(
             for action in played.game.live_actions(played.state):
                 kind, payload = played.game.to_event(action)
                 events.append(Event(game=game, kind=kind, payload=payload))
+        events.extend(Event(kind=kind, payload=payload) for kind, payload in parsed.ledger_events)  # bank, Bonus Round
         for seq, event in enumerate(events, start=1):
             event.seq, event.recorded_by = seq, "import"
         night.version = len(events)
@@ -862,4 +863,6 @@ def import_history(
 
 def export_history(night: Night) -> str:
     """The night as a ``companion-night/2`` file (every game's live records)."""
-    return nightfile.dumps(night.name, play_for(night), money_of(night))
+    from . import bank_service
+
+    return nightfile.dumps(night.name, play_for(night), money_of(night), bank_service.ledger_of(night))

@@ -19,6 +19,7 @@ PURE = sorted(
         PACKAGE / "storable.py",
         PACKAGE / "night.py",
         PACKAGE / "nightfile.py",
+        PACKAGE / "night_ledger.py",
         PACKAGE / "standings.py",
         PACKAGE / "report.py",
         PACKAGE / "charts.py",

@@ -400,6 +400,11 @@ class BonusRound:
                 raise RecordError(f"rolls[{index}]: {error}", index) from None
 
 
+def read_entry(grid: BonusGrid, entry: Any) -> Roll | SetLucky:
+    """One entry of a file's ``rolls`` as an action, checked against the grid (IllegalAction names the field)."""
+    return _entry(grid, entry)
+
+
 def _entry(grid: BonusGrid, entry: Any) -> Roll | SetLucky:
     if not isinstance(entry, dict):
         raise IllegalAction("each roll must be an object")

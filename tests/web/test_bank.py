@@ -11,13 +11,14 @@ On counts: Ben −4, Cat +4; Ben pays Cat 4 chips (1.00 EUR).
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from typing import Any
 
 import pytest
 
-from companion import bank_service
+from companion import bank_service, services
 from companion.extensions import db
 from companion.games import bonus as bonus_mod
 from companion.models import Event, Night
@@ -479,3 +480,34 @@ def test_dealers_choice_offers_the_last_games_first_and_opens_the_next_game(clie
     # tap 2: the game's next-game screen, filled in; tap 3 starts it
     html = client.get(offers[0][1].replace("&amp;", "&")).get_data(as_text=True)
     assert "The next game" in html and 'name="game" value="napalm"' in html
+
+
+# --- the night file ---------------------------------------------------------------------------------
+
+
+def test_the_bank_and_the_rolls_go_out_in_the_night_file_and_come_back(client, app, night, monkeypatch):
+    fill_grid(client, night)
+    fixed_dice(monkeypatch, 1, 1)
+    BankPage(client, night, "bonus").post("bonus/roll", {"roller": "Ben"})  # everyone pays Ben 2
+    bank = BankPage(client, night)
+    bank.settle_on("bank")
+    bank.everyone("100")
+    bank.player("Ann", "cash_out", "90")  # wrong: cancelled, and left out of the file
+    bank.cancel(int(re.findall(r'data-seq="(\d+)"', bank.html)[0]))
+    for name, count in zip(PLAYERS, ("98", "102", "102", "98")):
+        bank.player(name, "cash_out", count)
+    exported = client.get(f"{night.url}/export.json").get_data(as_text=True)
+    document = json.loads(exported)
+    assert document["settle_on"] == "bank"
+    assert document["bank"] == [{"everyone_buys_in": 100}] + [
+        {"cash_out": n, "chips": c} for n, c in zip(PLAYERS, (98, 102, 102, 98))
+    ]
+    assert document["bonus"][0]["rolls"] == [{"roller": "Ben", "faces": [1, 1], "game": "Game 1-1"}]
+    assert document["bonus"][0]["grid"]["bonuses"] == {
+        "1-1": {"kind": "everyone_pays_dealer", "chips": 2}, "6-6": {"kind": "dealer_pays_everyone", "chips": 3},
+    }
+    with app.app_context():
+        copy = services.import_history(exported, name="Copy")
+        assert bank_service.bank_results(copy) == {"Ann": -2, "Ben": 2, "Cat": 2, "Dan": -2}
+        assert bank_service.ledger_of(copy).bonus_net == {"Ann": -2, "Ben": 6, "Cat": -2, "Dan": -2}
+        assert services.export_history(copy).replace('"Copy"', '"Friday"') == exported
