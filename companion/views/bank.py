@@ -252,6 +252,26 @@ def bank_cancel(key: str):  # type: ignore[no-untyped-def]
     return _submit(night, form, "bank.bank", act)
 
 
+@bp.app_template_global()
+def bank_report(night: Night) -> dict[str, Any]:
+    """What templates/bank/_report.html shows on the report (the lead includes it): the setting,
+    why the night cannot settle yet, the results on the counts, the Bonus Round's payments."""
+    state = bank_service.bank_state(night)
+    ledger = state.ledger
+    bonus = dict(ledger.bonus_net) if ledger.rolls else None
+    return {
+        "shown": ledger.settle_on == bank_service.BANK or bonus is not None,
+        "settle_on": ledger.settle_on,
+        "settle_on_text": bank_service.SETTLE_ON[ledger.settle_on],
+        "block": state.block,
+        "results": state.results if ledger.settle_on == bank_service.BANK else None,
+        "bought": ledger.bank.bought,
+        "cashed_out": ledger.bank.cashed_out,
+        "bonus": bonus,
+        "rolls": len(ledger.rolls),
+    }
+
+
 # --- the Bonus Round ----------------------------------------------------------------------------
 
 

@@ -511,3 +511,35 @@ def test_the_bank_and_the_rolls_go_out_in_the_night_file_and_come_back(client, a
         assert bank_service.bank_results(copy) == {"Ann": -2, "Ben": 2, "Cat": 2, "Dan": -2}
         assert bank_service.ledger_of(copy).bonus_net == {"Ann": -2, "Ben": 6, "Cat": -2, "Dan": -2}
         assert services.export_history(copy).replace('"Copy"', '"Friday"') == exported
+
+
+def test_the_report_include_shows_the_bank_and_the_bonus_payments(client, app, night, monkeypatch):
+    from flask import render_template_string
+
+    fill_grid(client, night)
+    fixed_dice(monkeypatch, 1, 1)
+    BankPage(client, night, "bonus").post("bonus/roll", {"roller": "Ben"})
+    include = '{% include "bank/_report.html" %}'
+    with app.test_request_context():
+        n = db.session.scalar(db.select(Night).where(Night.keeper_key == night.key))
+        html = render_template_string(include, night=n, keeper=True)
+        assert "This night settles on <strong>the app&#39;s tally</strong>." in html
+        assert "Bonus Round payments (1 roll), in the balances:" in html
+        assert '<span data-bonus="Ben">Ben +6</span>' in html and '<span data-bonus="Ann">Ann -2</span>' in html
+    bank = BankPage(client, night)
+    bank.settle_on("bank")
+    bank.everyone("100")
+    with app.test_request_context():
+        n = db.session.scalar(db.select(Night).where(Night.keeper_key == night.key))
+        html = render_template_string(include, night=n, keeper=True)
+        assert "Not settled yet: Still to cash out: Ann, Ben, Cat and Dan." in html
+        assert f'href="/k/{n.keeper_key}/bank"' in html
+        players = render_template_string(include, night=n, keeper=False)
+        assert n.keeper_key not in players and "Not settled yet" in players
+    for name, count in zip(PLAYERS, ("98", "102", "102", "98")):
+        bank.player(name, "cash_out", count)
+    with app.test_request_context():
+        n = db.session.scalar(db.select(Night).where(Night.keeper_key == night.key))
+        html = render_template_string(include, night=n, keeper=True)
+        assert '<tr data-player="Ben"><th scope="row">Ben</th><td class="num">100</td><td class="num">102</td><td class="num">+2</td></tr>' in html
+        assert "paid in chips at the table, so in the counts" in html
