@@ -225,3 +225,13 @@ def test_a_bad_roll_in_a_file_is_refused_naming_the_entry_and_field(entries: obj
     with pytest.raises(RecordError, match=message) as caught:
         night.read_list(entries)
     assert caught.value.index == index
+
+
+def test_read_entry_reads_one_file_entry_against_the_grid() -> None:
+    from companion.games.bonus import BonusGrid, Roll, SetLucky, read_entry
+
+    grid = BonusGrid("d20", tuple(f"Game {i}" for i in range(1, 21)))
+    assert read_entry(grid, {"roller": "Ann", "faces": [7], "game": "Game 7"}) == Roll("d20", (7,), "Game 7", "Ann")
+    assert read_entry(grid, {"lucky": "Ben", "faces": [3]}) == SetLucky("Ben", (3,))
+    with pytest.raises(IllegalAction, match="'game': the grid's cell 7 is 'Game 7', not 'Napalm'"):
+        read_entry(grid, {"roller": "Ann", "faces": [7], "game": "Napalm"})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+from decimal import Decimal
 
 import pytest
 
@@ -118,3 +119,48 @@ def test_the_keys_are_written_back_as_read():
     expected = copy.deepcopy(document)
     for k in ("settle_on", "bank", "bonus"):
         assert written[k] == expected[k]
+
+
+# --- Hypothesis: what Export writes, Import reads back to the same books ------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from companion.games import IllegalAction  # noqa: E402
+from companion.night_ledger import NightLedger, file_keys, read_file_keys  # noqa: E402
+
+NAMES = ("Ann", "Ben", "Cat", "Dan")
+ledger_events = st.one_of(
+    st.tuples(st.sampled_from(("buy_in", "rebuy", "cash_out")),
+              st.fixed_dictionaries({"player": st.sampled_from(NAMES), "chips": st.integers(-1, 120)})),
+    st.tuples(st.just("all_buy_in"), st.fixed_dictionaries({"chips": st.integers(0, 120)})),
+    st.tuples(st.just("bank_cancel"), st.fixed_dictionaries({"seq": st.integers(1, 25)})),
+    st.tuples(st.just("settle_on"), st.fixed_dictionaries({"on": st.sampled_from(("tally", "bank"))})),
+    st.tuples(st.just("bonus_grid"), st.just({"grid": GRID, "lucky_chips": 1})),
+    st.tuples(st.just("bonus_roll"), st.builds(lambda f, r: {"dice": "d20", "faces": [f], "game": f"Game {f}", "roller": r},
+                                              st.integers(1, 20), st.sampled_from(NAMES))),
+    st.tuples(st.just("bonus_lucky"), st.fixed_dictionaries({"player": st.sampled_from(NAMES),
+                                                             "faces": st.lists(st.integers(1, 20), min_size=1, max_size=1)})),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(ledger_events, max_size=25))
+def test_a_night_ledger_written_to_a_file_reads_back_to_the_same_books(events: list[tuple[str, dict]]) -> None:
+    ledger = NightLedger(NAMES, Decimal("0"))
+    for seq, (kind, payload) in enumerate(events, start=1):
+        before = (ledger.bank.bought, ledger.bank.cashed_out, ledger.bonus_net, ledger.settle_on, len(ledger.bonus_log))
+        try:
+            ledger.verify(kind, payload)
+        except IllegalAction:  # refused: nothing changes (the service writes nothing)
+            assert before == (ledger.bank.bought, ledger.bank.cashed_out, ledger.bonus_net, ledger.settle_on,
+                              len(ledger.bonus_log))
+            continue
+        ledger.apply(seq, kind, payload)
+        assert sum(ledger.bonus_net.values()) == 0  # every bonus payment is player to player
+    again, stored = read_file_keys(json.loads(json.dumps(file_keys(ledger))), NAMES)
+    assert (again.bank.bought, again.bank.cashed_out) == (ledger.bank.bought, ledger.bank.cashed_out)
+    assert again.bonus_net == ledger.bonus_net and again.lucky == ledger.lucky
+    assert again.settle_on == ledger.settle_on
+    assert file_keys(again) == file_keys(ledger)
+    assert all(kind != "bank_cancel" for kind, _ in stored)  # live events only
