@@ -44,6 +44,8 @@ from .common import device_label, keeper_night, standings_of
 bp = Blueprint("bank", __name__, url_prefix="/k/<key>")
 
 DEFAULT_BUY_IN = 100
+#: at most this many games in the grid form's quick fill (a grid has 36 cells)
+MAX_QUICK = 36
 _DIGITS = re.compile(r"[0-9]{1,10}")
 
 
@@ -351,11 +353,18 @@ def _grid_payload(form: GridForm, values: Any) -> dict[str, Any]:
     dice = form.dice.data
     if dice not in DICE:
         raise IllegalAction("choose two dice (6×6) or a 20-sided die")
+    quick = [line.strip() for line in (values.get("quick") or "").splitlines() if line.strip()][:MAX_QUICK]
+    for line in quick:
+        if len(line) > MAX_GAME_NAME:
+            raise IllegalAction(f"quick fill: \u201c{line[:20]}…\u201d is longer than {MAX_GAME_NAME} characters")
     names = []
+    blank = 0
     for label in _cells(dice):
         name = (values.get(f"cell_{label}") or "").strip()
+        if not name and quick:  # the empty cells take the quick list's games in order, repeating it
+            name, blank = quick[blank % len(quick)], blank + 1
         if not name:
-            raise IllegalAction(f"cell {label} needs a game's name")
+            raise IllegalAction(f"cell {label} needs a game's name (or list the games under quick fill)")
         if len(name) > MAX_GAME_NAME:
             raise IllegalAction(f"cell {label}: a game's name is at most {MAX_GAME_NAME} characters")
         names.append(name)
@@ -401,6 +410,7 @@ def bonus_grid(key: str):  # type: ignore[no-untyped-def]
     status, message, kept = _recall(night)
     ledger = bank_service.ledger_of(night)
     grid = ledger.grid
+    quick = ""
     dice = request.args.get("dice") or (grid.dice if grid else "2d6")
     if dice not in DICE:
         abort(400, "choose two dice (2d6) or a 20-sided die (d20)")
@@ -423,10 +433,11 @@ def bonus_grid(key: str):  # type: ignore[no-untyped-def]
         values = {k: v for k, v in data.items() if k.startswith("cell_")}
         for name in ("lucky_chips", "bonus_cells", "bonus_chips", "anti_cells", "anti_chips"):
             getattr(form, name).data = data.get(name, "")
+        quick = data.get("quick", "")
     rows = [_cells(dice)[r * 6 : r * 6 + 6] for r in range(6)] if dice == "2d6" else [_cells(dice)]
     return (
         render_template("bank/grid.html", night=night, message=message, form=form, dice=dice, rows=rows,
-                        values=values, max_name=MAX_GAME_NAME),
+                        values=values, max_name=MAX_GAME_NAME, quick=quick),
         status,
     )
 

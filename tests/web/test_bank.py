@@ -543,3 +543,17 @@ def test_the_report_include_shows_the_bank_and_the_bonus_payments(client, app, n
         html = render_template_string(include, night=n, keeper=True)
         assert '<tr data-player="Ben"><th scope="row">Ben</th><td class="num">100</td><td class="num">102</td><td class="num">+2</td></tr>' in html
         assert "paid in chips at the table, so in the counts" in html
+
+
+def test_quick_fill_puts_the_games_in_the_empty_cells_in_order(client, app, night):
+    page = BankPage(client, night, "bonus/grid")
+    form = {"dice": "2d6", "lucky_chips": "1", "quick": "High Card\n\nMountain\nNASDAQ\n", "cell_1-2": "Napalm"}
+    assert page.post("bonus/grid", form).status_code == 303
+    grid = [p for k, p in events(app, night.key) if k == "bonus_grid"][-1]["grid"]
+    # 1-1 High Card, 1-2 typed, then Mountain, NASDAQ, High Card, … over the 35 empty cells
+    assert grid["cells"][0] == ["High Card", "Napalm", "Mountain", "NASDAQ", "High Card", "Mountain"]
+    # the 35 empty cells take games 0, 1, 2, 0, … of the list: the last (number 34) takes 34 mod 3 = 1, Mountain
+    assert grid["cells"][5][5] == "Mountain"
+    assert sum(row.count("High Card") for row in grid["cells"]) == 12  # numbers 0, 3, …, 33
+    bad = page.post("bonus/grid", {"dice": "2d6", "quick": "x" * 41})
+    assert bad.status_code == 422 and "quick fill: \u201cxxxxxxxxxxxxxxxxxxxx…\u201d is longer than 40 characters" in page.html
