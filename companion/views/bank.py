@@ -26,7 +26,7 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from wtforms import HiddenField, SelectField, StringField
-from wtforms.validators import InputRequired, Length
+from wtforms.validators import Length
 
 from .. import bank_service, services
 from ..extensions import db
@@ -39,7 +39,7 @@ from ..ledger.bank import MAX_CHIPS, BuyIn, Cancel, EveryoneBuysIn
 from ..ledger.money import value_text
 from ..models import Night
 from . import refused, taps
-from .common import device_label, keeper_night, standings_of
+from .common import device_label, keeper_night
 
 bp = Blueprint("bank", __name__, url_prefix="/k/<key>")
 
