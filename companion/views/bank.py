@@ -451,11 +451,11 @@ def choice(key: str):  # type: ignore[no-untyped-def]
     played = [g.kind for g in night.games]
     available = [k for k in GAMES if k in SCREENS]
     offers = next_game_offers(played, available)
-    last = ledger_roll = bank_service.ledger_of(night).last_roll
+    last = bank_service.ledger_of(night).last_roll
     return render_template(
         "bank/choice.html",
         night=night,
         offers=[(kind, GAMES[kind].title, kind in played) for kind in offers],
         dealer=_next_dealer(night),
-        rolled=ledger_roll[1].action.game if last is not None else None,
+        rolled=last[1].action.game if last is not None else None,
     )

@@ -288,6 +288,19 @@ def test_a_doubled_submit_records_once_and_a_stale_one_not_at_all(client, app, n
     assert [k for k, _ in bank_events(app, night.key)] == ["all_buy_in"]
 
 
+def test_a_tap_in_the_first_moments_of_the_next_bank_screen_records_nothing(client, app, night):
+    """The second tap of a double tap lands on the next screen's button (issue 14, bug 2): the guard refuses it."""
+    bank = BankPage(client, night)
+    bank.everyone("100")
+    app.config["TAP_GUARD_MS"] = 1000
+    before = events(app, night.key)
+    response = bank.player("Ann", "rebuy", "50")  # on the screen the buy-in just opened, at once
+    assert response.status_code == 409 and "That tap came as the screen changed" in bank.html
+    assert events(app, night.key) == before
+    app.config["TAP_GUARD_MS"] = 0
+    assert bank.player("Ann", "rebuy", "50").status_code == 303
+
+
 def test_the_setting_cannot_change_once_a_payment_is_marked(client, app, night):
     stamp = paid_stamp(client, night)
     assert client.post(f"{night.url}/paid", data={**stamp, "payer": "Ben", "payee": "Cat", "chips": "4"}).status_code == 303
