@@ -34,7 +34,7 @@ from . import storable
 from .database import write_transaction
 from .extensions import db
 from . import nightfile
-from .games import GAMES, IllegalAction, game_kind
+from .games import GAMES, IllegalAction, game_kind, title_of
 from .games.napalm import Rules
 from .games.napalm import history as hh
 from .lru import LRU
@@ -730,14 +730,18 @@ def _repeated(night: Night, kind: str, payload: dict[str, Any], request_key: str
     return Recorded(seq=event.seq, summary=summary_of(night, event.seq), repeated=True)
 
 
-def card_holders_for_key(night: Night, request_key: str) -> tuple[str, ...] | None:
-    """The Yes players whose cards were recorded by the submit made with ``request_key``, if any."""
+def event_for_key(night: Night, request_key: str) -> tuple[str, dict[str, Any]] | None:
+    """(kind, payload) of the event recorded in ``night`` by the submit made with ``request_key``, if any.
+
+    A doubled tap arrives after its first copy changed the table: the game's screens
+    rebuild the form as it was shown from what the first copy recorded.
+    """
     if not re.fullmatch(r"[A-Za-z0-9_-]{16,64}", request_key or ""):
         return None
     event = db.session.scalar(select(Event).where(Event.night_id == night.id, Event.request_key == request_key))
-    if event is None or event.kind != "showdown" or not isinstance(event.payload.get("cards"), dict):
+    if event is None:
         return None
-    return tuple(event.payload["cards"])
+    return event.kind, dict(event.payload)
 
 
 def summary_of(night: Night, seq: int) -> str:
@@ -761,8 +765,7 @@ def summary_of(night: Night, seq: int) -> str:
 
 
 def describe_game_start(payload: Mapping[str, Any]) -> str:
-    game = GAMES.get(payload.get("kind", ""))
-    title = game.title if game is not None else str(payload.get("kind"))
+    title = title_of(str(payload.get("kind", "")), payload.get("rules"))
     return f"Game {payload.get('position')} of the night: {title} starts, {payload.get('first_dealer')} deals."
 
 
@@ -787,6 +790,8 @@ def _verify_ledger_event(night: Night, kind: str, payload: dict[str, Any]) -> st
 def describe_ledger_event(kind: str, payload: dict[str, Any]) -> str:
     if kind == "paid":
         return f"{payload['payer']} paid {payload['payee']} {payload['chips']} chips (settle-up)."
+    if kind == GAME_STARTED:
+        return describe_game_start(payload)
     return kind
 
 
