@@ -35,7 +35,8 @@ def title_of(kind: str, rules: Mapping[str, Any] | None = None) -> str:
     """What players call a game of ``kind`` played with ``rules``.
 
     A game whose name depends on its rules (a pot game's preset: "Tips to the Fat One")
-    says so with ``title_of(rules)`` (a mapping, as stored); any other is its ``title``.
+    says so with ``title_of(rules)``, given its rules read from the mapping stored;
+    any other is its ``title``.
     """
     game = GAMES.get(kind)
     if game is None:
@@ -43,8 +44,8 @@ def title_of(kind: str, rules: Mapping[str, Any] | None = None) -> str:
     named = getattr(game, "title_of", None)
     if named is not None and isinstance(rules, Mapping):
         try:
-            return str(named(rules))
-        except (IllegalAction, KeyError, TypeError, ValueError):
+            return str(named(game.rules_from_dict(rules)))
+        except (IllegalAction, AttributeError, KeyError, TypeError, ValueError):
             return game.title
     return game.title
 
