@@ -414,19 +414,30 @@ def start_game(
     return _append(night_id, GAME_STARTED, payload, expected_version, request_key, recorded_by)
 
 
-def next_game_defaults(night: Night, kind: str) -> GameSetup:
+def next_game_defaults(night: Night, kind: str, offer: Mapping[str, Any] | None = None) -> GameSetup:
     """What the next game of ``kind`` starts with unless the scorekeeper changes it.
 
     The rules of the last game of that kind tonight (else the game's defaults),
-    everyone seated, and the deal where the game at the table would pass it next.
+    everyone seated (or those the game picks, when its rules limit the players:
+    ``default_players``), and the deal where the game at the table would pass it next.
+    ``offer`` is one of the game's offers (a pot game's preset: ``{"preset": "nasdaq"}``):
+    the last game played with it, else the game's defaults with it.
     """
     game = game_kind(kind)
-    earlier = [g for g in night.games if g.kind == game.kind]
-    rules = dict(earlier[-1].rules) if earlier else game.rules_to_dict(game.rules_from_dict({}))
+    offer = dict(offer or {})
+    earlier = [
+        g for g in night.games
+        if g.kind == game.kind and all(g.rules.get(key) == value for key, value in offer.items())
+    ]
+    rules = dict(earlier[-1].rules) if earlier else game.rules_to_dict(game.rules_from_dict(offer))
     current = play_for(night).current
     seated = tuple(night.players)
     dealer = current.game.next_dealer(current.state)
-    return GameSetup(game.kind, seated, dealer, rules)
+    pick = getattr(game, "default_players", None)
+    players = tuple(pick(seated, dealer, game.rules_from_dict(rules))) if pick is not None else seated
+    if dealer not in players and players:
+        dealer = players[0]
+    return GameSetup(game.kind, players, dealer, rules)
 
 
 # --- carrying an unfinished pot into the next night --------------------------------------

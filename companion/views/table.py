@@ -380,7 +380,9 @@ def next_game(key: str):  # type: ignore[no-untyped-def]
             kept.refill(form)
             form.game.data = kind
         else:
-            defaults = services.next_game_defaults(night, kind)
+            offers = getattr(SCREENS[kind], "offers", None)
+            offer = (offers() if offers is not None else {}).get(request.args.get("offer", ""))
+            defaults = services.next_game_defaults(night, kind, offer[1] if offer is not None else None)
             form.game.data = kind
             form.players.data = list(defaults.players)
             form.first_dealer.data = defaults.first_dealer
