@@ -179,6 +179,15 @@ class NapScreens:
             "stake": form.stake.data,
         }
 
+    def describe_rules(self, rules: Mapping[str, Any]) -> str:
+        """The rules in a few words for the report: "Pool Nap with Misère, stake 2"."""
+        title = VARIANT_TITLES.get(str(rules.get("variant", "plain")), "Nap")
+        extra = [name for key, name in (("misere", "Misère"), ("wellington", "Wellington"), ("blucher", "Blücher"))
+                 if rules.get(key, key == "misere")]
+        text = title + (" with " + " and ".join(extra) if extra else "")
+        stake = rules.get("stake", 1)
+        return text + (f", stake {stake}" if stake != 1 else "")
+
     def fill_rules(self, form: Any, rules: Mapping[str, Any]) -> None:
         form.variant.data = rules.get("variant", "plain")
         form.misere.data = bool(rules.get("misere", True))
@@ -194,7 +203,14 @@ class NapScreens:
     def forms(self, state: Table) -> dict[str, ActionForm]:
         return {"deal": _set_choices(DealForm(formdata=None), view(state))}
 
-    def bind(self, name: str, state: Table) -> ActionForm | None:
+    def shown_now(self, state: Table) -> tuple[str, ...]:
+        """The forms the screen shows: always the deal (Nap asks one question a deal)."""
+        return ("deal",)
+
+    def bind(
+        self, name: str, state: Table, repeated: tuple[str, Mapping[str, Any]] | None = None
+    ) -> ActionForm | None:
+        """The deal form read from the request (a repeated submit reads the same way: see :meth:`action`)."""
         if name != "deal":
             return None
         return _set_choices(DealForm(), view(state))
