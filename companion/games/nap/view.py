@@ -105,9 +105,10 @@ class NapView:
             return ""
         names = [b.title for b in self.bids if b.five]
         bids = " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+        extras = {"peep": "peeks and ", "purchase": "exchanged cards and "}.get(self.variant, "")
         return (
-            f"A made {bids} takes the pool: {self.pool_at_deal} chips with this deal's ante, plus any "
-            f"peeks, exchanges and penalty chips; a failed one pays in as much as it holds."
+            f"A made {bids} takes the pool: {self.pool_at_deal} chips, plus this deal's {extras}penalty "
+            "chips; a failed one pays in as much as it then holds."
         )
 
     def in_pool_of(self, name: str) -> int:

@@ -79,7 +79,9 @@ def test_pool_nap_shows_the_pool_its_ante_and_what_it_pays_deal_by_deal() -> Non
     assert v.pooled and v.title == "Pool Nap"
     assert v.pool == 0 and v.ante == (("Ann", 2), ("Ben", 2), ("Cat", 2), ("Dan", 2)) and v.pool_at_deal == 8
     assert v.ante_text == "A new pool: 2 from everyone before this deal."
-    assert v.pool_pays.startswith("A made Nap takes the pool: 8 chips with this deal's ante")
+    assert v.pool_pays == (
+        "A made Nap takes the pool: 8 chips, plus this deal's penalty chips; a failed one pays in as much as it then holds."
+    )
 
     t.deal("Cat", 2, True)  # deal 1 (Dan deals): pool 8; Cat +6 from the 2s
     v = view(t)
