@@ -206,3 +206,72 @@ def test_a_night_of_napalm_then_pool_nap_tapped_on_a_phone(live_server, new_phon
         assert line in report, line
     assert "14.75" in report and "10.25" in report
     assert not axe.failures, "\n".join(axe.failures)
+
+
+FIVE = ["Ann", "Ben", "Cat", "Dan", "Eve"]
+
+
+def next_nap_game(page, shots, variant: str) -> None:  # type: ignore[no-untyped-def]
+    """"Start the next game" → Nap with ``variant``, everyone seated, the deal as offered."""
+    with page.expect_navigation():
+        page.get_by_role("link", name="Start the next game").click()
+    if page.locator("form.next-game h2").inner_text().strip() != "Nap":
+        page.locator("#pick-game").select_option("nap")
+        with page.expect_navigation():
+            page.get_by_role("button", name="Show its rules").click()
+    page.locator("#variant").select_option(variant)
+    submit(page, page.get_by_role("button", name="Start this game"), shots, f"{variant} nap starts")
+
+
+def test_five_players_purchase_nap_a_throw_in_and_every_variants_extras_pass_axe(live_server, new_phone, shots):
+    """Five seated (Ann deals Nap's first deal and sits it out); every figure by hand:
+
+    Purchase Nap, deal 1 (Ann deals): a new pool, 2 from each of 5 (10); Cat exchanges 2 cards
+    (12); nobody bids: thrown in.  Deal 2 (Ben deals, sits out, adds 2: 14): Dan makes Misère:
+    3 from each of the 4 others, Ben included: Ann −5, Ben −7, Cat −7, Dan +10, Eve −5.
+    Then Widow Nap starts: Purchase Nap closes with its pool of 14 unwon, returned to who paid
+    it in (Ann 2, Ben 4, Cat 4, Dan 2, Eve 2): Ann −3, Ben −3, Cat −3, Dan +12, Eve −3.
+    """
+    axe = Axe(shots)
+    keeper = new_phone().new_page()
+    start_night(keeper, live_server.url, FIVE, tokens_to_win=5)
+    next_nap_game(keeper, shots, "purchase")
+    ask = text_of(keeper, "section.ask")
+    assert "Deal 1: Ann deals and sits out. Who won the bid?" in ask
+    assert "Ann deals and sits this deal out" in text_of(keeper, ".status")
+    assert keeper.locator('input[name="bidder"]').evaluate_all("(xs) => xs.map((x) => x.value)") == [
+        "Ben", "Cat", "Dan", "Eve",
+    ]
+    keeper.locator("details.extras summary").click()
+    exchanged = keeper.locator("fieldset.exchanged")
+    assert exchanged.locator("select").count() == 4  # the dealer sitting out exchanges nothing
+    assert exchanged.get_by_label("Ann").count() == 0
+    exchanged.get_by_label("Cat").select_option("2")
+    axe.check(keeper, "purchase nap extras open")
+    submit(keeper, keeper.get_by_role("button", name="Nobody bid: thrown in"), shots, "thrown in")
+    assert text_of(keeper, ".flash") == (
+        "Thrown in: nobody bid: nothing paid. Into the pool: 2 each (a new pool), Cat 2 (2 cards); pool 12"
+    )
+    assert read_net(keeper) == {"Ann": -2, "Ben": -2, "Cat": -4, "Dan": -2, "Eve": -2}
+    assert "Deal 2: Ben deals and sits out." in text_of(keeper, "section.ask")
+    tap_toggle(keeper, "bidder", "Dan")
+    tap_toggle(keeper, "bid", "misere")
+    submit(keeper, keeper.get_by_role("button", name="Made", exact=True), shots, "dan made misere")
+    assert read_net(keeper) == {"Ann": -5, "Ben": -7, "Cat": -7, "Dan": 10, "Eve": -5}
+    assert pool_shown(keeper) == 14
+    assert "Pool 14, paid in by Ann 2, Ben 4, Cat 4, Dan 2, Eve 2." in text_of(keeper)
+
+    next_nap_game(keeper, shots, "widow")
+    assert read_net(keeper) == {"Ann": -3, "Ben": -3, "Cat": -3, "Dan": 12, "Eve": -3}
+    assert keeper.locator(".status .pool").count() == 0  # Widow Nap keeps no pool
+    keeper.locator("details.extras summary").click()
+    assert "Took the widow" in text_of(keeper, "section.ask")
+    axe.check(keeper, "widow nap extras open")
+
+    next_nap_game(keeper, shots, "peep")
+    keeper.locator("details.extras summary").click()
+    assert "Who peeked at the widow card" in text_of(keeper, "section.ask")
+    assert "Cat deals and sits this deal out" in text_of(keeper, ".status")  # no deal in Widow Nap: Cat still deals
+    tap_toggle(keeper, "revoke", "Eve")  # a ticked radio looks different: check it too
+    axe.check(keeper, "peep nap extras open")
+    assert not axe.failures, "\n".join(axe.failures)
