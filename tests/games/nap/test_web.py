@@ -273,6 +273,21 @@ def test_a_deal_the_rules_or_the_form_refuse_is_told_and_changes_nothing(nap_nig
     assert page.nets() == [0, 0, 0, 0] and page.dealer() == "Ann"
 
 
+def test_a_refused_deal_is_shown_again_as_tapped_with_penalties_open(nap_night) -> None:
+    page = nap_night()
+    response = page.deal("Cat", 2, "made", led="Cat")
+    assert response.status_code == 422
+    assert "Cat is the bidder: a bidder who leads out of turn takes the card back" in page.text
+    # what was tapped is still tapped, and the penalties are open to fix
+    assert 'name="bidder" value="Cat" checked' in page.html and 'name="bid" value="2" checked' in page.html
+    assert 'name="led" value="Cat" checked' in page.html
+    assert '<details class="extras" open>' in page.html
+    # fixed: Ann led out of turn, not Cat.  Ann pays Cat 3; Cat made 2: 2 from each other player
+    response = page.deal("Cat", 2, "made", led="Ann")
+    assert response.status_code == 303
+    assert page.nets() == [-5, -2, 9, -2]
+
+
 def test_the_dealer_who_sits_out_cannot_bid_and_an_exchange_is_at_most_five(nap_night, app) -> None:
     page = nap_night(players=FOUR + ["Eve"], variant="purchase")
     before = events(app)
