@@ -43,6 +43,7 @@ class NapRulesFields:
         "Variant",
         choices=[(key, VARIANT_TITLES[key]) for key in VARIANTS],
         default="plain",
+        validate_choice=False,  # the game's rules say which, in a sentence (Rules: "the variant is one of …")
     )
     misere = BooleanField("Misère may be bid (3 chips, ranks between 3 and 4)", default=True)
     wellington = BooleanField("Wellington may be bid (10 / 10)", default=False)

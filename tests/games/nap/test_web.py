@@ -363,7 +363,7 @@ def test_the_next_game_screen_offers_nap_with_its_rules(client, start_night) -> 
         ({"stake": "0"}, "Number must be between 1 and 1000000."),
         ({"stake": "1.5"}, "Enter a whole number"),
         ({"blucher": "y"}, "Blücher is only played together with Wellington"),
-        ({"variant": "strip"}, "Not a valid choice"),
+        ({"variant": "strip"}, "the variant is one of plain, widow, pool, peep, purchase, not 'strip'"),
     ],
 )
 def test_bad_nap_rules_are_refused_and_no_game_starts(client, start_night, app, changes, message) -> None:
@@ -373,9 +373,21 @@ def test_bad_nap_rules_are_refused_and_no_game_starts(client, start_night, app, 
             "misere": "y", "stake": "1", **changes}
     response = client.post(f"{page.url}/next-game", data=form)
     assert response.status_code == 422
-    assert message in response.get_data(as_text=True)
+    assert message in htmllib.unescape(response.get_data(as_text=True))
     page.refresh()
     assert "Tonight's 2nd game" not in page.html
+
+
+def test_nap_seats_at_most_six(client, app) -> None:
+    seven = {f"seat_{i}": name for i, name in enumerate(FOUR + ["Eve", "Fay", "Gus"], start=1)}
+    url = client.post("/nights", data=night_form(**seven)).headers["Location"]
+    html = client.get(f"{url}/next-game?game=nap").get_data(as_text=True)
+    form = {**stamp_of(html), "game": "nap", "players": FOUR + ["Eve", "Fay", "Gus"], "first_dealer": "Ann",
+            "variant": "plain", "misere": "y", "stake": "1"}
+    response = client.post(f"{url}/next-game", data=form)
+    assert response.status_code == 422
+    said = htmllib.unescape(response.get_data(as_text=True))
+    assert "Nap needs 2 to 6 players, not 7" in said
 
 
 def test_the_rules_of_the_last_nap_game_are_offered_again(nap_night, client) -> None:
