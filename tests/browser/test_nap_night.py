@@ -96,7 +96,7 @@ def test_a_night_of_napalm_then_pool_nap_tapped_on_a_phone(live_server, new_phon
     axe.check(keeper, "next game nap rules")
     submit(keeper, keeper.get_by_role("button", name="Start this game"), shots, "pool nap starts")
     assert keeper.url == table_url
-    assert "Tonight's 2nd game: Nap" in text_of(keeper, ".status")
+    assert "Tonight's 2nd game: Pool Nap" in text_of(keeper, ".status")  # the game named as players do
     # Napalm closed with its antes returned; Nap has not started
     assert read_net(keeper) == {"Ann": 0, "Ben": -4, "Cat": 4, "Dan": 0}
     ask = text_of(keeper, "section.ask")
@@ -196,8 +196,9 @@ def test_a_night_of_napalm_then_pool_nap_tapped_on_a_phone(live_server, new_phon
         paid[payer] = paid.get(payer, 0) - chips
         paid[payee] = paid.get(payee, 0) + chips
     assert paid == night, payments
+    keeper.locator("details.records summary").click()  # "Each record": the game's deals, one line each
     report = text_of(keeper)
-    assert "2nd game (Nap" in report, report[:2000]
+    assert "2nd game (Pool Nap): 3 records" in report, report[:2000]
     for line in (
         f"Cat made 2: +6; Ann, Ben, Dan {MINUS}2 each",
         f"Dan failed Nap: {MINUS}15; Ann, Ben, Cat +5 each",

@@ -94,6 +94,7 @@ def events(app) -> int:  # type: ignore[no-untyped-def]
 
 def test_the_screen_shows_the_dealer_the_bids_the_rules_allow_and_the_three_taps(nap_night) -> None:
     page = nap_night()
+    assert "Tonight's 2nd game: Nap" in page.text
     assert "Deal 1: Ann deals. Who won the bid?" in page.text
     assert page.dealer() == "Ann"
     # the bidders, from the dealer's left: Ben, Cat, Dan, then Ann (who holds cards with 4 players)
@@ -178,6 +179,7 @@ def test_widow_nap_taken_and_failed_costs_ten_each(nap_night) -> None:
 
 def test_peep_nap_a_peek_goes_into_the_pool_and_a_made_nap_takes_it(nap_night) -> None:
     page = nap_night(variant="peep")
+    assert "Tonight's 2nd game: Peep Nap" in page.text  # named as players do
     # a new pool: 2 from each of 4 before deal 1 → 8; what a made Nap takes with this deal's ante
     assert "A new pool: 2 from everyone before this deal." in page.text
     assert "A made Nap takes the pool: 8 chips" in page.text
