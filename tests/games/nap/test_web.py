@@ -10,6 +10,7 @@ game closes with nothing played, so they are Nap's alone.
 from __future__ import annotations
 
 import html as htmllib
+import io
 import json
 import re
 
@@ -412,3 +413,31 @@ def test_the_report_lists_each_deal_and_the_pool_returned(nap_night, client) -> 
     html = client.get(f"{page.url}/report").get_data(as_text=True)
     text = " ".join(re.sub(r"<[^>]+>", " ", html).split())
     assert f"Cat made 2: +6; Ann, Ben, Dan {MINUS}2 each" in text
+
+
+def test_a_night_file_with_a_nap_game_imports_and_plays_on_at_the_table(client) -> None:
+    document = {
+        "format": "companion-night/2",
+        "players": FOUR,
+        "games": [
+            {"game": "napalm", "first_dealer": "Ann", "rules": {"ante": 1, "ante_every": 1, "tokens_to_win": 5},
+             "stages": []},
+            # Pool Nap, Ann deals first: antes 2 each (pool 8); Cat bids 2 and makes it
+            {"game": "nap", "first_dealer": "Ann", "rules": {"variant": "pool"},
+             "deals": [{"bidder": "Cat", "bid": 2, "made": True}]},
+        ],
+    }
+    response = client.post(
+        "/import", data={"file": (io.BytesIO(json.dumps(document).encode()), "night.json")},
+        content_type="multipart/form-data",
+    )
+    assert response.status_code == 303, response.get_data(as_text=True)[:1000]
+    page = NapPage(client, response.headers["Location"])
+    # Ann −2 −2 = −4, Ben −4, Cat −2 +6 = +4, Dan −4; pool 8; Ben deals deal 2 and adds 2
+    assert page.nets() == [-4, -4, 4, -4]
+    assert "Deal 2: Ben deals. Who won the bid?" in page.text and "takes the pool: 10 chips" in page.text
+    page.deal("Dan", "nap", "made")
+    # Ben adds 2 (pool 10); Dan made Nap: 10 from each other player, and the pool of 10:
+    # Ann −4 −10 = −14; Ben −4 −2 −10 = −16; Cat +4 −10 = −6; Dan −4 +30 +10 = +36
+    assert page.nets() == [-14, -16, -6, 36]
+    assert page.flash().endswith("Dan takes the pool of 10")
