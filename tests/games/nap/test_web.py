@@ -441,3 +441,19 @@ def test_a_night_file_with_a_nap_game_imports_and_plays_on_at_the_table(client) 
     # Ann −4 −10 = −14; Ben −4 −2 −10 = −16; Cat +4 −10 = −6; Dan −4 +30 +10 = +36
     assert page.nets() == [-14, -16, -6, 36]
     assert page.flash().endswith("Dan takes the pool of 10")
+
+
+def test_the_players_page_shows_the_pool_each_players_share_and_the_deals(nap_night, client, app) -> None:
+    page = nap_night(variant="pool")
+    page.deal("Cat", 2, "made")  # antes 2 each (pool 8); Cat +6 −2 = +4; the others −4
+    with app.app_context():
+        from companion.models import Night
+
+        viewer = db.session.scalar(db.select(Night.viewer_key))
+    client.get(f"/p/{viewer}/me?name=Cat")  # "This is me": Cat
+    html = client.get(f"/p/{viewer}").get_data(as_text=True)
+    text = htmllib.unescape(" ".join(re.sub(r"<[^>]+>", " ", html).split()))
+    assert "Cat : 2 in the pool, +4 chips" in text, text[:3000]
+    assert "Pool 8, paid in by Ann 2, Ben 2, Cat 2, Dan 2." in text
+    assert f"Deal 1 · Cat made 2: +6; Ann, Ben, Dan {MINUS}2 each" in text
+    assert "Deal 2: Ben deals. Who won the bid?" in text
