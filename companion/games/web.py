@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from .nap.web import NAP_SCREENS
 from .napalm.web import NAPALM_SCREENS
 
 
@@ -58,6 +59,7 @@ class GameScreens(Protocol):
 #: every game's screens, by the game's short name (the same names as :data:`companion.games.GAMES`)
 SCREENS: dict[str, GameScreens] = {
     NAPALM_SCREENS.kind: NAPALM_SCREENS,
+    NAP_SCREENS.kind: NAP_SCREENS,
 }
 
 
