@@ -767,7 +767,8 @@ def summary_of(night: Night, seq: int) -> str:
     # the record's place in its game's log: how many of that game's events came up to it
     index = db.session.scalar(
         select(func.count()).select_from(Event).where(
-            Event.night_id == night.id, Event.game_id == event.game_id, Event.seq <= seq
+            Event.night_id == night.id, Event.game_id == event.game_id, Event.seq <= seq,
+            Event.kind != GAME_STARTED,  # the event that started the game is not in its log
         )
     )
     position = db.session.scalar(select(Game.position).where(Game.id == event.game_id))

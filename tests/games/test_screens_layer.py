@@ -181,3 +181,22 @@ def test_a_night_for_a_game_the_app_does_not_offer_is_refused(app, pot_night):
     assert client.get("/?game=poker9").status_code == 400
     seats = {"seat_1": "Ann", "seat_2": "Ben", "first_dealer": "1", "request_key": services.new_key()}
     assert client.post("/nights", data={**seats, "game": "poker9"}).status_code == 400
+
+
+def test_no_games_action_is_named_like_a_page_of_the_table(app):
+    """POST /k/<key>/<action> is the action route only for names no route of the table takes first."""
+    from companion.games import GAMES
+
+    taken = {
+        rule.rule.split("/")[3]
+        for rule in app.url_map.iter_rules()
+        if rule.rule.startswith("/k/<key>/") and rule.endpoint != "table.act"
+    }
+    assert {"setup", "next-game", "rotate", "paid", "carry"} <= taken
+    players = ["Ann", "Ben"]
+    with app.test_request_context():
+        for kind, screens in SCREENS.items():
+            game = GAMES[kind]
+            state = game.new_state(players, "Ann", game.rules_from_dict({}))
+            names = set(screens.forms(state)) | {"undo"}
+            assert not names & taken, (kind, names & taken)

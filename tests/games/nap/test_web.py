@@ -314,10 +314,6 @@ def test_a_doubled_submit_is_answered_already_recorded_and_counts_once(nap_night
     assert events(app) == before + 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="layer: services.summary_of counts the game's start event (see /work/notes/requests.md)",
-)
 def test_a_doubled_submit_names_the_deal_it_already_recorded(nap_night) -> None:
     page = nap_night()
     stamp = page.stamp("deal")
