@@ -21,50 +21,25 @@ from flask import (
     request,
     url_for,
 )
-from wtforms import StringField
-from wtforms.validators import InputRequired, Length
-
 from .. import qr, services
 from ..cli import lan_address
 from ..extensions import db
-from ..forms import (
-    KEY_PATTERN,
-    CardsForm,
-    ChallengeForm,
-    DeclareForm,
-    NightForm,
-    RotateForm,
-    ShowdownForm,
-    UndoForm,
-    next_game_form_class,
-)
+from ..forms import KEY_PATTERN, ActionForm, NightBaseForm, RotateForm, UndoForm, next_game_form_class, night_form_class
 from ..games import GAMES
-from ..games.web import SCREENS
+from ..games.base import IllegalAction
+from ..games.fold import Void
+from ..games.web import SCREENS, GameScreens
 from ..models import Night
-from ..games.napalm import Challenge, Declare, IllegalAction, Phase, Showdown, Void
-from ..games.napalm.table import Action
 from ..security import RotationMemory
-from ..shown_cards import shown_this_hand
-from . import paging, refused, taps
+from . import paging, refused, stamped, taps
 from .common import device_label, keeper_night, remember, standings_of
-from .home import move_seat_up, rules_from, settings_from
+from ..nightfile import Money
+from .home import move_seat_up
 
 bp = Blueprint("table", __name__, url_prefix="/k/<key>")
 
 
 # --- forms for the current state ---------------------------------------------------
-
-
-def cards_form_class(yes: tuple[str, ...]) -> type[CardsForm]:
-    """A form with one card field per Yes player (``cards_0``, ``cards_1`` … in Yes order)."""
-    fields: dict[str, Any] = {
-        f"cards_{i}": StringField(
-            name,
-            validators=[InputRequired(f"enter {name}'s cards"), Length(max=40, message="too many characters")],
-        )
-        for i, name in enumerate(yes)
-    }
-    return type("StageCardsForm", (CardsForm,), fields)
 
 
 def _fresh(form: Any, version: int) -> Any:
@@ -73,64 +48,63 @@ def _fresh(form: Any, version: int) -> Any:
     return form
 
 
-def prefilled_cards(night: Night, yes: tuple[str, ...]) -> CardsForm:
-    """The cards form with what each Yes player already showed this hand; ``taken``: others' cards."""
-    form = cards_form_class(yes)(formdata=None)
-    shown = shown_this_hand(services.table_for(night)) if yes else {}
-    for i, name in enumerate(yes):
-        getattr(form, f"cards_{i}").data = shown.get(name, "")
-    form.taken = " ".join(cards for name, cards in shown.items() if name not in yes)  # type: ignore[attr-defined]
-    return form
+def screens_of(night: Night) -> GameScreens:
+    """The screens of the game at the table."""
+    return SCREENS[night.current_game.kind]
 
 
-def forms_for(night: Night, st: Any, submitted: Any = None) -> dict[str, Any]:
+def forms_for(night: Night, submitted: Any = None) -> dict[str, Any]:
     """The forms the table screen shows now, each stamped with the version and a new key."""
-    names = [(n, n) for n in st.order]
-    forms: dict[str, Any] = {}
-    declare = DeclareForm(formdata=None)
-    declare.yes.choices = names
-    forms["declare"] = _fresh(declare, st.version)
-    challenge = ChallengeForm(formdata=None)
-    challenge.challengers.choices = [(n, n) for n in st.order if n != st.dealer]
-    forms["challenge"] = _fresh(challenge, st.version)
-    showdown = ShowdownForm(formdata=None)
-    showdown.winners.choices = [(n, n) for n in st.yes]
-    forms["showdown"] = _fresh(showdown, st.version)
-    forms["cards"] = _fresh(prefilled_cards(night, st.yes), st.version)
-    forms["undo"] = _fresh(UndoForm(formdata=None), st.version)
+    state = services.table_for(night)
+    forms = dict(screens_of(night).forms(state))
+    forms[UNDO] = UndoForm(formdata=None)
+    for form in forms.values():
+        _fresh(form, night.version)
     if submitted is not None:
         forms[submitted[0]] = submitted[1]
         # a re-shown form keeps what was typed but gets a new key: it is a new attempt
-        submitted[1].request_key.data = services.new_key()
-        submitted[1].version.data = st.version
+        _fresh(submitted[1], night.version)
     return forms
 
 
-def render_table(night: Night, status: int = 200, submitted: Any = None, message: str | None = None):  # type: ignore[no-untyped-def]
+def render_table(  # type: ignore[no-untyped-def]
+    night: Night, status: int = 200, submitted: Any = None, message: str | None = None, flashed: Any = None
+):
     st = standings_of(night)
-    can_undo = services.table_for(night).can_void()
+    screens = screens_of(night)
+    state = services.table_for(night)
+    can_undo = state.can_void()
     continued = services.continuation_of(night)  # its pot went on to another night: no form is shown
     if submitted is not None and message is None:
-        shown = {"declare": ("declare",), "challenge": ("challenge",), "showdown": ("showdown", "cards")}[st.phase]
-        if continued is not None or submitted[0] not in shown + (("undo",) if can_undo else ()):
+        shown_now = getattr(screens, "shown_now", None)
+        shown = tuple(shown_now(state)) if shown_now is not None else tuple(screens.forms(state))
+        if continued is not None or submitted[0] not in shown + ((UNDO,) if can_undo else ()):
             # the form that failed is not on the screen now: say why at the top
             errors = [e for es in submitted[1].errors.values() for e in es]
             message = "; ".join(str(e) for e in errors) or "That could not be recorded."
+    key = night.keeper_key
     return (
         render_template(
             "table/show.html",
             night=night,
             st=st,
-            forms=forms_for(night, st, submitted),
+            view=st.view,
+            screens=screens,
+            forms=forms_for(night, submitted),
+            act=lambda action: url_for("table.act", key=key, action=action),
             message=message,
             can_undo=can_undo,
             continued=continued,
+            **({"flashed": flashed} if flashed is not None else {}),
         ),
         status,
     )
 
 
 # --- recording ---------------------------------------------------------------------
+
+#: the one action every game has: undo the last live record (the fold's Void)
+UNDO = "undo"
 
 
 def _refused(night: Night, status: int, form_name: str | None = None, form: Any = None, message: str | None = None):  # type: ignore[no-untyped-def]
@@ -146,7 +120,7 @@ def _record(night: Night, form: Any, form_name: str, build) -> Any:  # type: ign
     if taps.too_soon(night, form.version.data):
         return _refused(night, 409, message=taps.TOO_SOON)
     try:
-        action: Action = build(form)
+        action = build(form)
         result = services.record(
             night.id, action, form.version.data, form.request_key.data, recorded_by=device_label()
         )
@@ -167,91 +141,47 @@ def _record(night: Night, form: Any, form_name: str, build) -> Any:  # type: ign
 def show(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
     kept = refused.recall(night.version)
-    if kept is None:
-        return render_table(night)
+    if kept is None:  # the table as every phone sees it at this version: kept, with this request's keys
+        continued = services.continuation_of(night)
+        what = ("table", night.keeper_key, night.viewer_key, continued.id if continued is not None else None)
+        return stamped.render_kept(what, night.id, night.version, lambda flashed: render_table(night, flashed=flashed)[0])
     submitted = None
     if kept.form:  # the refused form, as typed, with its errors
-        submitted = (kept.form, kept.refill(forms_for(night, standings_of(night))[kept.form]))
+        form = forms_for(night).get(kept.form)
+        if form is not None:
+            submitted = (kept.form, kept.refill(form))
     return render_table(night, kept.status, submitted, kept.message)
 
 
-@bp.post("/declare")
-def declare(key: str):  # type: ignore[no-untyped-def]
-    night = keeper_night(key)
-    form = DeclareForm()
-    form.yes.choices = [(n, n) for n in night.players]
-
-    def build(f: DeclareForm) -> Action:
-        if f.nobody.data:
-            return Declare(())
-        if not f.yes.data:
-            raise IllegalAction("tap the players who said Yes, or 'Nobody said Yes'")
-        return Declare(tuple(f.yes.data))
-
-    return _record(night, form, "declare", build)
-
-
-@bp.post("/challenge")
-def challenge(key: str):  # type: ignore[no-untyped-def]
-    night = keeper_night(key)
-    form = ChallengeForm()
-    form.challengers.choices = [(n, n) for n in night.players]
-
-    def build(f: ChallengeForm) -> Action:
-        if f.nobody.data:
-            return Challenge(())
-        if not f.challengers.data:
-            raise IllegalAction("tap who challenged, or 'No challenge'")
-        return Challenge(tuple(f.challengers.data))
-
-    return _record(night, form, "challenge", build)
-
-
-@bp.post("/showdown")
-def showdown(key: str):  # type: ignore[no-untyped-def]
-    night = keeper_night(key)
-    form = ShowdownForm()
-    form.winners.choices = [(n, n) for n in night.players]
-
-    def build(f: ShowdownForm) -> Action:
-        if f.all_tied.data:
-            return Showdown(winners=services.table_for(night).yes)
-        if f.winner.data:  # with others ticked, a tie among them: as many taps as tied players
-            return Showdown(winners=(f.winner.data, *(w for w in f.winners.data or () if w != f.winner.data)))
-        if not f.winners.data:
-            raise IllegalAction("tap the winner, or tick the tied winners and 'Record tie'")
-        return Showdown(winners=tuple(f.winners.data))
-
-    return _record(night, form, "showdown", build)
-
-
-@bp.post("/cards")
-def cards(key: str):  # type: ignore[no-untyped-def]
-    night = keeper_night(key)
-    table = services.table_for(night)
-    # a doubled tap on "Rank the cards": its showdown is over, so rebuild the form it was made
-    # for, and the service answers "Already recorded" as it does for every other repeat
-    yes = services.card_holders_for_key(night, request.form.get("request_key", ""))
-    if yes is None and table.phase is not Phase.SHOWDOWN:
-        form = UndoForm()  # carries only version and key: enough to tell a stale submit
-        if form.validate() and form.version.data != night.version:
+def _bound(night: Night, action: str) -> Any:
+    """The form posted to ``action`` of the game at the table, or a refusal to answer with."""
+    if action == UNDO:
+        return UndoForm()
+    state = services.table_for(night)
+    repeated = services.event_for_key(night, request.form.get("request_key", ""))
+    try:
+        form = screens_of(night).bind(action, state, repeated)
+    except IllegalAction as error:
+        bare = UndoForm()  # carries only version and key: enough to tell a stale submit
+        if bare.validate() and bare.version.data != night.version:
             return _refused(night, 409, message=str(services.StaleTable(night.version)))
-        return _refused(night, 422, message="There is no showdown to enter cards for.")
-    if yes is None:
-        yes = table.yes
-    form = cards_form_class(yes)()
-
-    def build(f: CardsForm) -> Action:
-        shown = tuple((name, getattr(f, f"cards_{i}").data) for i, name in enumerate(yes))
-        return Showdown(cards=shown)
-
-    return _record(night, form, "cards", build)
+        return _refused(night, 422, message=str(error))
+    if form is None:
+        abort(404)
+    return form
 
 
-@bp.post("/undo")
-def undo(key: str):  # type: ignore[no-untyped-def]
+@bp.post("/<action>")
+def act(key: str, action: str):  # type: ignore[no-untyped-def]
+    """Record one action of the game at the table: its screens read the form into the engine's action."""
     night = keeper_night(key)
-    return _record(night, UndoForm(), "undo", lambda f: Void())
+    form = _bound(night, action)
+    if not isinstance(form, ActionForm):
+        return form  # a refusal
+    if action == UNDO:
+        return _record(night, form, UNDO, lambda f: Void())
+    screens = screens_of(night)
+    return _record(night, form, action, lambda f: screens.action(action, f, services.table_for(night)))
 
 
 # --- reading ------------------------------------------------------------------------
@@ -260,7 +190,12 @@ def undo(key: str):  # type: ignore[no-untyped-def]
 @bp.get("/history")
 def history(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
-    table = services.table_for(night)
+    what = ("history", night.keeper_key, request.args.get("page", "1")[:8])
+    return stamped.render_kept(what, night.id, night.version, lambda flashed: _history_page(night, flashed))
+
+
+def _history_page(night: Night, flashed: Any) -> str:
+    play = services.play_for(night)
     rows, ledger = paging.history_lines(night)  # kept per version
     return render_template(
         "table/history.html",
@@ -268,8 +203,10 @@ def history(key: str):  # type: ignore[no-untyped-def]
         rows=(page := paging.page_of(list(reversed(rows)))).rows,  # newest first, in pages
         page=page,
         ledger=ledger,
-        voided=table.voided,
+        voided={p.number: p.state.voided for p in play.games},
+        several=len(play.games) > 1,
         describe=services.describe_ledger_event,
+        flashed=flashed,
     )
 
 
@@ -364,21 +301,28 @@ def rotate(key: str):  # type: ignore[no-untyped-def]
 # --- setup before play --------------------------------------------------------------------
 
 
-def _setup_form(night: Night) -> NightForm:
-    form = NightForm(formdata=None)
+def _setup_form_class(night: Night) -> type[NightBaseForm]:
+    return night_form_class(SCREENS[night.first_game.kind].rules_fields)
+
+
+def _setup_form(night: Night) -> NightBaseForm:
+    form = _setup_form_class(night)(formdata=None)
     form.name.data = night.name
     for field, name in zip(form.seat_fields(), night.players):
         field.data = name
     game = night.first_game
+    form.game.data = game.kind
     form.first_dealer.data = str(night.players.index(game.first_dealer) + 1)
-    form.ante.data = game.rules["ante"]
-    form.ante_every.data = str(game.rules["ante_every"])
-    form.tokens_to_win.data = game.rules["tokens_to_win"]
+    SCREENS[game.kind].fill_rules(form, game.rules)
     form.chip_value.data = f"{night.chip_value.normalize():f}" if night.chip_value else ""
     form.currency.data = night.currency
-    form.unfinished_pot.data = game.rules["unfinished_pot"]
     form.submit.label.text = "Save the setup"
     return form
+
+
+def _render_setup(night: Night, form: NightBaseForm, status: int = 200):  # type: ignore[no-untyped-def]
+    rules_template = SCREENS[night.first_game.kind].rules_template
+    return render_template("table/setup.html", night=night, form=form, rules_template=rules_template), status
 
 
 @bp.route("/setup", methods=["GET", "POST"])
@@ -389,10 +333,12 @@ def setup(key: str):  # type: ignore[no-untyped-def]
     if request.method != "POST":  # GET and HEAD show the form; only POST submits it
         kept = refused.recall(0)
         if kept is None or kept.form != "setup":
-            return render_template("table/setup.html", night=night, form=_setup_form(night))
+            return _render_setup(night, _setup_form(night))
         form = kept.refill(_setup_form(night))
-        return render_template("table/setup.html", night=night, form=form), kept.status
-    form = NightForm()
+        form.game.data = night.first_game.kind
+        return _render_setup(night, form, kept.status)
+    form = _setup_form_class(night)()
+    form.game.data = night.first_game.kind  # the first game's kind is not changed here
     form.submit.label.text = "Save the setup"
     location = url_for("table.setup", key=night.keeper_key)
     if move_seat_up(form):
@@ -404,8 +350,8 @@ def setup(key: str):  # type: ignore[no-untyped-def]
                 form.name.data or "",
                 form.players(),
                 form.first_dealer_name(),
-                rules_from(form),
-                settings_from(form),
+                SCREENS[night.first_game.kind].rules_from_form(form),
+                Money(form.chip_value_decimal(), (form.currency.data or "").strip()),
                 expected_version=0,
             )
         except IllegalAction as error:
@@ -455,7 +401,9 @@ def next_game(key: str):  # type: ignore[no-untyped-def]
             kept.refill(form)
             form.game.data = kind
         else:
-            defaults = services.next_game_defaults(night, kind)
+            offers = getattr(SCREENS[kind], "offers", None)
+            offer = (offers() if offers is not None else {}).get(request.args.get("offer", ""))
+            defaults = services.next_game_defaults(night, kind, offer[1] if offer is not None else None)
             form.game.data = kind
             form.players.data = list(defaults.players)
             form.first_dealer.data = defaults.first_dealer
