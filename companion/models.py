@@ -16,7 +16,7 @@ from sqlalchemy import JSON, BigInteger, ForeignKey, Integer, Numeric, String, U
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from .extensions import db
-from .games import GAMES
+from .games import title_of
 
 
 def utcnow() -> datetime:
@@ -103,8 +103,7 @@ class Game(db.Model):  # type: ignore[name-defined]
     @property
     def title(self) -> str:
         """What players call the game ("Napalm"), from the registry."""
-        game = GAMES.get(self.kind)
-        return game.title if game is not None else self.kind
+        return title_of(self.kind, self.rules)
 
 
 class Event(db.Model):  # type: ignore[name-defined]

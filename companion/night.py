@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .games import GameClosing, GameKind, GameState, IllegalAction, game_kind
+from .games import GameClosing, GameKind, GameState, IllegalAction, game_kind, title_of
 from .games.base import seat_order, validate_names
 
 MIN_SEATED = 2
@@ -95,7 +95,7 @@ class PlayedGame:
 
     @property
     def title(self) -> str:
-        return self.game.title
+        return title_of(self.setup.kind, self.setup.rules)
 
     def close(self) -> GameClosing:
         return self.game.close(self.state, self.rules)

@@ -12,6 +12,7 @@ from html import escape
 
 from .charts import AXIS, BAD, GOOD, LINE, _fmt
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from .games.napalm import Table
 
@@ -24,18 +25,21 @@ BOTTOM = 16
 MARK = "#ffd479"
 
 
-def chips_over_the_night(table: Table) -> tuple[dict[str, list[int]], list[int]]:
+def chips_over_the_night(table: Table | Any) -> tuple[dict[str, list[int]], list[int]]:
     """(each player's net chips: at the start and after each live action, the indexes where a game starts).
 
     A pot carried in counts in its contributors' nets from the start, as on the table.
-    The last point of each series is the player's net on the table now.
+    The last point of each series is the player's net on the table now.  Any game's
+    table will do: its live records' transfers (a pot or pool is ``None``) make the
+    series; only Napalm's records say which of its games to a target they belong to.
     """
-    net = {name: -table.carried_in.get(name, 0) for name in table.players}
+    carried_in = getattr(table, "carried_in", None) or {}
+    net = {name: -carried_in.get(name, 0) for name in table.players}
     series = {name: [chips] for name, chips in net.items()}
     game_starts: list[int] = []
     game = 1
     for index, record in enumerate(table.live_records(), start=1):
-        if record.game != game:
+        if getattr(record, "game", game) != game:
             game = record.game
             game_starts.append(index - 1)
         for t in record.transfers:

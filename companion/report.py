@@ -61,6 +61,7 @@ from typing import Any
 
 from .ledger.money import format_money, to_money, value_text
 from .ledger.settle import Payment, pairwise_debts, settle_up
+from .games.base import GameClosing
 from .games.napalm.closing import CHOICES, Closing, close_night
 from .games.napalm.table import POT, Table
 
@@ -199,6 +200,10 @@ class GameLine:
     #: for an unfinished game: whether its last hand had started (a stage recorded in it);
     #: "unfinished at hand 2" only then, else "unfinished after 1 hand" (issue 14, item 8)
     started: bool = True
+    #: a game other than Napalm: what happened in it, in words (its line then says only this)
+    text: str = ""
+    #: a game other than Napalm: each live record's summary, in order ("Cat made 2: +6; …")
+    records: tuple[str, ...] = ()
 
     @property
     def finished(self) -> bool:
@@ -209,6 +214,8 @@ class GameLine:
         """"Game 2"; in a night of several games "2nd game (Napalm), game 1"."""
         if not self.night_game:
             return f"Game {self.number}"
+        if not self.number:  # a game of the night with no games to a target inside it
+            return f"{ordinal(self.night_game)} game ({self.title})"
         return f"{ordinal(self.night_game)} game ({self.title}), game {self.number}"
 
 
@@ -448,7 +455,7 @@ def build_report(
 
 
 def build_night_report(
-    games: Sequence[tuple[str, Table, str]],
+    games: Sequence[tuple[str, Any, str] | tuple[str, Any, str, GameClosing | None]],
     seated: Sequence[str],
     *,
     chip_value: Decimal,
@@ -457,24 +464,33 @@ def build_night_report(
     name: str = "",
     carried_on: Mapping[str, int] | None = None,
 ) -> Report:
-    """The report of a night of several games: ``games`` are (title, table, unfinished-pot setting) in order.
+    """The report of a night of several games: ``games`` are (title, state, unfinished-pot setting, closing) in order.
 
     Each game counts as it closed (a game followed by another was stopped when the
-    next started, and its setting dealt with its pot); the night's plan settles
-    the sum, once.  A night of one game is exactly :func:`build_report`.
+    next started, and its closing dealt with its pot); the night's plan settles
+    the sum, once.  A Napalm game is broken down game by game to its token target
+    (:func:`game_part`); any other game by the transfers of its records
+    (:func:`transfer_part`), with ``closing`` its game's own.  A night of one Napalm
+    game is exactly :func:`build_report`.
     """
-    if len(games) == 1:
-        title, table, choice = games[0]
+    if len(games) == 1 and isinstance(games[0][1], Table):
+        title, table, choice = games[0][:3]
         return build_report(
             table, chip_value=chip_value, currency=currency, unfinished_pot=choice, paid=paid, name=name,
             carried_on=carried_on,
         )
     parts = []
-    for number, (title, table, choice) in enumerate(games, start=1):
-        part = game_part(table, choice, carried_on)
-        text = CHOICES[part.closing.choice]
-        lines = tuple(replace(g, night_game=number, title=title, choice_text=text) for g in part.games)
-        parts.append(replace(part, games=lines))
+    for number, entry in enumerate(games, start=1):
+        title, table, choice = entry[:3]
+        game_closing = entry[3] if len(entry) > 3 else None  # type: ignore[misc]
+        if isinstance(table, Table):
+            part = game_part(table, choice, carried_on)
+            text = CHOICES[part.closing.choice]
+            lines = tuple(replace(g, night_game=number, title=title, choice_text=text) for g in part.games)
+            parts.append(replace(part, games=lines))
+        else:
+            assert game_closing is not None, "a game other than Napalm is closed by its own rules"
+            parts.append(transfer_part(number, title, table, game_closing))
     players = tuple(seated)
     figures = {
         n: tuple(f for part in parts for f in (part.figures.get(n) or (Figures(),) * len(part.games)))
@@ -503,6 +519,68 @@ def build_night_report(
         carried_in=parts[0].carried_in,
     )
     return _settle(name, players, merged, chip_value, currency, paid)
+
+
+def transfer_part(number: int, title: str, state: Any, game_closing: GameClosing) -> GamePart:
+    """A game's figures from the transfers of its live records, for any game but Napalm.
+
+    Chips a player pays into a pot or pool count as antes, chips taken out of one as
+    pots, chips paid from one player to another as side bets between the two; what
+    the game's closing gives back (an unwon pool, a pot left in a stopped deal) as
+    the unfinished pot.  One line for the whole game, with each record's summary.
+    """
+    players = tuple(state.players)
+    seated = set(players)
+    antes: Counter[str] = Counter()
+    pots: Counter[str] = Counter()
+    won = {n: Counter[str]() for n in players}
+    lost = {n: Counter[str]() for n in players}
+    live = state.live_records()
+    for record in live:
+        for t in record.transfers:
+            payer = t.payer if t.payer in seated else None
+            payee = t.payee if t.payee in seated else None
+            if payer is not None and payee is not None:
+                won[payee][payer] += t.chips
+                lost[payer][payee] += t.chips
+            elif payer is not None:
+                antes[payer] += t.chips
+            elif payee is not None:
+                pots[payee] += t.chips
+    net = dict(state.net_chips)
+    back = {n: game_closing.net.get(n, 0) - net.get(n, 0) for n in players}
+    left = sum(back.values())
+    figures = {
+        n: (
+            Figures(
+                antes=antes[n],
+                won_from=tuple((o, won[n][o]) for o in players if won[n][o]),
+                lost_to=tuple((o, lost[n][o]) for o in players if lost[n][o]),
+                pots=pots[n],
+                unfinished=back[n],
+            ),
+        )
+        for n in players
+    }
+    count = len(live)
+    text = f"{count} record{'' if count == 1 else 's'}" + (f"; {game_closing.note}" if game_closing.note else "")
+    line = GameLine(
+        0, None, left, count, night_game=number, title=title, choice_text=game_closing.note,
+        text=text, records=tuple(r.summary for r in live),
+    )
+    closing = Closing(
+        choice="return_antes", pot=left, net=dict(game_closing.net), shares=back,
+        carried=game_closing.carried_total, note=game_closing.note,
+    )
+    return GamePart(
+        players=players,
+        figures=figures,
+        games_won=dict.fromkeys(players, 0),
+        stack_change={n: net.get(n, 0) + back[n] for n in players},
+        games=(line,),
+        closing=closing,
+        carried_in={},
+    )
 
 
 def game_part(table: Table, unfinished_pot: str, carried_on: Mapping[str, int] | None = None) -> GamePart:

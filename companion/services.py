@@ -34,7 +34,7 @@ from . import storable
 from .database import write_transaction
 from .extensions import db
 from . import nightfile
-from .games import GAMES, IllegalAction, game_kind
+from .games import GAMES, IllegalAction, game_kind, title_of
 from .games.napalm import Rules
 from .games.napalm import history as hh
 from .lru import LRU
@@ -414,19 +414,30 @@ def start_game(
     return _append(night_id, GAME_STARTED, payload, expected_version, request_key, recorded_by)
 
 
-def next_game_defaults(night: Night, kind: str) -> GameSetup:
+def next_game_defaults(night: Night, kind: str, offer: Mapping[str, Any] | None = None) -> GameSetup:
     """What the next game of ``kind`` starts with unless the scorekeeper changes it.
 
     The rules of the last game of that kind tonight (else the game's defaults),
-    everyone seated, and the deal where the game at the table would pass it next.
+    everyone seated (or those the game picks, when its rules limit the players:
+    ``default_players``), and the deal where the game at the table would pass it next.
+    ``offer`` is one of the game's offers (a pot game's preset: ``{"preset": "nasdaq"}``):
+    the last game played with it, else the game's defaults with it.
     """
     game = game_kind(kind)
-    earlier = [g for g in night.games if g.kind == game.kind]
-    rules = dict(earlier[-1].rules) if earlier else game.rules_to_dict(game.rules_from_dict({}))
+    offer = dict(offer or {})
+    earlier = [
+        g for g in night.games
+        if g.kind == game.kind and all(g.rules.get(key) == value for key, value in offer.items())
+    ]
+    rules = dict(earlier[-1].rules) if earlier else game.rules_to_dict(game.rules_from_dict(offer))
     current = play_for(night).current
     seated = tuple(night.players)
     dealer = current.game.next_dealer(current.state)
-    return GameSetup(game.kind, seated, dealer, rules)
+    pick = getattr(game, "default_players", None)
+    players = tuple(pick(seated, dealer, game.rules_from_dict(rules))) if pick is not None else seated
+    if dealer not in players and players:
+        dealer = players[0]
+    return GameSetup(game.kind, players, dealer, rules)
 
 
 # --- carrying an unfinished pot into the next night --------------------------------------
@@ -730,14 +741,18 @@ def _repeated(night: Night, kind: str, payload: dict[str, Any], request_key: str
     return Recorded(seq=event.seq, summary=summary_of(night, event.seq), repeated=True)
 
 
-def card_holders_for_key(night: Night, request_key: str) -> tuple[str, ...] | None:
-    """The Yes players whose cards were recorded by the submit made with ``request_key``, if any."""
+def event_for_key(night: Night, request_key: str) -> tuple[str, dict[str, Any]] | None:
+    """(kind, payload) of the event recorded in ``night`` by the submit made with ``request_key``, if any.
+
+    A doubled tap arrives after its first copy changed the table: the game's screens
+    rebuild the form as it was shown from what the first copy recorded.
+    """
     if not re.fullmatch(r"[A-Za-z0-9_-]{16,64}", request_key or ""):
         return None
     event = db.session.scalar(select(Event).where(Event.night_id == night.id, Event.request_key == request_key))
-    if event is None or event.kind != "showdown" or not isinstance(event.payload.get("cards"), dict):
+    if event is None:
         return None
-    return tuple(event.payload["cards"])
+    return event.kind, dict(event.payload)
 
 
 def summary_of(night: Night, seq: int) -> str:
@@ -761,8 +776,7 @@ def summary_of(night: Night, seq: int) -> str:
 
 
 def describe_game_start(payload: Mapping[str, Any]) -> str:
-    game = GAMES.get(payload.get("kind", ""))
-    title = game.title if game is not None else str(payload.get("kind"))
+    title = title_of(str(payload.get("kind", "")), payload.get("rules"))
     return f"Game {payload.get('position')} of the night: {title} starts, {payload.get('first_dealer')} deals."
 
 
@@ -787,6 +801,8 @@ def _verify_ledger_event(night: Night, kind: str, payload: dict[str, Any]) -> st
 def describe_ledger_event(kind: str, payload: dict[str, Any]) -> str:
     if kind == "paid":
         return f"{payload['payer']} paid {payload['payee']} {payload['chips']} chips (settle-up)."
+    if kind == GAME_STARTED:
+        return describe_game_start(payload)
     return kind
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from .ledger.money import to_money, value_text
 from .ledger.settle import Payment, settle_up
@@ -86,6 +87,10 @@ class Standings:
         """The game at the table's number in the night (1 for a night of one game)."""
         return len(self.night_games) or 1
     ante_hand: bool = False  # this hand antes (by the rules), whether or not it is taken yet
+    kind: str = "napalm"  # the game at the table's short name
+    #: the game's macros for the common pages (status, columns, cells, mine, recent_line, notes)
+    parts: str = "games/napalm/parts.html"
+    view: Any = None  # the game's own view of its state (its screens' ``view``), for its templates
 
     @property
     def carried_total(self) -> int:
@@ -211,4 +216,68 @@ def standings(
     )
 
 
-__all__ = ["NightGameLine", "PlayerLine", "SittingOut", "Standings", "standings", "Phase"]
+def _night_net(
+    earlier: Sequence[NightGameLine], net_now: dict[str, int]
+) -> tuple[dict[str, int], dict[str, int]]:
+    """(chips before the game at the table, by player; the night's net counting ``net_now``)."""
+    before: dict[str, int] = {}
+    for line in earlier:
+        for name, chips in line.net:
+            before[name] = before.get(name, 0) + chips
+    return before, {name: chips + before.get(name, 0) for name, chips in net_now.items()}
+
+
+def game_standings(
+    *,
+    kind: str,
+    parts: str,
+    view: Any,
+    state: Any,
+    closing_net: dict[str, int],
+    version: int,
+    chip_value: Decimal,
+    currency: str,
+    recent: int = 6,
+    seated: Sequence[str] | None = None,
+    earlier: Sequence[NightGameLine] = (),
+    title: str = "",
+) -> Standings:
+    """The standings of any game at the table, from what every game's state has.
+
+    ``view`` is the game's own view of ``state`` (its screens'), with ``prompt`` and
+    ``dealer``; ``closing_net`` its balances were it stopped now (the plan settles
+    those).  The fields only Napalm has keep neutral values.
+    """
+    players = tuple(state.players)
+    before, net = _night_net(earlier, dict(state.net_chips))
+    dealer = getattr(view, "dealer", None) or ""
+    lines = tuple(
+        PlayerLine(
+            name=name, seat=seat + 1, tokens=0, net_chips=net[name], money=to_money(net[name], chip_value),
+            money_text=value_text(net[name], chip_value, currency), is_dealer=name == dealer, says_next=0,
+            in_yes=False,
+        )
+        for seat, name in enumerate(players)
+    )
+    seated = tuple(seated) if seated is not None else players
+    night_net = {name: before.get(name, 0) + closing_net.get(name, 0) for name in seated}
+    night_games: tuple[NightGameLine, ...] = ()
+    if earlier:
+        night_games = (*earlier, NightGameLine(len(earlier) + 1, title, tuple(state.net_chips.items()), "", current=True))
+    sitting_out = tuple(
+        SittingOut(name, before.get(name, 0), value_text(before.get(name, 0), chip_value, currency))
+        for name in seated
+        if name not in players
+    )
+    log = state.log
+    return Standings(
+        version=version, game=1, hand=0, stage=0, stage_title="", phase="", prompt=view.prompt, dealer=dealer,
+        pot=0, tokens_to_win=0, antes_this_hand=False, players=lines, order=players, yes=(), games=(),
+        recent=tuple(reversed(log[-recent:])) if recent else (), voided=frozenset(state.voided),
+        chip_value=chip_value, currency=currency, closing=None,  # type: ignore[arg-type]
+        plan=settle_up(night_net), night_games=night_games, sitting_out=sitting_out,
+        kind=kind, parts=parts, view=view,
+    )
+
+
+__all__ = ["NightGameLine", "PlayerLine", "SittingOut", "Standings", "game_standings", "standings", "Phase"]

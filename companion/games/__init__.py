@@ -7,6 +7,9 @@ see ``docs/adding-a-game.md``.  Pure: the registry imports only the games' pure 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from .base import GameClosing, GameKind, GameState, IllegalAction, RecordError
 from .nap.game import NAP
 from .napalm.game import NAPALM
@@ -28,4 +31,23 @@ def game_kind(kind: object) -> GameKind:
     raise IllegalAction(f"unknown game {str(kind)[:40]!r} (known: {known})")
 
 
-__all__ = ["GAMES", "GameClosing", "GameKind", "GameState", "IllegalAction", "RecordError", "game_kind"]
+def title_of(kind: str, rules: Mapping[str, Any] | None = None) -> str:
+    """What players call a game of ``kind`` played with ``rules``.
+
+    A game whose name depends on its rules (a pot game's preset: "Tips to the Fat One")
+    says so with ``title_of(rules)``, given its rules read from the mapping stored;
+    any other is its ``title``.
+    """
+    game = GAMES.get(kind)
+    if game is None:
+        return str(kind)
+    named = getattr(game, "title_of", None)
+    if named is not None and isinstance(rules, Mapping):
+        try:
+            return str(named(game.rules_from_dict(rules)))
+        except (IllegalAction, AttributeError, KeyError, TypeError, ValueError):
+            return game.title
+    return game.title
+
+
+__all__ = ["title_of", "GAMES", "GameClosing", "GameKind", "GameState", "IllegalAction", "RecordError", "game_kind"]

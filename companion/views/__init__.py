@@ -31,6 +31,9 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(table.bp)
     app.register_blueprint(players.bp)
     app.register_blueprint(report.bp)
+    from ..games.web import rules_text
+
+    app.add_template_global(rules_text, "rules_text")  # a game's rules in a few words, by its screens
 
     @app.errorhandler(CSRFError)
     def _csrf(error: CSRFError):  # type: ignore[no-untyped-def]

@@ -13,7 +13,8 @@ from .. import services
 from ..extensions import db
 from ..models import Night
 from ..security import reject_unknown_link, same_secret
-from ..standings import NightGameLine, Standings, standings
+from ..games.web import SCREENS
+from ..standings import NightGameLine, Standings, game_standings, standings
 
 MAX_KEY_LENGTH = 64
 #: the alphabet of services.new_key (URL-safe base64): anything else is no link, and never reaches SQL
@@ -69,10 +70,19 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
         for p in play.games[:-1]
         for closing in (p.close(),)
     )
-    st = standings(
-        current.state, night.version, settings.chip_value, settings.currency, settings.unfinished_pot, recent,
-        seated=play.seated, earlier=earlier, title=current.title,
-    )
+    screens = SCREENS[current.game.kind]
+    view = screens.view(current.state)
+    if view is None:  # a game whose standings hold all its templates show (Napalm)
+        st = standings(
+            current.state, night.version, settings.chip_value, settings.currency, settings.unfinished_pot, recent,
+            seated=play.seated, earlier=earlier, title=current.title,
+        )
+    else:
+        st = game_standings(
+            kind=screens.kind, parts=screens.parts_template, view=view, state=current.state,
+            closing_net=current.close().net, version=night.version, chip_value=settings.chip_value,
+            currency=settings.currency, recent=recent, seated=play.seated, earlier=earlier, title=current.title,
+        )
     services.keep_derived(what, night.id, night.version, st)
     return st
 

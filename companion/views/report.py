@@ -72,7 +72,9 @@ def _build_report(night: Night, carried_on: dict[str, int] | None) -> Report:
         for e in services.events_of(night)
         if e.kind == "paid" and e.seq <= night.version
     ]
-    games = [(p.title, p.state, str(p.setup.rules.get("unfinished_pot", "return_antes"))) for p in play.games]
+    games = [
+        (p.title, p.state, str(p.setup.rules.get("unfinished_pot", "return_antes")), p.close()) for p in play.games
+    ]
     return build_night_report(
         games, play.seated, chip_value=settings.chip_value, currency=settings.currency, paid=paid, name=night.name,
         carried_on=carried_on,

@@ -21,30 +21,16 @@ from flask import (
     request,
     url_for,
 )
-from wtforms import StringField
-from wtforms.validators import InputRequired, Length
-
 from .. import qr, services
 from ..cli import lan_address
 from ..extensions import db
-from ..forms import (
-    KEY_PATTERN,
-    CardsForm,
-    ChallengeForm,
-    DeclareForm,
-    NightForm,
-    RotateForm,
-    ShowdownForm,
-    UndoForm,
-    next_game_form_class,
-)
+from ..forms import KEY_PATTERN, ActionForm, NightForm, RotateForm, UndoForm, next_game_form_class
 from ..games import GAMES
-from ..games.web import SCREENS
+from ..games.base import IllegalAction
+from ..games.fold import Void
+from ..games.web import SCREENS, GameScreens
 from ..models import Night
-from ..games.napalm import Challenge, Declare, IllegalAction, Phase, Showdown, Void
-from ..games.napalm.table import Action
 from ..security import RotationMemory
-from ..shown_cards import shown_this_hand
 from . import paging, refused, taps
 from .common import device_label, keeper_night, remember, standings_of
 from .home import move_seat_up, rules_from, settings_from
@@ -55,73 +41,54 @@ bp = Blueprint("table", __name__, url_prefix="/k/<key>")
 # --- forms for the current state ---------------------------------------------------
 
 
-def cards_form_class(yes: tuple[str, ...]) -> type[CardsForm]:
-    """A form with one card field per Yes player (``cards_0``, ``cards_1`` … in Yes order)."""
-    fields: dict[str, Any] = {
-        f"cards_{i}": StringField(
-            name,
-            validators=[InputRequired(f"enter {name}'s cards"), Length(max=40, message="too many characters")],
-        )
-        for i, name in enumerate(yes)
-    }
-    return type("StageCardsForm", (CardsForm,), fields)
-
-
 def _fresh(form: Any, version: int) -> Any:
     form.version.data = version
     form.request_key.data = services.new_key()
     return form
 
 
-def prefilled_cards(night: Night, yes: tuple[str, ...]) -> CardsForm:
-    """The cards form with what each Yes player already showed this hand; ``taken``: others' cards."""
-    form = cards_form_class(yes)(formdata=None)
-    shown = shown_this_hand(services.table_for(night)) if yes else {}
-    for i, name in enumerate(yes):
-        getattr(form, f"cards_{i}").data = shown.get(name, "")
-    form.taken = " ".join(cards for name, cards in shown.items() if name not in yes)  # type: ignore[attr-defined]
-    return form
+def screens_of(night: Night) -> GameScreens:
+    """The screens of the game at the table."""
+    return SCREENS[night.current_game.kind]
 
 
-def forms_for(night: Night, st: Any, submitted: Any = None) -> dict[str, Any]:
+def forms_for(night: Night, submitted: Any = None) -> dict[str, Any]:
     """The forms the table screen shows now, each stamped with the version and a new key."""
-    names = [(n, n) for n in st.order]
-    forms: dict[str, Any] = {}
-    declare = DeclareForm(formdata=None)
-    declare.yes.choices = names
-    forms["declare"] = _fresh(declare, st.version)
-    challenge = ChallengeForm(formdata=None)
-    challenge.challengers.choices = [(n, n) for n in st.order if n != st.dealer]
-    forms["challenge"] = _fresh(challenge, st.version)
-    showdown = ShowdownForm(formdata=None)
-    showdown.winners.choices = [(n, n) for n in st.yes]
-    forms["showdown"] = _fresh(showdown, st.version)
-    forms["cards"] = _fresh(prefilled_cards(night, st.yes), st.version)
-    forms["undo"] = _fresh(UndoForm(formdata=None), st.version)
+    state = services.table_for(night)
+    forms = dict(screens_of(night).forms(state))
+    forms[UNDO] = UndoForm(formdata=None)
+    for form in forms.values():
+        _fresh(form, night.version)
     if submitted is not None:
         forms[submitted[0]] = submitted[1]
         # a re-shown form keeps what was typed but gets a new key: it is a new attempt
-        submitted[1].request_key.data = services.new_key()
-        submitted[1].version.data = st.version
+        _fresh(submitted[1], night.version)
     return forms
 
 
 def render_table(night: Night, status: int = 200, submitted: Any = None, message: str | None = None):  # type: ignore[no-untyped-def]
     st = standings_of(night)
-    can_undo = services.table_for(night).can_void()
+    screens = screens_of(night)
+    state = services.table_for(night)
+    can_undo = state.can_void()
     continued = services.continuation_of(night)  # its pot went on to another night: no form is shown
     if submitted is not None and message is None:
-        shown = {"declare": ("declare",), "challenge": ("challenge",), "showdown": ("showdown", "cards")}[st.phase]
-        if continued is not None or submitted[0] not in shown + (("undo",) if can_undo else ()):
+        shown_now = getattr(screens, "shown_now", None)
+        shown = tuple(shown_now(state)) if shown_now is not None else tuple(screens.forms(state))
+        if continued is not None or submitted[0] not in shown + ((UNDO,) if can_undo else ()):
             # the form that failed is not on the screen now: say why at the top
             errors = [e for es in submitted[1].errors.values() for e in es]
             message = "; ".join(str(e) for e in errors) or "That could not be recorded."
+    key = night.keeper_key
     return (
         render_template(
             "table/show.html",
             night=night,
             st=st,
-            forms=forms_for(night, st, submitted),
+            view=st.view,
+            screens=screens,
+            forms=forms_for(night, submitted),
+            act=lambda action: url_for("table.act", key=key, action=action),
             message=message,
             can_undo=can_undo,
             continued=continued,
@@ -131,6 +98,9 @@ def render_table(night: Night, status: int = 200, submitted: Any = None, message
 
 
 # --- recording ---------------------------------------------------------------------
+
+#: the one action every game has: undo the last live record (the fold's Void)
+UNDO = "undo"
 
 
 def _refused(night: Night, status: int, form_name: str | None = None, form: Any = None, message: str | None = None):  # type: ignore[no-untyped-def]
@@ -146,7 +116,7 @@ def _record(night: Night, form: Any, form_name: str, build) -> Any:  # type: ign
     if taps.too_soon(night, form.version.data):
         return _refused(night, 409, message=taps.TOO_SOON)
     try:
-        action: Action = build(form)
+        action = build(form)
         result = services.record(
             night.id, action, form.version.data, form.request_key.data, recorded_by=device_label()
         )
@@ -171,87 +141,41 @@ def show(key: str):  # type: ignore[no-untyped-def]
         return render_table(night)
     submitted = None
     if kept.form:  # the refused form, as typed, with its errors
-        submitted = (kept.form, kept.refill(forms_for(night, standings_of(night))[kept.form]))
+        form = forms_for(night).get(kept.form)
+        if form is not None:
+            submitted = (kept.form, kept.refill(form))
     return render_table(night, kept.status, submitted, kept.message)
 
 
-@bp.post("/declare")
-def declare(key: str):  # type: ignore[no-untyped-def]
-    night = keeper_night(key)
-    form = DeclareForm()
-    form.yes.choices = [(n, n) for n in night.players]
-
-    def build(f: DeclareForm) -> Action:
-        if f.nobody.data:
-            return Declare(())
-        if not f.yes.data:
-            raise IllegalAction("tap the players who said Yes, or 'Nobody said Yes'")
-        return Declare(tuple(f.yes.data))
-
-    return _record(night, form, "declare", build)
-
-
-@bp.post("/challenge")
-def challenge(key: str):  # type: ignore[no-untyped-def]
-    night = keeper_night(key)
-    form = ChallengeForm()
-    form.challengers.choices = [(n, n) for n in night.players]
-
-    def build(f: ChallengeForm) -> Action:
-        if f.nobody.data:
-            return Challenge(())
-        if not f.challengers.data:
-            raise IllegalAction("tap who challenged, or 'No challenge'")
-        return Challenge(tuple(f.challengers.data))
-
-    return _record(night, form, "challenge", build)
-
-
-@bp.post("/showdown")
-def showdown(key: str):  # type: ignore[no-untyped-def]
-    night = keeper_night(key)
-    form = ShowdownForm()
-    form.winners.choices = [(n, n) for n in night.players]
-
-    def build(f: ShowdownForm) -> Action:
-        if f.all_tied.data:
-            return Showdown(winners=services.table_for(night).yes)
-        if f.winner.data:  # with others ticked, a tie among them: as many taps as tied players
-            return Showdown(winners=(f.winner.data, *(w for w in f.winners.data or () if w != f.winner.data)))
-        if not f.winners.data:
-            raise IllegalAction("tap the winner, or tick the tied winners and 'Record tie'")
-        return Showdown(winners=tuple(f.winners.data))
-
-    return _record(night, form, "showdown", build)
-
-
-@bp.post("/cards")
-def cards(key: str):  # type: ignore[no-untyped-def]
-    night = keeper_night(key)
-    table = services.table_for(night)
-    # a doubled tap on "Rank the cards": its showdown is over, so rebuild the form it was made
-    # for, and the service answers "Already recorded" as it does for every other repeat
-    yes = services.card_holders_for_key(night, request.form.get("request_key", ""))
-    if yes is None and table.phase is not Phase.SHOWDOWN:
-        form = UndoForm()  # carries only version and key: enough to tell a stale submit
-        if form.validate() and form.version.data != night.version:
+def _bound(night: Night, action: str) -> Any:
+    """The form posted to ``action`` of the game at the table, or a refusal to answer with."""
+    if action == UNDO:
+        return UndoForm()
+    state = services.table_for(night)
+    repeated = services.event_for_key(night, request.form.get("request_key", ""))
+    try:
+        form = screens_of(night).bind(action, state, repeated)
+    except IllegalAction as error:
+        bare = UndoForm()  # carries only version and key: enough to tell a stale submit
+        if bare.validate() and bare.version.data != night.version:
             return _refused(night, 409, message=str(services.StaleTable(night.version)))
-        return _refused(night, 422, message="There is no showdown to enter cards for.")
-    if yes is None:
-        yes = table.yes
-    form = cards_form_class(yes)()
-
-    def build(f: CardsForm) -> Action:
-        shown = tuple((name, getattr(f, f"cards_{i}").data) for i, name in enumerate(yes))
-        return Showdown(cards=shown)
-
-    return _record(night, form, "cards", build)
+        return _refused(night, 422, message=str(error))
+    if form is None:
+        abort(404)
+    return form
 
 
-@bp.post("/undo")
-def undo(key: str):  # type: ignore[no-untyped-def]
+@bp.post("/<action>")
+def act(key: str, action: str):  # type: ignore[no-untyped-def]
+    """Record one action of the game at the table: its screens read the form into the engine's action."""
     night = keeper_night(key)
-    return _record(night, UndoForm(), "undo", lambda f: Void())
+    form = _bound(night, action)
+    if not isinstance(form, ActionForm):
+        return form  # a refusal
+    if action == UNDO:
+        return _record(night, form, UNDO, lambda f: Void())
+    screens = screens_of(night)
+    return _record(night, form, action, lambda f: screens.action(action, f, services.table_for(night)))
 
 
 # --- reading ------------------------------------------------------------------------
@@ -260,7 +184,7 @@ def undo(key: str):  # type: ignore[no-untyped-def]
 @bp.get("/history")
 def history(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
-    table = services.table_for(night)
+    play = services.play_for(night)
     rows, ledger = paging.history_lines(night)  # kept per version
     return render_template(
         "table/history.html",
@@ -268,7 +192,8 @@ def history(key: str):  # type: ignore[no-untyped-def]
         rows=(page := paging.page_of(list(reversed(rows)))).rows,  # newest first, in pages
         page=page,
         ledger=ledger,
-        voided=table.voided,
+        voided={p.number: p.state.voided for p in play.games},
+        several=len(play.games) > 1,
         describe=services.describe_ledger_event,
     )
 
@@ -455,7 +380,9 @@ def next_game(key: str):  # type: ignore[no-untyped-def]
             kept.refill(form)
             form.game.data = kind
         else:
-            defaults = services.next_game_defaults(night, kind)
+            offers = getattr(SCREENS[kind], "offers", None)
+            offer = (offers() if offers is not None else {}).get(request.args.get("offer", ""))
+            defaults = services.next_game_defaults(night, kind, offer[1] if offer is not None else None)
             form.game.data = kind
             form.players.data = list(defaults.players)
             form.first_dealer.data = defaults.first_dealer

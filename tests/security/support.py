@@ -76,6 +76,37 @@ def csrf_token_of(html: str) -> str:
     return found.group(1)
 
 
+#: The actions of the table's one action route (``POST /k/<key>/<action>``, endpoint ``table.act``)
+#: that a night of Napalm takes: the security tests see each as a route of its own, ``table.<action>``.
+TABLE_ACTIONS = ("declare", "challenge", "showdown", "cards", "undo")
+
+
+@dataclass(frozen=True)
+class ActionRoute:
+    """The table's action route for one action name, shaped as the URL rule the tests read."""
+
+    endpoint: str
+    rule: str
+    methods: frozenset[str]
+    arguments: frozenset[str]
+    _converters: dict[str, Any]
+
+
+def routes(app: Flask) -> list[Any]:
+    """Every rule of the URL map, with ``table.act`` as one route per action (:data:`TABLE_ACTIONS`)."""
+    found: list[Any] = []
+    for rule in app.url_map.iter_rules():
+        if rule.endpoint != "table.act":
+            found.append(rule)
+            continue
+        for action in TABLE_ACTIONS:
+            found.append(ActionRoute(
+                f"table.{action}", rule.rule.replace("<action>", action), frozenset(rule.methods or ()),
+                frozenset(rule.arguments - {"action"}), {"key": rule._converters["key"]},
+            ))
+    return found
+
+
 class Site:
     """The app under test, seen from outside: routes, nights and what they hold."""
 
@@ -119,7 +150,7 @@ class Site:
     # --- routes ---------------------------------------------------------------------
 
     def rules(self) -> dict[str, Any]:
-        return {rule.endpoint: rule for rule in self.app.url_map.iter_rules()}
+        return {rule.endpoint: rule for rule in routes(self.app)}
 
     def url(self, endpoint: str, key: str | None = None) -> str:
         rule = self.rules()[endpoint]

@@ -147,3 +147,30 @@ def test_a_next_game_the_rules_refuse_says_why_and_starts_nothing(start_night, c
         assert says in response.get_data(as_text=True), form
     with app.app_context():
         assert db.session.scalar(db.select(db.func.count()).select_from(Game)) == 1
+
+
+def test_the_next_game_can_start_from_one_of_a_games_offers_and_reuses_tonights_rules_for_it(app):
+    """A pot game's preset is an offer: its rules are the preset's, or the last game played with it tonight."""
+    from decimal import Decimal
+
+    from companion import services
+    from companion.games.napalm import Rules
+    from companion.games.napalm import history as hh
+
+    with app.app_context():
+        night = services.create_night(
+            "Offers", ["Ann", "Ben", "Cat"], "Ann", Rules(), hh.Settings(Decimal("0"), "", "return_antes")
+        )
+        # RULES-POKER.md: Tips to the Fat One starts from A=2, B=3 (pots 2, 3, 4, 6, 9)
+        tips = services.next_game_defaults(night, "pots", {"preset": "tips_to_the_fat_one"})
+        assert (tips.rules["preset"], tips.rules["stakes"]) == ("tips_to_the_fat_one", [2, 3, 4, 6, 9])
+        nasdaq = services.next_game_defaults(night, "pots", {"preset": "nasdaq"})
+        assert nasdaq.rules["preset"] == "nasdaq" and nasdaq.rules["high_low"] is True
+        # High Card played tonight with an ante of 2: offered again with that ante, not the preset's 1
+        started = services.start_game(
+            night.id, "pots", ["Ann", "Ben", "Cat"], "Ann", {"preset": "high_card", "ante": 2}, 0, services.new_key()
+        )
+        assert started.seq == 1
+        db.session.expire_all()
+        again = services.next_game_defaults(db.session.get(Night, night.id), "pots", {"preset": "high_card"})
+        assert (again.rules["preset"], again.rules["ante"]) == ("high_card", 2)

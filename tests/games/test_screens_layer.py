@@ -1,0 +1,136 @@
+"""The table screen is game-agnostic: a game plays through the one action route with only its screens.
+
+A throwaway screens object for the fixed-stake pot engine (a "winner" button per
+player, and an action that is always refused) is registered for the test; the
+table, the players' page, the history and the report then serve it with no other
+change, and a refused or unknown action changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from types import SimpleNamespace
+
+import jinja2
+import pytest
+from wtforms import SelectField
+
+from companion import services
+from companion.extensions import db
+from companion.forms import ActionForm
+from companion.games.base import IllegalAction
+from companion.games.napalm import Rules
+from companion.games.napalm import history as hh
+from companion.games.pots.engine import Win
+from companion.games.web import SCREENS
+from companion.models import Night
+
+TABLE = """{% import "_macros.html" as m %}{% set f = forms.win %}
+<form method="post" action="{{ act('win') }}">{{ m.hidden(f) }}{{ m.errors(f) }}
+{% for v, label in f.winner.choices %}<button name="winner" value="{{ v }}" class="big">{{ label }} won</button>{% endfor %}</form>"""
+PARTS = """{% macro status(st) %}<div class="dealer-name">{{ st.dealer }}</div>{% endmacro %}
+{% macro columns(st) %}{% endmacro %}{% macro cells(st, p) %}{% endmacro %}{% macro mine(st, line) %}{% endmacro %}
+{% macro recent_line(st, r) %}{{ r.summary }}{% endmacro %}{% macro notes(st) %}<p class="pots">{{ st.view.pot }} in the pot</p>{% endmacro %}
+{% macro where(r) %}a deal{% endmacro %}"""
+
+
+class WinnerForm(ActionForm):
+    winner = SelectField(choices=[], validate_choice=True)
+
+
+class WinnerScreens:
+    kind = "pots"
+    rules_fields = object
+    rules_template = ""
+    table_template = "test/table.html"
+    parts_template = "test/parts.html"
+
+    def describe_rules(self, rules):  # type: ignore[no-untyped-def]
+        return f"ante {rules.get('ante')}"
+
+    def view(self, state):  # type: ignore[no-untyped-def]
+        return SimpleNamespace(prompt="Who won?", dealer=state.dealer, pot=state.pot)
+
+    def _form(self, state, formdata=None):  # type: ignore[no-untyped-def]
+        form = WinnerForm(formdata=formdata) if formdata is None else WinnerForm()
+        form.winner.choices = [(n, n) for n in state.players]
+        return form
+
+    def forms(self, state):  # type: ignore[no-untyped-def]
+        return {"win": self._form(state)}
+
+    def bind(self, name, state, repeated):  # type: ignore[no-untyped-def]
+        if name == "refuse":
+            raise IllegalAction("this action is never possible")
+        return self._form(state, formdata=True) if name == "win" else None
+
+    def action(self, name, form, state):  # type: ignore[no-untyped-def]
+        if form.winner.data == "Ann":
+            raise IllegalAction("Ann cannot win in this test")
+        return Win((form.winner.data,))
+
+
+@pytest.fixture
+def pot_night(app, monkeypatch):
+    monkeypatch.setitem(SCREENS, "pots", WinnerScreens())
+    app.jinja_loader = jinja2.ChoiceLoader(
+        [app.jinja_loader, jinja2.DictLoader({"test/table.html": TABLE, "test/parts.html": PARTS})]
+    )
+    with app.app_context():
+        night = services.create_night(
+            "Pots", ["Ann", "Ben", "Cat"], "Ann", Rules(), hh.Settings(Decimal("0.5"), "EUR", "return_antes")
+        )
+        services.start_game(night.id, "pots", ["Ann", "Ben", "Cat"], "Ann", {"preset": "high_card"}, 0, services.new_key())
+        return night.id, night.keeper_key, night.viewer_key
+
+
+def _version(app, night_id: int) -> int:
+    with app.app_context():
+        return db.session.get(Night, night_id).version
+
+
+def _post(client, key: str, action: str, version: int, **data: str):  # type: ignore[no-untyped-def]
+    return client.post(f"/k/{key}/{action}", data={"version": str(version), "request_key": services.new_key(), **data})
+
+
+def _nets(html: str) -> dict[str, str]:
+    rows = re.findall(r'data-player="(\w+)">.*?class="num net[^"]*">([^<]+)<', html, re.S)
+    return dict(rows)
+
+
+def test_a_game_plays_through_the_one_action_route_with_only_its_screens(app, pot_night):
+    night_id, key, viewer = pot_night
+    client = app.test_client()
+    page = client.get(f"/k/{key}").get_data(as_text=True)
+    assert "Who won?" in page and 'action="/k/' + key + '/win"' in page
+    # High Card: an ante of 1 from each of three players, pot 3; Ben takes it: Ben +2, Ann and Cat -1
+    assert _post(client, key, "win", 1, winner="Ben").status_code == 303
+    page = client.get(f"/k/{key}").get_data(as_text=True)
+    assert _nets(page) == {"Ann": "-1", "Ben": "+2", "Cat": "-1"}
+    # undo is the layer's, for every game; then Cat takes the next pot of 3 instead
+    assert _post(client, key, "undo", 2).status_code == 303
+    assert _post(client, key, "win", 3, winner="Cat").status_code == 303
+    page = client.get(f"/k/{key}").get_data(as_text=True)
+    assert _nets(page) == {"Ann": "-1", "Ben": "-1", "Cat": "+2"}
+    players = client.get(f"/p/{viewer}").get_data(as_text=True)
+    assert _nets(players) == {"Ann": "-1", "Ben": "-1", "Cat": "+2"}
+    history = client.get(f"/k/{key}/history").get_data(as_text=True)
+    assert history.count("a deal") == 3  # the win, its undo, the second win
+    report = client.get(f"/k/{key}/report").get_data(as_text=True)
+    payments = re.findall(r'data-payer="(\w+)" data-payee="(\w+)" data-chips="(\d+)"', report)
+    assert sorted(payments) == [("Ann", "Cat", "1"), ("Ben", "Cat", "1")]
+    assert "2nd game (High Card)" in report  # the preset names the game
+
+
+def test_a_refused_or_unknown_action_changes_nothing_and_says_why(app, pot_night):
+    night_id, key, _ = pot_night
+    client = app.test_client()
+    refused = _post(client, key, "win", 1, winner="Ann")  # the screens refuse it
+    assert refused.status_code == 422 and "Ann cannot win in this test" in refused.get_data(as_text=True)
+    never = _post(client, key, "refuse", 1)  # bind refuses it
+    assert never.status_code == 422 and "this action is never possible" in never.get_data(as_text=True)
+    assert _post(client, key, "nonsense", 1).status_code == 404
+    assert _post(client, key, "win", 1, winner="Zed").status_code == 422  # not a choice of the form
+    assert _post(client, key, "win", 7, winner="Ben").status_code == 409  # a stale version
+    assert _version(app, night_id) == 1
