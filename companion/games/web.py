@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from .napalm.web import NAPALM_SCREENS
+from .pots.web import POTS_SCREENS
 
 
 class GameScreens(Protocol):
@@ -58,6 +59,7 @@ class GameScreens(Protocol):
 #: every game's screens, by the game's short name (the same names as :data:`companion.games.GAMES`)
 SCREENS: dict[str, GameScreens] = {
     NAPALM_SCREENS.kind: NAPALM_SCREENS,
+    POTS_SCREENS.kind: POTS_SCREENS,
 }
 
 

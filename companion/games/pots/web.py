@@ -19,7 +19,7 @@ from ...forms import ActionForm, MultiCheckboxField, WholeNumberField
 from ..base import IllegalAction
 from .engine import MAX_CHIPS, Carry, HighLow, IntoPot, PotTable, Sale, Win, and_, fat_one_stakes
 from .presets import PRESETS, TITLES
-from .view import PotsView, pot_label, view
+from .view import PotsView, pot_label, stakes_text, view
 
 #: the presets in the order the screen offers them, each by what players call it
 PRESET_CHOICES = [(key, TITLES[key]) for key in PRESETS]
@@ -99,7 +99,7 @@ class SaleForm(ActionForm):
 
 FORMS: dict[str, type[ActionForm]] = {
     "win": WinForm,
-    "carry": CarryForm,
+    "carry_over": CarryForm,
     "highlow": HighLowForm,
     "into_pot": IntoPotForm,
     "sale": SaleForm,
@@ -110,7 +110,7 @@ def _offered(v: PotsView) -> tuple[str, ...]:
     """The actions the rules allow now, in the order the screen shows them."""
     names = ["win"]
     if v.can_carry:
-        names.append("carry")
+        names.append("carry_over")
     if v.high_low:
         names.append("highlow")
     names.append("into_pot")
@@ -170,6 +170,19 @@ class PotsScreens:
             form.ante.data = rules.get("ante", 1)
         form.sale_limit.data = rules.get("sale_limit")
 
+    def describe_rules(self, rules: Mapping[str, Any]) -> str:
+        """A few words for the report's heading: "stakes A 2, B 3, C 4, D 6, E 9", "ante 1, sale limit 5"."""
+        stakes = list(rules.get("stakes") or [])
+        words = [f"stakes {stakes_text(tuple(stakes))}" if stakes else f"ante {rules.get('ante', 1)}"]
+        if rules.get("carry"):
+            words.append("a pot nobody wins is carried")
+        if rules.get("high_low"):
+            words.append("high-low")
+        if rules.get("sales"):
+            limit = rules.get("sale_limit")
+            words.append("no sale limit" if limit is None else f"sale limit {limit}")
+        return ", ".join(words)
+
     @staticmethod
     def worked_out(form: Any) -> str:
         """C, D and E from the A and B shown ("C 4, D 6, E 9"), or "" when A and B are not numbers yet."""
@@ -197,15 +210,29 @@ class PotsScreens:
             sale.seller.data, sale.buyer.data = v.players[0], v.players[1]  # type: ignore[attr-defined]
         return forms
 
-    def bind(self, name: str, state: PotTable) -> ActionForm | None:
+    def offers(self) -> dict[str, tuple[str, dict[str, str]]]:
+        """Each preset as an offer of the next-game screen (``?offer=high_card``): its title and rules."""
+        return {key: (title, {"preset": key}) for key, title in PRESET_CHOICES}
+
+    def shown_now(self, state: PotTable) -> tuple[str, ...]:
+        return _offered(view(state))
+
+    def bind(
+        self, name: str, state: PotTable, repeated: tuple[str, Mapping[str, Any]] | None = None
+    ) -> ActionForm | None:
+        """The posted form; ``repeated`` (a doubled tap) skips the checks of the table as it is now,
+        so the same action is built again and the service answers "Already recorded"."""
         v = view(state)
         if name not in FORMS or name not in _offered(v):
             return None
-        return _choose(FORMS[name](), v)
+        form = _choose(FORMS[name](), v)
+        form.repeated = repeated is not None  # type: ignore[attr-defined]
+        return form
 
     def action(self, name: str, form: Any, state: PotTable) -> Any:
         players = state.players
-        pot = self._pot(form, state)
+        again = getattr(form, "repeated", False)
+        pot = self._pot(form, state, again)
         if name == "win":
             tied = list(form.tied.data or [])
             if form.split.data:
@@ -217,7 +244,7 @@ class PotsScreens:
             if not form.winner.data:
                 raise IllegalAction("tap the winner, or tick who tied and 'Record the split'")
             return Win(_known(players, [form.winner.data, *tied], "the win"), pot)
-        if name == "carry":
+        if name == "carry_over":
             return Carry(pot)
         if name == "highlow":
             high = _known(players, form.high.data or [], "the high hand")
@@ -230,7 +257,7 @@ class PotsScreens:
                 raise IllegalAction("tap the button of the player who puts the chips in")
             (player,) = _known(players, [form.player.data], "chips into the pot")
             reason = form.reason.data or "bet"
-            if reason not in dict(view(state).into_reasons):
+            if not again and reason not in dict(view(state).into_reasons):
                 allowed = " or ".join(words for _, words in view(state).into_reasons)
                 raise IllegalAction(f"chips go into the pot here as {allowed}")
             return IntoPot(player, form.chips.data, reason, pot)
@@ -243,7 +270,7 @@ class PotsScreens:
         raise IllegalAction(f"no such action: {name[:30]}")
 
     @staticmethod
-    def _pot(form: Any, state: PotTable) -> str | None:
+    def _pot(form: Any, state: PotTable, again: bool = False) -> str | None:
         """The pot the form names: None in a one-pot game, else one still open this deal."""
         names = state.rules.pot_names
         if len(names) == 1:
@@ -251,7 +278,7 @@ class PotsScreens:
         chosen = (form.pot.data or "").strip().upper()
         if chosen not in names:
             raise IllegalAction(f"say which pot: {', '.join(state.open_pots)}")
-        if chosen not in state.open_pots:
+        if not again and chosen not in state.open_pots:
             raise IllegalAction(f"{pot_label(chosen)} has already ended this deal")
         return chosen
 

@@ -28,7 +28,7 @@ def posted(app, name, state, data):  # type: ignore[no-untyped-def]
 def test_the_forms_offered_follow_the_rules(app):
     with app.test_request_context("/"):
         assert list(S.forms(table(["Ann", "Ben"], "tips_to_the_fat_one"))) == ["win", "into_pot"]
-        assert list(S.forms(table(["Ann", "Ben", "Cat"], "high_card"))) == ["win", "carry", "into_pot"]
+        assert list(S.forms(table(["Ann", "Ben", "Cat"], "high_card"))) == ["win", "carry_over", "into_pot"]
         assert list(S.forms(table(["Ann", "Ben"], "nasdaq"))) == ["win", "highlow", "into_pot", "sale"]
         forms = S.forms(table(["Ann", "Ben"], "tips_to_the_fat_one"))
         assert forms["win"].pot.data == "A"
@@ -41,7 +41,7 @@ def test_each_form_becomes_its_action(app):
     assert posted(app, "win", tips, {"tied": ["Ben", "Ann"], "split": "1", "pot": "a"}) == Win(("Ben", "Ann"), "A")
     assert posted(app, "into_pot", tips, {"chips": "2", "reason": "bet", "pot": "E", "player": "Ann"}) == IntoPot("Ann", 2, "bet", "E")
     card = table(["Ann", "Ben", "Cat"], "high_card")
-    assert posted(app, "carry", card, {"pot": "pot"}) == Carry(None)
+    assert posted(app, "carry_over", card, {"pot": "pot"}) == Carry(None)
     assert posted(app, "win", card, {"winner": "Cat", "pot": "pot"}) == Win(("Cat",), None)
     nasdaq = table(["Ann", "Ben", "Cat"], "nasdaq", sale_limit=5)
     assert posted(app, "sale", nasdaq, {"seller": "Ben", "buyer": "Cat", "price": "12"}) == Sale("Ben", "Cat", 12, None)
@@ -53,7 +53,7 @@ def test_actions_the_game_does_not_have_bind_to_nothing(app):
     card = table(["Ann", "Ben", "Cat"], "high_card")
     assert posted(app, "sale", card, {"seller": "Ann", "buyer": "Ben", "price": "3"}) is None
     assert posted(app, "highlow", card, {"high": ["Ann"], "low": ["Ben"]}) is None
-    assert posted(app, "carry", table(["Ann", "Ben"], "fixed"), {}) is None
+    assert posted(app, "carry_over", table(["Ann", "Ben"], "fixed"), {}) is None
     assert posted(app, "nonsense", card, {}) is None
 
 
