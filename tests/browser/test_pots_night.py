@@ -85,16 +85,23 @@ class PotsScreen:
         }
 
 
-def next_game(keeper, live_server, shots, *, preset: str, sit_out: tuple[str, ...], what: str, **fields: str):  # type: ignore[no-untyped-def]
+def next_game(keeper, shots, *, preset: str, toggle: tuple[str, ...], what: str, **fields: str):  # type: ignore[no-untyped-def]
+    """Start the next game from the table: the pot games, then the preset's own link (its defaults and
+    players), then tap the players' toggles in ``toggle`` and fill ``fields`` by their labels."""
     with keeper.expect_navigation():
         keeper.get_by_role("link", name="Start the next game").click()
     if keeper.locator('select[name="preset"]').count() == 0:  # the game at the table is not a pot game
         keeper.locator("#pick-game").select_option("pots")
         with keeper.expect_navigation():
             keeper.get_by_role("button", name="Show its rules").click()
-    for name in sit_out:
-        keeper.locator("label.toggle", has=keeper.locator(f'input[name="players"][value="{name}"]')).click()
-    keeper.get_by_label("Which pot game").select_option(label=preset)
+    with keeper.expect_navigation():
+        keeper.locator("p.offers").get_by_role("link", name=preset, exact=True).click()
+    assert keeper.get_by_label("Which pot game").locator("option:checked").inner_text() == preset
+    for name in toggle:
+        box = keeper.locator(f'input[name="players"][value="{name}"]')
+        was = box.is_checked()
+        keeper.locator("label.toggle", has=box).click()
+        assert box.is_checked() != was
     for label, value in fields.items():
         keeper.get_by_label(label, exact=True).fill(value)
     shots(keeper, what)
@@ -112,7 +119,8 @@ def test_napalm_then_tips_to_the_fat_one_then_high_card_settled_once(live_server
     t = PotsScreen(keeper, shots)
 
     # 2nd game: Tips to the Fat One, Ann and Ben
-    next_game(keeper, live_server, shots, preset="Tips to the Fat One", sit_out=("Cat", "Dan"),
+    # its own link picks Ben (the deal passes to him) and Cat on his left: Cat sits out, Ann plays
+    next_game(keeper, shots, preset="Tips to the Fat One", toggle=("Cat", "Ann"),
               what="next game tips", **{"Tips to the Fat One: pot A": "2", "pot B": "3"})
     shots(keeper, "tips at the table")
     assert "Tonight's 2nd game" in keeper.locator(".status").inner_text()
@@ -142,7 +150,7 @@ def test_napalm_then_tips_to_the_fat_one_then_high_card_settled_once(live_server
     assert t.nets() == {"Ann": 14, "Ben": -18}
 
     # 3rd game: High Card, everyone
-    next_game(keeper, live_server, shots, preset="High Card", sit_out=(), what="next game high card",
+    next_game(keeper, shots, preset="High Card", toggle=(), what="next game high card",
               **{"Ante (chips from each player every deal)": "1"})
     assert "Tonight's 3rd game" in keeper.locator(".status").inner_text()
     assert t.prompt == "Deal 1: Ann deals. Who won the pot?"
@@ -166,6 +174,10 @@ def test_napalm_then_tips_to_the_fat_one_then_high_card_settled_once(live_server
         for li in keeper.locator("ol.payments li.payment").all()
     )
     assert payments == [("Ben", "Ann", "12", "3.00 €"), ("Ben", "Cat", "2", "0.50 €"), ("Ben", "Dan", "6", "1.50 €")], payments
+    for summary in keeper.locator("details.records summary").all():  # each game's records, tapped open
+        summary.click()
+    shots(keeper, "report with each record")
     text = " ".join(keeper.locator("main").inner_text().split())
+    assert "2nd game (Tips to the Fat One)" in text and "3rd game (High Card)" in text
     assert "Pot A, 4: Ann takes it." in text and "Pot C, 8: Ann and Ben split, 4 each." in text
     assert "The pot, 4: returned to who paid it in (Ann 1, Ben 1, Cat 1, Dan 1)." in text
