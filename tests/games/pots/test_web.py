@@ -366,5 +366,9 @@ def test_every_preset_shows_its_table_and_players_page(start_night, client, app,
     assert "Ann won" in page.html and "Ben won" in page.html and "Dan won" not in page.html
     with app.app_context():
         viewer = db.session.scalar(db.select(Night.viewer_key).where(Night.keeper_key == page.key))
-    assert client.get(f"/p/{viewer}").status_code == 200
+    ok(win(page, "Ben"))
+    players_page = client.get(f"/p/{viewer}")
+    assert players_page.status_code == 200 and "Deal 1 · " in players_page.get_data(as_text=True)
+    history = client.get(f"{page.url}/history")
+    assert history.status_code == 200 and "Deal 1 · Ann deals" in history.get_data(as_text=True)
     assert client.get(f"{page.url}/report").status_code == 200
