@@ -95,7 +95,7 @@ def next_game(keeper, shots, *, preset: str, toggle: tuple[str, ...], what: str,
         with keeper.expect_navigation():
             keeper.get_by_role("button", name="Show its rules").click()
     with keeper.expect_navigation():
-        keeper.locator("p.offers").get_by_role("link", name=preset, exact=True).click()
+        keeper.locator(".offers").get_by_role("link", name=preset, exact=True).click()
     assert keeper.get_by_label("Which pot game").locator("option:checked").inner_text() == preset
     for name in toggle:
         box = keeper.locator(f'input[name="players"][value="{name}"]')

@@ -70,8 +70,9 @@ class PotsView:
         price = self.sale_limit + 7
         to_seller, to_pot = sale_split(price, self.sale_limit)
         return (
-            f"Above {self.sale_limit}, half of the excess goes to the pot, the odd chip to the pot "
-            f"(a sale at {price}: {to_seller} to the seller, {to_pot} to the pot)."
+            f"The buyer pays the seller the price; above {self.sale_limit}, half of the excess goes to "
+            f"the pot instead, the odd chip to the pot (a sale at {price}: {to_seller} to the seller, "
+            f"{to_pot} to the pot)."
         )
 
 
