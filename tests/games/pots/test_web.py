@@ -278,6 +278,17 @@ def test_fixed_a_bet_then_the_winner(start_night, client):
 # --- refusals, repeats and stale screens ----------------------------------------------------------------
 
 
+def test_the_players_page_says_what_each_has_in_the_pot(start_night, client, app):
+    """High Card, Ann, Ben, Cat: deal 1 carried (1 each in the pot); Ann's phone says so."""
+    page = start_pots(start_night, client, "high_card", players=("Ann", "Ben", "Cat"))
+    ok(page.post("carry_over", {"pot": "pot"}))
+    with app.app_context():
+        viewer = db.session.scalar(db.select(Night.viewer_key).where(Night.keeper_key == page.key))
+    client.get(f"/p/{viewer}/me?name=Ann")
+    mine = unescape(client.get(f"/p/{viewer}").get_data(as_text=True))
+    assert "<strong>Ann</strong>: 1 in the pot (back to you if nobody wins it), -1 chips" in mine
+
+
 def test_a_winner_not_in_the_game_is_refused_by_name(start_night, client, app):
     page = start_pots(start_night, client, "high_card", players=("Ann", "Ben", "Cat"))
     before = version_of(app, page)
