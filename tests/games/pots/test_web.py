@@ -241,8 +241,11 @@ def test_nasdaq_refusals_change_nothing(start_night, client, app):
     r = page.post("sale", {"seller": "Cat", "buyer": "Ann", "price": "0", "pot": "pot", "record": "1"})
     assert r.status_code == 422 and "Number must be between 1 and 1000000" in r.get_data(as_text=True)
     page.refresh()
+    r = page.post("sale", {"seller": "Cat", "buyer": "Ann", "price": "1000001", "pot": "pot", "record": "1"})
+    assert r.status_code == 422 and "Number must be between 1 and 1000000" in r.get_data(as_text=True)
+    page.refresh()
     r = page.post("sale", {"seller": "Cat", "buyer": "Ann", "price": "1.5", "pot": "pot", "record": "1"})
-    assert r.status_code == 422
+    assert r.status_code == 422 and "Enter a whole number in digits 0-9" in r.get_data(as_text=True)
     page.refresh()
     r = page.post("highlow", {"high": ["Ann"], "pot": "pot", "record": "1"})
     assert r.status_code == 422 and "tick the best high hand and the best low hand" in r.get_data(as_text=True)
