@@ -17,7 +17,7 @@ from wtforms.validators import InputRequired, NumberRange, Optional
 
 from ...forms import ActionForm, MultiCheckboxField, WholeNumberField
 from ..base import IllegalAction
-from .engine import MAX_CHIPS, Carry, HighLow, IntoPot, PotTable, Sale, Win, and_, fat_one_stakes
+from .engine import MAX_CHIPS, Carry, HighLow, IntoPot, PotTable, Sale, Win, and_
 from .presets import PRESETS, TITLES
 from .view import PotsView, pot_label, stakes_text, view
 
@@ -182,15 +182,6 @@ class PotsScreens:
             limit = rules.get("sale_limit")
             words.append("no sale limit" if limit is None else f"sale limit {limit}")
         return ", ".join(words)
-
-    @staticmethod
-    def worked_out(form: Any) -> str:
-        """C, D and E from the A and B shown ("C 4, D 6, E 9"), or "" when A and B are not numbers yet."""
-        a, b = form.stake_a.data, form.stake_b.data
-        if not isinstance(a, int) or not isinstance(b, int):
-            return ""
-        _, _, c, d, e = fat_one_stakes(a, b)
-        return f"C {c}, D {d}, E {e}"
 
     # --- the table ------------------------------------------------------------------
 
