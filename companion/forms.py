@@ -150,9 +150,14 @@ class StartForm(FlaskForm):
     request_key = HiddenField(validators=[Optional(), Regexp(KEY_PATTERN, message="bad request key")])
 
 
-class NightForm(KnownFieldsOnly, StartForm):
-    """Start a night (or change its setup before play): seats, dealer and rules on one screen."""
+class NightBaseForm(KnownFieldsOnly, StartForm):
+    """Start a night (or change its setup before play): seats, dealer, money, and the first game.
 
+    The first game's rules are mixed in per game (:func:`night_form_class`); Napalm's
+    are :class:`NightForm`'s own, as they always were.
+    """
+
+    game = HiddenField(default="napalm")  # the first game's short name (the page's picker sets it)
     name = StringField("Name of the night", validators=[Optional(), Length(max=80)])
     seat_1 = StringField("Seat 1", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG)])
     seat_2 = StringField("Seat 2", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG)])
@@ -164,23 +169,11 @@ class NightForm(KnownFieldsOnly, StartForm):
     first_dealer = SelectField(
         "First dealer", choices=[(str(i), f"Seat {i}") for i in range(1, MAX_PLAYERS + 1)], default="1"
     )
-    ante = WholeNumberField("Ante (chips)", default=1, validators=[InputRequired(), NumberRange(min=0, max=1_000_000)])
-    ante_every = SelectField(
-        "Ante on", choices=[("1", "every hand"), ("2", "every other hand")], default="1"
-    )
-    tokens_to_win = WholeNumberField(
-        "Tokens to win", default=5, validators=[InputRequired(), NumberRange(min=1, max=99)]
-    )
     # none by default: a group that plays for chips only never sees money (issue 14, item 7)
     chip_value = StringField(
         "Value of one chip (empty: chips only)", default="", validators=[Length(max=20), _chip_value]
     )
     currency = StringField("Currency", default="€", validators=[Optional(), Length(max=8)])
-    unfinished_pot = SelectField(
-        "Pot of an unfinished game at the end of the night",
-        choices=list(UNFINISHED_LABELS.items()),
-        default="return_antes",
-    )
     move_up = HiddenField()
     submit = SubmitField("Start the night")
 
@@ -213,6 +206,36 @@ class NightForm(KnownFieldsOnly, StartForm):
 
     def chip_value_decimal(self) -> Decimal:
         return getattr(self.chip_value, "parsed", Decimal("0"))
+
+class NightForm(NightBaseForm):
+    """The night's form with Napalm's rules as its first game's (the form as it always was)."""
+
+    ante = WholeNumberField("Ante (chips)", default=1, validators=[InputRequired(), NumberRange(min=0, max=1_000_000)])
+    ante_every = SelectField(
+        "Ante on", choices=[("1", "every hand"), ("2", "every other hand")], default="1"
+    )
+    tokens_to_win = WholeNumberField(
+        "Tokens to win", default=5, validators=[InputRequired(), NumberRange(min=1, max=99)]
+    )
+    unfinished_pot = SelectField(
+        "Pot of an unfinished game at the end of the night",
+        choices=list(UNFINISHED_LABELS.items()),
+        default="return_antes",
+    )
+
+
+_night_forms: dict[type, type[NightBaseForm]] = {}
+
+
+def night_form_class(rules_fields: type) -> type[NightBaseForm]:
+    """The night's form with one game's rule fields as its first game's (see :mod:`companion.games.web`)."""
+    from .games.napalm.web import NapalmRulesFields
+
+    if rules_fields is NapalmRulesFields:
+        return NightForm  # the same fields as the form always had
+    if rules_fields not in _night_forms:
+        _night_forms[rules_fields] = type(f"NightForm_{rules_fields.__name__}", (NightBaseForm, rules_fields), {})
+    return _night_forms[rules_fields]
 
 
 class ImportForm(KnownFieldsOnly, StartForm):

@@ -332,20 +332,20 @@ def update_setup(
     name: str,
     players: list[str],
     first_dealer: str | None,
-    rules: Rules,
-    settings: hh.Settings,
+    rules: Mapping[str, Any],
+    money: nightfile.Money,
     expected_version: int,
 ) -> None:
-    """Change seating and settings, allowed only before the first action is recorded."""
+    """Change seating, money and the first game's rules (a JSON object), allowed only before the first action."""
     if night.version != 0 or expected_version != 0:
         raise IllegalAction("play has started: the seating and rules can no longer change")
-    _check_night_fields(name, players, settings)
+    _check_money(name, players, money)
     continued = continuation_of(night)
     if continued is not None:
         raise IllegalAction(f"this night's pot was carried into \u201c{continued.name}\u201d: its setup can no longer change")
     game = night.first_game
     seated = validate_seating(players)
-    game_rules = {**GAMES[game.kind].rules_to_dict(rules), "unfinished_pot": settings.unfinished_pot}
+    game_rules = dict(rules)
     # a contributor not seated any more takes their share of the carried pot back in the
     # previous night's settle-up; the rest stays in this night's pot (issue 14, item 16)
     folded = {p.casefold() for p in seated}
@@ -353,8 +353,8 @@ def update_setup(
     setup, *_ = set_up_game(seated, game.kind, None, first_dealer, game_rules, carried or None)
     night.name = name.strip() or night.name
     night.players = list(seated)
-    night.chip_value = settings.chip_value
-    night.currency = settings.currency
+    night.chip_value = money.chip_value
+    night.currency = money.currency
     game.players = list(setup.players)
     game.first_dealer = setup.first_dealer
     game.rules = dict(setup.rules)
@@ -767,7 +767,8 @@ def summary_of(night: Night, seq: int) -> str:
     # the record's place in its game's log: how many of that game's events came up to it
     index = db.session.scalar(
         select(func.count()).select_from(Event).where(
-            Event.night_id == night.id, Event.game_id == event.game_id, Event.seq <= seq
+            Event.night_id == night.id, Event.game_id == event.game_id, Event.seq <= seq,
+            Event.kind != GAME_STARTED,  # the event that started the game is not in its log
         )
     )
     position = db.session.scalar(select(Game.position).where(Game.id == event.game_id))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from .nap.web import NAP_SCREENS
 from .napalm.web import NAPALM_SCREENS
 from .pots.web import POTS_SCREENS
 
@@ -59,6 +60,7 @@ class GameScreens(Protocol):
 #: every game's screens, by the game's short name (the same names as :data:`companion.games.GAMES`)
 SCREENS: dict[str, GameScreens] = {
     NAPALM_SCREENS.kind: NAPALM_SCREENS,
+    NAP_SCREENS.kind: NAP_SCREENS,
     POTS_SCREENS.kind: POTS_SCREENS,
 }
 

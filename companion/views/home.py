@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import hmac
+from typing import Any
 
-from flask import Blueprint, current_app, redirect, render_template, request, send_from_directory, url_for
+from flask import Blueprint, abort, current_app, redirect, render_template, request, send_from_directory, url_for
 from sqlalchemy import select, text
 
 from .. import services
 from . import refused
 from ..extensions import db
-from ..forms import ImportForm, NightForm
+from ..forms import ImportForm, NightBaseForm, night_form_class
 from ..models import Night
-from ..games import RecordError
-from ..games.napalm import IllegalAction, Rules
-from ..games.napalm.history import Settings
+from ..nightfile import Money
+from ..games import GAMES, RecordError
+from ..games.base import IllegalAction
 from ..games.web import SCREENS
 from ..ratelimit import brake
 from ..security import client_id
@@ -23,23 +24,7 @@ from .common import keeper_mark, known_marks
 bp = Blueprint("home", __name__)
 
 
-def rules_from(form: NightForm) -> Rules:
-    return Rules(
-        ante=form.ante.data,
-        ante_every=int(form.ante_every.data),
-        tokens_to_win=form.tokens_to_win.data,
-    )
-
-
-def settings_from(form: NightForm) -> Settings:
-    return Settings(
-        chip_value=form.chip_value_decimal(),
-        currency=(form.currency.data or "").strip(),
-        unfinished_pot=form.unfinished_pot.data,
-    )
-
-
-def move_seat_up(form: NightForm) -> bool:
+def move_seat_up(form: NightBaseForm) -> bool:
     """The ↑ button beside a seat swaps it with the seat above, without saving (no JavaScript needed)."""
     # The tapped button's value; an empty move_up sent before it (a hidden input an older
     # page carried) must not hide it: that made ↑ start the night instead (issue 14, bug 1).
@@ -68,11 +53,36 @@ def my_nights() -> list[Night]:
     return sorted(nights, key=lambda n: n.created_at, reverse=True)
 
 
-def _home(form: NightForm | None = None, import_form: ImportForm | None = None, status: int = 200):  # type: ignore[no-untyped-def]
+def first_game_kind(source: Any) -> str:
+    """The first game's short name a request asks for (default Napalm); 400 for one the app does not offer."""
+    kind = source.get("game") or "napalm"
+    if kind not in SCREENS or kind not in GAMES:
+        abort(400, "choose one of the games offered")
+    return kind
+
+
+def night_form(kind: str, **kwargs: Any) -> NightBaseForm:
+    """The night's form with ``kind``'s rules as its first game's."""
+    form = night_form_class(SCREENS[kind].rules_fields)(**kwargs)
+    form.game.data = kind
+    return form
+
+
+def _home(form: NightBaseForm | None = None, import_form: ImportForm | None = None, status: int = 200):  # type: ignore[no-untyped-def]
     """The front door; a form not given is a fresh one with a new request key (never the other form's data)."""
-    form = form or NightForm(formdata=None, request_key=services.new_key())
+    if form is None:
+        form = night_form(first_game_kind(request.args), formdata=None, request_key=services.new_key())
     import_form = import_form or ImportForm(formdata=None, request_key=services.new_key())
-    return render_template("home/index.html", form=form, import_form=import_form, nights=my_nights()), status
+    kind = form.game.data
+    return render_template(
+        "home/index.html", form=form, import_form=import_form, nights=my_nights(),
+        kind=kind, rules_template=SCREENS[kind].rules_template, first_games=first_games(),
+    ), status
+
+
+def first_games() -> list[tuple[str, str]]:
+    """(short name, title) of every game a night can start with: those with screens."""
+    return [(kind, GAMES[kind].title) for kind in GAMES if kind in SCREENS]
 
 
 @bp.get("/")
@@ -85,14 +95,25 @@ def index():  # type: ignore[no-untyped-def]
         import_form = kept.refill(ImportForm(formdata=None))
         import_form.request_key.data = services.new_key()
         return _home(import_form=import_form, status=kept.status)
-    form = kept.refill(NightForm(formdata=None))
+    kind = first_game_kind(dict(kept.data))
+    form = kept.refill(night_form(kind, formdata=None))
+    form.game.data = kind
     form.request_key.data = services.new_key()
     return _home(form, status=kept.status)
 
 
+def first_game_setup(form: NightBaseForm, kind: str) -> dict[str, Any]:
+    """The first game's setup as :func:`services.open_night` takes it, from the night's form."""
+    return {
+        "kind": kind, "players": None, "first_dealer": form.first_dealer_name() or None,
+        "rules": SCREENS[kind].rules_from_form(form), "carried_in": None,
+    }
+
+
 @bp.post("/nights")
 def create():  # type: ignore[no-untyped-def]
-    form = NightForm()
+    kind = first_game_kind(request.form)
+    form = night_form(kind)
     here = url_for("home.index")
     if move_seat_up(form):
         return refused.refuse(here, 200, form_name="night", form=form, data=refused.typed(form))
@@ -101,12 +122,11 @@ def create():  # type: ignore[no-untyped-def]
     if form.validate():
         limit.hit(client_id())  # every start that passes the form counts (a doubled tap too)
         try:
-            night = services.create_night(
+            night = services.open_night(
                 form.name.data or "",
                 form.players(),
-                form.first_dealer_name() or None,
-                rules_from(form),
-                settings_from(form),
+                Money(form.chip_value_decimal(), (form.currency.data or "").strip()),
+                first_game_setup(form, kind),
                 request_key=form.request_key.data or None,
             )
         except IllegalAction as error:

@@ -40,6 +40,7 @@ from ..models import Night
 from ..games.napalm import IllegalAction
 from ..report import VIEWS, ChipCount, Report, build_night_report, chip_count
 from . import refused
+from . import stamped
 from .common import device_label, keeper_night, remember, standings_of, viewer_night
 from .home import my_nights
 
@@ -136,8 +137,20 @@ def count_of(report: Report) -> tuple[ChipCount | None, dict[str, str], dict[str
 # --- the report ------------------------------------------------------------------------------
 
 
+def plain_report(night: Night, keeper: bool) -> Any:
+    """The report as every phone sees it at this version (no question in the address): kept per version."""
+    if not set(request.args) <= {"view"}:
+        return render_report(night, keeper)
+    continued = services.continuation_of(night)
+    what = ("report", keeper, night.keeper_key, night.viewer_key, _view(), continued.id if continued else None)
+    return stamped.render_kept(
+        what, night.id, night.version, lambda flashed: render_report(night, keeper, flashed=flashed)[0]
+    )
+
+
 def render_report(  # type: ignore[no-untyped-def]
-    night: Night, keeper: bool, status: int = 200, message: str | None = None, view: str | None = None
+    night: Night, keeper: bool, status: int = 200, message: str | None = None, view: str | None = None,
+    flashed: Any = None,
 ):
     report = report_of(night)
     view = view or _view()
@@ -198,6 +211,7 @@ def render_report(  # type: ignore[no-untyped-def]
             next_night=next_night,
             carry_form=carry_form,
             source=source,
+            **({"flashed": flashed} if flashed is not None else {}),
         ),
         status,
     )
@@ -209,7 +223,7 @@ def keeper(key: str):  # type: ignore[no-untyped-def]
     kept = refused.recall(night.version)
     if kept is not None:
         return render_report(night, True, kept.status, kept.message)
-    return render_report(night, keeper=True)
+    return plain_report(night, keeper=True)
 
 
 @bp.get("/p/<key>/report")
@@ -217,7 +231,7 @@ def viewer(key: str):  # type: ignore[no-untyped-def]
     night = viewer_night(key)
     # the players' page never offers the scorekeeper's forms, even when opened
     # with the scorekeeper's own link under /p/
-    return render_report(night, keeper=False)
+    return plain_report(night, keeper=False)
 
 
 def _filename(night: Night, ext: str) -> str:

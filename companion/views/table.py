@@ -24,16 +24,17 @@ from flask import (
 from .. import qr, services
 from ..cli import lan_address
 from ..extensions import db
-from ..forms import KEY_PATTERN, ActionForm, NightForm, RotateForm, UndoForm, next_game_form_class
+from ..forms import KEY_PATTERN, ActionForm, NightBaseForm, RotateForm, UndoForm, next_game_form_class, night_form_class
 from ..games import GAMES
 from ..games.base import IllegalAction
 from ..games.fold import Void
 from ..games.web import SCREENS, GameScreens
 from ..models import Night
 from ..security import RotationMemory
-from . import paging, refused, taps
+from . import paging, refused, stamped, taps
 from .common import device_label, keeper_night, remember, standings_of
-from .home import move_seat_up, rules_from, settings_from
+from ..nightfile import Money
+from .home import move_seat_up
 
 bp = Blueprint("table", __name__, url_prefix="/k/<key>")
 
@@ -66,7 +67,9 @@ def forms_for(night: Night, submitted: Any = None) -> dict[str, Any]:
     return forms
 
 
-def render_table(night: Night, status: int = 200, submitted: Any = None, message: str | None = None):  # type: ignore[no-untyped-def]
+def render_table(  # type: ignore[no-untyped-def]
+    night: Night, status: int = 200, submitted: Any = None, message: str | None = None, flashed: Any = None
+):
     st = standings_of(night)
     screens = screens_of(night)
     state = services.table_for(night)
@@ -92,6 +95,7 @@ def render_table(night: Night, status: int = 200, submitted: Any = None, message
             message=message,
             can_undo=can_undo,
             continued=continued,
+            **({"flashed": flashed} if flashed is not None else {}),
         ),
         status,
     )
@@ -137,8 +141,10 @@ def _record(night: Night, form: Any, form_name: str, build) -> Any:  # type: ign
 def show(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
     kept = refused.recall(night.version)
-    if kept is None:
-        return render_table(night)
+    if kept is None:  # the table as every phone sees it at this version: kept, with this request's keys
+        continued = services.continuation_of(night)
+        what = ("table", night.keeper_key, night.viewer_key, continued.id if continued is not None else None)
+        return stamped.render_kept(what, night.id, night.version, lambda flashed: render_table(night, flashed=flashed)[0])
     submitted = None
     if kept.form:  # the refused form, as typed, with its errors
         form = forms_for(night).get(kept.form)
@@ -184,6 +190,11 @@ def act(key: str, action: str):  # type: ignore[no-untyped-def]
 @bp.get("/history")
 def history(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
+    what = ("history", night.keeper_key, request.args.get("page", "1")[:8])
+    return stamped.render_kept(what, night.id, night.version, lambda flashed: _history_page(night, flashed))
+
+
+def _history_page(night: Night, flashed: Any) -> str:
     play = services.play_for(night)
     rows, ledger = paging.history_lines(night)  # kept per version
     return render_template(
@@ -195,6 +206,7 @@ def history(key: str):  # type: ignore[no-untyped-def]
         voided={p.number: p.state.voided for p in play.games},
         several=len(play.games) > 1,
         describe=services.describe_ledger_event,
+        flashed=flashed,
     )
 
 
@@ -289,21 +301,28 @@ def rotate(key: str):  # type: ignore[no-untyped-def]
 # --- setup before play --------------------------------------------------------------------
 
 
-def _setup_form(night: Night) -> NightForm:
-    form = NightForm(formdata=None)
+def _setup_form_class(night: Night) -> type[NightBaseForm]:
+    return night_form_class(SCREENS[night.first_game.kind].rules_fields)
+
+
+def _setup_form(night: Night) -> NightBaseForm:
+    form = _setup_form_class(night)(formdata=None)
     form.name.data = night.name
     for field, name in zip(form.seat_fields(), night.players):
         field.data = name
     game = night.first_game
+    form.game.data = game.kind
     form.first_dealer.data = str(night.players.index(game.first_dealer) + 1)
-    form.ante.data = game.rules["ante"]
-    form.ante_every.data = str(game.rules["ante_every"])
-    form.tokens_to_win.data = game.rules["tokens_to_win"]
+    SCREENS[game.kind].fill_rules(form, game.rules)
     form.chip_value.data = f"{night.chip_value.normalize():f}" if night.chip_value else ""
     form.currency.data = night.currency
-    form.unfinished_pot.data = game.rules["unfinished_pot"]
     form.submit.label.text = "Save the setup"
     return form
+
+
+def _render_setup(night: Night, form: NightBaseForm, status: int = 200):  # type: ignore[no-untyped-def]
+    rules_template = SCREENS[night.first_game.kind].rules_template
+    return render_template("table/setup.html", night=night, form=form, rules_template=rules_template), status
 
 
 @bp.route("/setup", methods=["GET", "POST"])
@@ -314,10 +333,12 @@ def setup(key: str):  # type: ignore[no-untyped-def]
     if request.method != "POST":  # GET and HEAD show the form; only POST submits it
         kept = refused.recall(0)
         if kept is None or kept.form != "setup":
-            return render_template("table/setup.html", night=night, form=_setup_form(night))
+            return _render_setup(night, _setup_form(night))
         form = kept.refill(_setup_form(night))
-        return render_template("table/setup.html", night=night, form=form), kept.status
-    form = NightForm()
+        form.game.data = night.first_game.kind
+        return _render_setup(night, form, kept.status)
+    form = _setup_form_class(night)()
+    form.game.data = night.first_game.kind  # the first game's kind is not changed here
     form.submit.label.text = "Save the setup"
     location = url_for("table.setup", key=night.keeper_key)
     if move_seat_up(form):
@@ -329,8 +350,8 @@ def setup(key: str):  # type: ignore[no-untyped-def]
                 form.name.data or "",
                 form.players(),
                 form.first_dealer_name(),
-                rules_from(form),
-                settings_from(form),
+                SCREENS[night.first_game.kind].rules_from_form(form),
+                Money(form.chip_value_decimal(), (form.currency.data or "").strip()),
                 expected_version=0,
             )
         except IllegalAction as error:

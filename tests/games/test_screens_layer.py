@@ -15,10 +15,11 @@ from types import SimpleNamespace
 import jinja2
 import pytest
 from wtforms import SelectField
+from wtforms.validators import InputRequired, NumberRange
 
 from companion import services
 from companion.extensions import db
-from companion.forms import ActionForm
+from companion.forms import ActionForm, WholeNumberField
 from companion.games.base import IllegalAction
 from companion.games.napalm import Rules
 from companion.games.napalm import history as hh
@@ -35,14 +36,27 @@ PARTS = """{% macro status(st) %}<div class="dealer-name">{{ st.dealer }}</div>{
 {% macro where(r) %}a deal{% endmacro %}"""
 
 
+RULES = """{% import "_macros.html" as m %}<label>{{ form.ante.label.text }} {{ form.ante() }}</label>{{ m.field_errors(form.ante) }}"""
+
+
+class HighCardRules:
+    ante = WholeNumberField("Ante (chips)", default=1, validators=[InputRequired(), NumberRange(min=0, max=100)])
+
+
 class WinnerForm(ActionForm):
     winner = SelectField(choices=[], validate_choice=True)
 
 
 class WinnerScreens:
     kind = "pots"
-    rules_fields = object
-    rules_template = ""
+    rules_fields = HighCardRules
+    rules_template = "test/rules.html"
+
+    def rules_from_form(self, form):  # type: ignore[no-untyped-def]
+        return {"preset": "high_card", "ante": form.ante.data}
+
+    def fill_rules(self, form, rules):  # type: ignore[no-untyped-def]
+        form.ante.data = rules["ante"]
     table_template = "test/table.html"
     parts_template = "test/parts.html"
 
@@ -75,7 +89,7 @@ class WinnerScreens:
 def pot_night(app, monkeypatch):
     monkeypatch.setitem(SCREENS, "pots", WinnerScreens())
     app.jinja_loader = jinja2.ChoiceLoader(
-        [app.jinja_loader, jinja2.DictLoader({"test/table.html": TABLE, "test/parts.html": PARTS})]
+        [app.jinja_loader, jinja2.DictLoader({"test/table.html": TABLE, "test/parts.html": PARTS, "test/rules.html": RULES})]
     )
     with app.app_context():
         night = services.create_night(
@@ -134,3 +148,55 @@ def test_a_refused_or_unknown_action_changes_nothing_and_says_why(app, pot_night
     assert _post(client, key, "win", 1, winner="Zed").status_code == 422  # not a choice of the form
     assert _post(client, key, "win", 7, winner="Ben").status_code == 409  # a stale version
     assert _version(app, night_id) == 1
+
+
+def test_a_night_can_start_with_any_game_that_has_screens_and_change_its_rules_before_play(app, pot_night):
+    client = app.test_client()
+    home = client.get("/?game=pots").get_data(as_text=True)
+    assert 'name="game" type="hidden" value="pots"' in home and 'name="ante"' in home
+    assert 'name="tokens_to_win"' not in home  # Napalm's rules are not asked for a pot game
+    seats = {"seat_1": "Ann", "seat_2": "Ben", "seat_3": "Cat", "first_dealer": "2", "chip_value": "", "currency": ""}
+    started = client.post("/nights", data={**seats, "game": "pots", "ante": "2", "request_key": services.new_key()})
+    assert started.status_code == 303
+    key = started.headers["Location"].rsplit("/", 1)[-1]
+    with app.app_context():
+        night = db.session.scalar(db.select(Night).where(Night.keeper_key == key))
+        game = night.first_game
+        assert (game.kind, game.rules["preset"], game.rules["ante"], game.first_dealer) == ("pots", "high_card", 2, "Ben")
+        assert len(night.games) == 1  # no empty Napalm game before it
+    # before play, the setup page asks for the pot game's rules, and saves them
+    setup = client.get(f"/k/{key}/setup").get_data(as_text=True)
+    assert 'name="ante"' in setup and 'value="2"' in setup
+    saved = client.post(f"/k/{key}/setup", data={**seats, "game": "pots", "ante": "3"})
+    assert saved.status_code == 303
+    # Ben deals; High Card at ante 3 from each of three: pot 9, Cat takes it: Cat +6, Ann and Ben -3
+    page = client.get(f"/k/{key}").get_data(as_text=True)
+    version = re.search(r'name="version"[^>]*value="(\d+)"', page).group(1)
+    assert _post(client, key, "win", int(version), winner="Cat").status_code == 303
+    assert _nets(client.get(f"/k/{key}").get_data(as_text=True)) == {"Ann": "-3", "Ben": "-3", "Cat": "+6"}
+
+
+def test_a_night_for_a_game_the_app_does_not_offer_is_refused(app, pot_night):
+    client = app.test_client()
+    assert client.get("/?game=poker9").status_code == 400
+    seats = {"seat_1": "Ann", "seat_2": "Ben", "first_dealer": "1", "request_key": services.new_key()}
+    assert client.post("/nights", data={**seats, "game": "poker9"}).status_code == 400
+
+
+def test_no_games_action_is_named_like_a_page_of_the_table(app):
+    """POST /k/<key>/<action> is the action route only for names no route of the table takes first."""
+    from companion.games import GAMES
+
+    taken = {
+        rule.rule.split("/")[3]
+        for rule in app.url_map.iter_rules()
+        if rule.rule.startswith("/k/<key>/") and rule.endpoint != "table.act"
+    }
+    assert {"setup", "next-game", "rotate", "paid", "carry"} <= taken
+    players = ["Ann", "Ben"]
+    with app.test_request_context():
+        for kind, screens in SCREENS.items():
+            game = GAMES[kind]
+            state = game.new_state(players, "Ann", game.rules_from_dict({}))
+            names = set(screens.forms(state)) | {"undo"}
+            assert not names & taken, (kind, names & taken)

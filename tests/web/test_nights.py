@@ -353,6 +353,7 @@ def test_a_night_file_with_a_game_the_table_cannot_show_yet_is_refused_whole(cli
         content_type="multipart/form-data",
     )
     assert response.status_code == 422
-    assert "game 2 of this night is Nap, which the app cannot show at the table yet" in response.get_data(as_text=True)
+    # Nap has its table screen now (issue 12): the pot game, game 3, is the one refused
+    assert "game 3 of this night is High Card, which the app cannot show at the table yet" in response.get_data(as_text=True)
     with app.app_context():
         assert db.session.scalar(db.select(db.func.count()).select_from(Night)) == 0

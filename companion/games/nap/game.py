@@ -13,6 +13,7 @@ from typing import Any
 from ..base import GameClosing, IllegalAction
 from . import codec
 from .table import MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Rules, Table
+from .view import VARIANT_TITLES
 
 RULE_KEYS = ("variant", "misere", "wellington", "blucher", "stake")
 
@@ -41,6 +42,10 @@ class Nap:
         if "stake" in raw and (isinstance(raw["stake"], bool) or not isinstance(raw["stake"], int)):
             raise IllegalAction("'stake' must be a whole number, 1 or more")
         return Rules(**{key: raw[key] for key in RULE_KEYS if key in raw})
+
+    def title_of(self, rules: Rules) -> str:
+        """What players call the game: "Nap", or its variant's name ("Pool Nap")."""
+        return "Nap" if rules.variant == "plain" else VARIANT_TITLES[rules.variant]
 
     def rules_to_dict(self, rules: Rules) -> dict[str, Any]:
         return asdict(rules)

@@ -317,7 +317,6 @@ def test_a_doubled_tap_records_once(start_night, client, app):
         assert kinds == ["game", "win"]
 
 
-@pytest.mark.xfail(strict=True, reason="services.summary_of counts the game's GAME_STARTED event (requests.md, nap helper 1)")
 def test_a_doubled_tap_names_what_it_recorded(start_night, client):
     page = start_pots(start_night, client, "fixed")
     stamp = page.stamp("win")
