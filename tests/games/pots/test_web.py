@@ -107,6 +107,23 @@ def test_an_offer_fills_in_its_preset_and_picks_two_players_for_tips(start_night
     assert f'href="{page.url}/next-game?game=pots&amp;offer=high_card"' in html
 
 
+def test_a_night_can_begin_with_a_pot_game(client):
+    """The home page offers the pot games as the first game; High Card with three seats, Ann deals:
+    Cat wins the first pot of 3 (Ann −1, Ben −1, Cat +2)."""
+    home = client.get("/?game=pots").get_data(as_text=True)
+    assert 'name="preset"' in home and 'class="winners offers"' not in home  # no night yet: no offer links
+    response = client.post("/nights", data={
+        "game": "pots", "name": "Poker", "seat_1": "Ann", "seat_2": "Ben", "seat_3": "Cat", "first_dealer": "1",
+        "chip_value": "", "currency": "EUR", "preset": "high_card", "ante": "1", "stake_a": "2", "stake_b": "3",
+        "sale_limit": "", "request_key": "r" * 20,
+    })
+    assert response.status_code == 303, response.get_data(as_text=True)[:2000]
+    page = TablePage(client, response.headers["Location"])
+    assert "Deal 1: Ann deals. Who won the pot?" in page.html
+    ok(win(page, "Cat"))
+    assert live(page) == {"Ann": -1, "Ben": -1, "Cat": 2}
+
+
 def test_tips_to_the_fat_one_with_a_not_less_than_b_is_refused_naming_both(start_night, client, app):
     page = start_night()
     html = client.get(f"{page.url}/next-game?game=pots").get_data(as_text=True)
