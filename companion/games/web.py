@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from .nap.web import NAP_SCREENS
 from .napalm.web import NAPALM_SCREENS
+from .pots.web import POTS_SCREENS
 
 
 class GameScreens(Protocol):
@@ -60,6 +61,7 @@ class GameScreens(Protocol):
 SCREENS: dict[str, GameScreens] = {
     NAPALM_SCREENS.kind: NAPALM_SCREENS,
     NAP_SCREENS.kind: NAP_SCREENS,
+    POTS_SCREENS.kind: POTS_SCREENS,
 }
 
 

@@ -179,12 +179,15 @@ def test_a_players_page_that_stops_updating_says_so(live_server, new_phone, tabl
     start_night(keeper, live_server.url, names, tokens_to_win=5)
     _, viewer_key = live_server.night_keys()
     player = new_phone().new_page()
+    player.goto("about:blank")
+    # the time before the page's first update: the note names the last update, never earlier
+    # (taken after the page loaded, a slow load across a minute's turn made the test fail)
+    since = player.evaluate("(() => { const d = new Date(); return [d.getHours(), d.getMinutes()]; })()")
     player.goto(f"{live_server.url}/p/{viewer_key}")
     note = player.locator("p.stale")
     assert note.is_hidden()
 
     # the server is busy, then failing, then out of reach: "not updating since HH:MM"
-    since = player.evaluate("(() => { const d = new Date(); return [d.getHours(), d.getMinutes()]; })()")
     for answer in (
         lambda route: route.fulfill(status=429, body="busy"),
         lambda route: route.fulfill(status=503, body="down"),

@@ -345,15 +345,33 @@ def test_a_wrong_night_file_is_refused_with_where_it_is_wrong(client, app):
         assert db.session.scalar(db.select(db.func.count()).select_from(Night)) == 0
 
 
-def test_a_night_file_with_a_game_the_table_cannot_show_yet_is_refused_whole(client, app):
+def test_a_night_file_with_a_game_the_table_cannot_show_yet_is_refused_whole(client, app, monkeypatch):
+    from test_nightfile import THREE_KINDS
+
+    from companion.games.web import SCREENS
+
+    # every game has its table screen now (the pot games too): take the pot game's away for this test
+    monkeypatch.delitem(SCREENS, "pots")
+    response = client.post(
+        "/import", data={"file": (io.BytesIO(json.dumps(THREE_KINDS).encode()), "night.json")},
+        content_type="multipart/form-data",
+    )
+    assert response.status_code == 422
+    assert "game 3 of this night is High Card, which the app cannot show at the table yet" in response.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.scalar(db.select(db.func.count()).select_from(Night)) == 0
+
+
+def test_a_night_file_of_napalm_nap_and_a_pot_game_imports_whole(client, app):
+    """The night worked out in tests/test_nightfile.py: Ann −3, Ben −4, Cat +9, Dan −2; High Card at the table."""
     from test_nightfile import THREE_KINDS
 
     response = client.post(
         "/import", data={"file": (io.BytesIO(json.dumps(THREE_KINDS).encode()), "night.json")},
         content_type="multipart/form-data",
     )
-    assert response.status_code == 422
-    # Nap has its table screen now (issue 12): the pot game, game 3, is the one refused
-    assert "game 3 of this night is High Card, which the app cannot show at the table yet" in response.get_data(as_text=True)
-    with app.app_context():
-        assert db.session.scalar(db.select(db.func.count()).select_from(Night)) == 0
+    assert response.status_code == 303, response.get_data(as_text=True)[:1000]
+    table = client.get(response.headers["Location"]).get_data(as_text=True)
+    assert "Tonight's 3rd game: High Card" in table and "Deal 2: Ben deals. Who won the pot?" in table
+    report = json.loads(client.get(f"{response.headers['Location']}/report.json").get_data(as_text=True))
+    assert {p["name"]: p["net_chips"] for p in report["players"]} == {"Ann": -3, "Ben": -4, "Cat": 9, "Dan": -2}

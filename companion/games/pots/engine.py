@@ -647,7 +647,8 @@ def _sale(ledger: _Ledger, index: int, action: Sale) -> str:
         raise IllegalAction(f"{seller} cannot buy their own card")
     price = _chips(action.price, "the price")
     to_seller, to_pot = sale_split(price, rules.sale_limit)
-    ledger.between(buyer, seller, to_seller, "sale")
+    if to_seller:  # limit 0, price 1: the excess is 1 and its odd chip goes to the pot, nothing to the seller
+        ledger.between(buyer, seller, to_seller, "sale")
     summary = f"{buyer} bought {seller}'s card for {price}"
     if to_pot:
         ledger.to_pot(buyer, index, to_pot, "excess")

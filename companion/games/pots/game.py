@@ -77,6 +77,16 @@ class Pots:
         """What the players call the game these rules came from ("Tips to the Fat One")."""
         return TITLES.get(rules.preset, self.title)
 
+    def default_players(self, seated: Sequence[str], dealer: str, rules: Rules) -> tuple[str, ...]:
+        """Who plays unless the scorekeeper changes it: everyone seated, or, when the game takes
+        fewer (Tips to the Fat One: two), the dealer and those on the dealer's left, in seat order."""
+        seated = tuple(seated)
+        if len(seated) <= rules.max_players:
+            return seated
+        start = seated.index(dealer) if dealer in seated else 0
+        picked = {seated[(start + i) % len(seated)] for i in range(rules.max_players)}
+        return tuple(name for name in seated if name in picked)
+
     def new_state(
         self,
         players: Sequence[str],

@@ -377,3 +377,16 @@ def test_the_table_says_what_it_waits_for() -> None:
     assert t.prompt() == "Deal 1 (Ben deals): who won pot B?"
     assert t.open_pots == ("B", "C", "D", "E")
     assert PotTable(["Ann", "Ben"]).prompt() == "Deal 1 (Ann deals): who won the pot?"
+
+
+def test_a_sale_of_1_over_a_limit_of_0_goes_whole_to_the_pot_with_no_empty_transfer():
+    """Limit 0, price 1: the excess is 1, half of it rounded up (the odd chip) to the pot: 1 to the
+    pot, 0 to the seller; no transfer of 0 chips is written (Hypothesis found one)."""
+    from companion.games.pots.game import POTS
+
+    table = POTS.new_state(["Ann", "Ben"], "Ann", POTS.rules_from_dict({"preset": "nasdaq", "sale_limit": 0}), None)
+    record = table.sell("Ann", "Ben", 1)
+    assert all(t.chips > 0 for t in record.transfers)
+    # antes 1 each (pot 2), then Ben's 1 into the pot: Ann −1, Ben −2, pot 3
+    assert table.net_chips == {"Ann": -1, "Ben": -2} and table.pot == 3
+    assert record.summary.endswith("Ben bought Ann's card for 1: 0 to Ann, 1 to the pot (half the excess over 0).")
