@@ -189,6 +189,21 @@ def extra_net_chips(night: Night) -> dict[str, int]:
     return {p: results.get(p, 0) - state.games_net.get(p, 0) for p in night.players}
 
 
+def night_extra(night: Night) -> tuple[str, dict[str, int]] | None:
+    """What the night's own ledger adds beside its games (the Bonus Round, the bank's counts), if anything.
+
+    None while the night settles on chip counts that do not balance yet: the report then
+    says why instead of showing a plan (see :func:`settle_block`).
+    """
+    if settle_block(night) is not None:
+        return None
+    chips = extra_net_chips(night)
+    if not any(chips.values()):
+        return None
+    on_counts = bank_state(night).ledger.settle_on == BANK
+    return ("The bank: chips counted less chips bought, less the games" if on_counts else "Bonus Round"), chips
+
+
 def bank_results(night: Night) -> dict[str, int] | None:
     """Counts − chips bought per seated player, or None while the bank does not balance."""
     return bank_state(night).results

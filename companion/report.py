@@ -204,6 +204,8 @@ class GameLine:
     text: str = ""
     #: a game other than Napalm: each live record's summary, in order ("Cat made 2: +6; …")
     records: tuple[str, ...] = ()
+    #: not a game: what the night's own ledger adds (the Bonus Round, the bank's counts)
+    extra: bool = False
 
     @property
     def finished(self) -> bool:
@@ -212,6 +214,8 @@ class GameLine:
     @property
     def label(self) -> str:
         """"Game 2"; in a night of several games "2nd game (Napalm), game 1"."""
+        if self.extra:
+            return self.title
         if not self.night_game:
             return f"Game {self.number}"
         if not self.number:  # a game of the night with no games to a target inside it
@@ -463,6 +467,7 @@ def build_night_report(
     paid: Iterable[tuple[str, str, int]] = (),
     name: str = "",
     carried_on: Mapping[str, int] | None = None,
+    extra: tuple[str, Mapping[str, int]] | None = None,
 ) -> Report:
     """The report of a night of several games: ``games`` are (title, state, unfinished-pot setting, closing) in order.
 
@@ -471,9 +476,13 @@ def build_night_report(
     the sum, once.  A Napalm game is broken down game by game to its token target
     (:func:`game_part`); any other game by the transfers of its records
     (:func:`transfer_part`), with ``closing`` its game's own.  A night of one Napalm
-    game is exactly :func:`build_report`.
+    game is exactly :func:`build_report`.  ``extra`` is what the night's own ledger adds
+    beside its games, (what it is, chips per player summing to 0): the Bonus Round's
+    payments, or on chip counts the bank's results less the games' balances; it is
+    its own line of the report and counts in the plan.
     """
-    if len(games) == 1 and isinstance(games[0][1], Table):
+    extra_chips = {n: c for n, c in (extra[1] if extra else {}).items() if c}
+    if len(games) == 1 and isinstance(games[0][1], Table) and not extra_chips:
         title, table, choice = games[0][:3]
         return build_report(
             table, chip_value=chip_value, currency=currency, unfinished_pot=choice, paid=paid, name=name,
@@ -491,20 +500,24 @@ def build_night_report(
         else:
             assert game_closing is not None, "a game other than Napalm is closed by its own rules"
             parts.append(transfer_part(number, title, table, game_closing))
+    if extra is not None and extra_chips:
+        parts.append(ledger_part(extra[0], seated, extra_chips))
     players = tuple(seated)
     figures = {
         n: tuple(f for part in parts for f in (part.figures.get(n) or (Figures(),) * len(part.games)))
         for n in players
     }
     closings = [part.closing for part in parts]
+    # the game at the table: the last game (the night's own ledger, when shown, comes after it)
+    at_table = [part.closing for part in parts if not part.games or not part.games[0].extra][-1]
     carrying = [c for c in closings if c.carried]
     # The pot and its shares are the game at the table's: the table already counts the games
     # before it as they closed, so only its pot is "dealt with" between the table and the plan.
     closing = Closing(
-        choice=closings[-1].choice,
-        pot=closings[-1].pot,
+        choice=at_table.choice,
+        pot=at_table.pot,
         net={n: sum(c.net.get(n, 0) for c in closings) for n in players},
-        shares={n: closings[-1].shares.get(n, 0) for n in players},
+        shares={n: at_table.shares.get(n, 0) for n in players},
         carried=sum(c.carried for c in closings),
         note=" ".join(f"{ordinal(i)} game: {c.note}" for i, c in enumerate(closings, start=1) if c.pot),
         stakes={n: sum(c.stakes.get(n, 0) for c in carrying) for n in players},
@@ -519,6 +532,27 @@ def build_night_report(
         carried_in=parts[0].carried_in,
     )
     return _settle(name, players, merged, chip_value, currency, paid)
+
+
+def ledger_part(title: str, seated: Sequence[str], chips: Mapping[str, int]) -> GamePart:
+    """What the night's own ledger adds beside its games, as one line of the report.
+
+    A player's gain counts as a pot taken, a loss as chips put in (they sum to 0),
+    so the plan and the pair-by-pair payments square it like a game's pot.
+    """
+    if sum(chips.values()) != 0:  # pragma: no cover - the night ledger balances by construction
+        raise ValueError(f"{title} does not balance: {dict(chips)}")
+    players = tuple(seated)
+    figures = {
+        n: (Figures(antes=max(0, -chips.get(n, 0)), pots=max(0, chips.get(n, 0))),) for n in players
+    }
+    line = GameLine(0, None, 0, 0, night_game=0, title=title, text=title, extra=True)
+    closing = Closing(choice="return_antes", pot=0, net={n: chips.get(n, 0) for n in players},
+                      shares=dict.fromkeys(players, 0), carried=0, note="")
+    return GamePart(
+        players=players, figures=figures, games_won=dict.fromkeys(players, 0),
+        stack_change={n: chips.get(n, 0) for n in players}, games=(line,), closing=closing, carried_in={},
+    )
 
 
 def transfer_part(number: int, title: str, state: Any, game_closing: GameClosing) -> GamePart:

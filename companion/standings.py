@@ -6,7 +6,7 @@ all read the same :class:`Standings`, so they cannot disagree.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -140,6 +140,7 @@ def standings(
     seated: Sequence[str] | None = None,
     earlier: Sequence[NightGameLine] = (),
     title: str = "Napalm",
+    extra: Mapping[str, int] | None = None,
 ) -> Standings:
     """The standings of the game at the table, its players' chips counted over the whole night.
 
@@ -150,7 +151,7 @@ def standings(
     are all the night's players (default: the game's).
     """
     tokens = table.tokens
-    before: dict[str, int] = {}
+    before: dict[str, int] = dict(extra or {})  # what the night's own ledger adds (the Bonus Round)
     for line in earlier:
         for name, chips in line.net:
             before[name] = before.get(name, 0) + chips
@@ -217,10 +218,10 @@ def standings(
 
 
 def _night_net(
-    earlier: Sequence[NightGameLine], net_now: dict[str, int]
+    earlier: Sequence[NightGameLine], net_now: dict[str, int], extra: Mapping[str, int] | None = None
 ) -> tuple[dict[str, int], dict[str, int]]:
     """(chips before the game at the table, by player; the night's net counting ``net_now``)."""
-    before: dict[str, int] = {}
+    before: dict[str, int] = dict(extra or {})
     for line in earlier:
         for name, chips in line.net:
             before[name] = before.get(name, 0) + chips
@@ -241,6 +242,7 @@ def game_standings(
     seated: Sequence[str] | None = None,
     earlier: Sequence[NightGameLine] = (),
     title: str = "",
+    extra: Mapping[str, int] | None = None,
 ) -> Standings:
     """The standings of any game at the table, from what every game's state has.
 
@@ -249,7 +251,7 @@ def game_standings(
     those).  The fields only Napalm has keep neutral values.
     """
     players = tuple(state.players)
-    before, net = _night_net(earlier, dict(state.net_chips))
+    before, net = _night_net(earlier, dict(state.net_chips), extra)
     dealer = getattr(view, "dealer", None) or ""
     lines = tuple(
         PlayerLine(

@@ -9,7 +9,7 @@ import re
 from flask import abort, current_app, session
 from sqlalchemy import select
 
-from .. import services
+from .. import bank_service, services
 from ..extensions import db
 from ..models import Night
 from ..security import reject_unknown_link, same_secret
@@ -72,16 +72,19 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
     )
     screens = SCREENS[current.game.kind]
     view = screens.view(current.state)
+    added = bank_service.night_extra(night)  # the Bonus Round's payments, the bank's counts
+    extra = added[1] if added is not None else None
     if view is None:  # a game whose standings hold all its templates show (Napalm)
         st = standings(
             current.state, night.version, settings.chip_value, settings.currency, settings.unfinished_pot, recent,
-            seated=play.seated, earlier=earlier, title=current.title,
+            seated=play.seated, earlier=earlier, title=current.title, extra=extra,
         )
     else:
         st = game_standings(
             kind=screens.kind, parts=screens.parts_template, view=view, state=current.state,
             closing_net=current.close().net, version=night.version, chip_value=settings.chip_value,
             currency=settings.currency, recent=recent, seated=play.seated, earlier=earlier, title=current.title,
+            extra=extra,
         )
     services.keep_derived(what, night.id, night.version, st)
     return st

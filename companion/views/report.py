@@ -30,7 +30,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, flash, redirect, render_template, request, url_for
 from markupsafe import Markup
 
-from .. import services
+from .. import bank_service, services
 from ..charts import net_chart
 from ..night_chart import chips_over_games, player_chart
 from ..extensions import db
@@ -78,7 +78,7 @@ def _build_report(night: Night, carried_on: dict[str, int] | None) -> Report:
     ]
     return build_night_report(
         games, play.seated, chip_value=settings.chip_value, currency=settings.currency, paid=paid, name=night.name,
-        carried_on=carried_on,
+        carried_on=carried_on, extra=bank_service.night_extra(night),
     )
 
 

@@ -167,9 +167,12 @@ def test_a_count_off_the_tally_is_shown_per_player_and_blocks_the_settle_up(clie
     with app.app_context():
         n = db.session.scalar(db.select(Night).where(Night.keeper_key == night.key))
         assert bank_service.bank_results(n) is None
-    # the report's "Mark paid" is refused while the bank does not balance: nothing stored
+    # the report offers no payment while the bank does not balance, and a "Mark paid" sent
+    # anyway (a report opened before, on another phone) is refused: nothing stored
+    report = client.get(f"{night.url}/report").get_data(as_text=True)
+    assert "No payments yet: the night settles on chip counts" in report and "Mark paid" not in report
     before = len(events(app, night.key))
-    stamp = paid_stamp(client, night)
+    stamp = {"version": str(len(events(app, night.key))), "request_key": services.new_key()}
     response = client.post(f"{night.url}/paid", data={**stamp, "payer": "Ben", "payee": "Cat", "chips": "4"})
     assert response.status_code == 422
     assert "the night settles on chip counts: The counts do not match" in response.get_data(as_text=True)
@@ -570,3 +573,30 @@ def test_quick_fill_puts_the_games_in_the_empty_cells_in_order(client, app, nigh
     assert sum(row.count("High Card") for row in grid["cells"]) == 12  # numbers 0, 3, …, 33
     bad = page.post("bonus/grid", {"dice": "2d6", "quick": "x" * 41})
     assert bad.status_code == 422 and "quick fill: \u201cxxxxxxxxxxxxxxxxxxxx…\u201d is longer than 40 characters" in page.html
+
+
+def _table_nets(html: str) -> dict[str, int]:
+    rows = re.findall(r'data-player="(\w+)">.*?class="num net[^"]*">([^<]+)<', html, re.S)
+    return {name: int(chips) for name, chips in rows}
+
+
+def test_bonus_payments_count_in_the_report_the_standings_and_the_plan(client, app, night, monkeypatch):
+    fill_grid(client, night)
+    before = _table_nets(client.get(night.url).get_data(as_text=True))
+    fixed_dice(monkeypatch, 1, 1)  # a bonus cell: everyone pays the roller, Ben, 2
+    BankPage(client, night, "bonus").post("bonus/roll", {"roller": "Ben"})
+    bonus = {"Ann": -2, "Ben": 6, "Cat": -2, "Dan": -2}
+    # the table's standings move by the bonus payments alone
+    after = _table_nets(client.get(night.url).get_data(as_text=True))
+    assert {n: after[n] - before[n] for n in bonus} == bonus
+    # the report by hand: the game as it closes (Ann 0, Ben -4, Cat +4, Dan 0) + the bonus
+    expected = {"Ann": -2, "Ben": 2, "Cat": 2, "Dan": -2}
+    report = client.get(f"{night.url}/report").get_data(as_text=True)
+    nets = dict(re.findall(r'<tr data-player="(\w+)"><th scope="row"><a href="#player-\d">\w+</a></th><td class="num[^"]*">([^<]+)<', report))
+    assert {n: int(v.replace("\u2212", "-")) for n, v in nets.items()} == expected
+    assert "Bonus Round" in report
+    flows = dict.fromkeys(expected, 0)
+    for payer, payee, chips in re.findall(r'data-payer="(\w+)" data-payee="(\w+)" data-chips="(\d+)"', report):
+        flows[payer] -= int(chips)
+        flows[payee] += int(chips)
+    assert flows == expected  # the payments square the games and the bonus together
