@@ -24,31 +24,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from companion import bank_service, services  # noqa: E402
 from companion.extensions import db  # noqa: E402
 from companion.games.napalm import Phase, Table  # noqa: E402
 from companion.games.napalm import history as hh  # noqa: E402
 from companion.models import Night  # noqa: E402
+from table_bench import make_app  # noqa: E402  (one bench app for every bench)
 
 SEVEN = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus"]
-
-
-def make_app(tmp: Path):  # type: ignore[no-untyped-def]
-    from companion import create_app
-
-    app = create_app(
-        {
-            "TESTING": True,
-            "SECRET_KEY": "bench-secret-key-long-enough-for-the-benchmark",
-            "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp / 'bench.sqlite'}",
-            "WTF_CSRF_ENABLED": False,
-            "TAP_GUARD_MS": 0,  # the bench taps faster than a person (companion/views/taps.py)
-        }
-    )
-    with app.app_context():
-        db.create_all()
-    return app
 
 
 def night_form() -> dict[str, str]:
