@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .base import GameClosing, GameKind, GameState, IllegalAction, RecordError
+from .betting.game import BETTING
 from .nap.game import NAP
 from .napalm.game import NAPALM
 from .pots.game import POTS
@@ -20,6 +21,7 @@ GAMES: dict[str, GameKind] = {
     NAPALM.kind: NAPALM,
     NAP.kind: NAP,
     POTS.kind: POTS,
+    BETTING.kind: BETTING,
 }
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from .betting.web import BETTING_SCREENS
 from .nap.web import NAP_SCREENS
 from .napalm.web import NAPALM_SCREENS
 from .pots.web import POTS_SCREENS
@@ -62,6 +63,7 @@ SCREENS: dict[str, GameScreens] = {
     NAPALM_SCREENS.kind: NAPALM_SCREENS,
     NAP_SCREENS.kind: NAP_SCREENS,
     POTS_SCREENS.kind: POTS_SCREENS,
+    BETTING_SCREENS.kind: BETTING_SCREENS,
 }
 
 

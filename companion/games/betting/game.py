@@ -1,0 +1,103 @@
+"""Poker with real betting as a game of the night: the :class:`~companion.games.base.GameKind` plug-in.
+
+The chips on the table settle each pot; the app keeps only the bank (``records_chips = False``).
+A night file holds ``{"game": "betting", "rules": {"variant": "Texas hold'em"}, "deals": [{"dealer": "Ann"}]}``.
+Pure: no Flask, no database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..base import GameClosing, IllegalAction, RecordError
+from ..fold import Void
+from .engine import MAX_PLAYERS, MIN_PLAYERS, BettingTable, Deal, Rules
+
+EVENT_KINDS = ("deal", "void")
+
+
+class Betting:
+    """Poker with real betting: deals recorded, no chips moved."""
+
+    kind = "betting"
+    title = "Poker with real betting"
+    records_key = "deals"
+    event_kinds = frozenset(EVENT_KINDS)
+    min_players = MIN_PLAYERS
+    max_players = MAX_PLAYERS
+    #: the chips on the table settle each pot: the bank checks only that it balances
+    records_chips = False
+
+    def rules_from_dict(self, raw: Mapping[str, Any]) -> Rules:
+        if not isinstance(raw, Mapping):
+            raise IllegalAction("'rules' must be an object")
+        unknown = sorted(set(raw) - {"variant"})
+        if unknown:
+            raise IllegalAction(f"unknown rule '{unknown[0]}'")
+        variant = raw.get("variant", "")
+        if variant is None:
+            variant = ""
+        if not isinstance(variant, str):
+            raise IllegalAction("'variant' must be text")
+        return Rules(" ".join(variant.split()))
+
+    def rules_to_dict(self, rules: Rules) -> dict[str, Any]:
+        return {"variant": rules.variant}
+
+    def new_state(self, players: Sequence[str], first_dealer: str | None, rules: Rules,
+                  carried_in: Mapping[str, int] | None = None) -> BettingTable:
+        return BettingTable(players, first_dealer, rules)
+
+    def to_event(self, action: Any) -> tuple[str, dict[str, Any]]:
+        if isinstance(action, Void):
+            return "void", {}
+        if not isinstance(action, Deal):
+            raise IllegalAction("the only action is a deal played")
+        return "deal", ({"dealer": action.dealer} if action.dealer is not None else {})
+
+    def from_event(self, kind: str, payload: Mapping[str, Any]) -> Any:
+        if kind == "void":
+            return Void()
+        if kind != "deal":
+            raise IllegalAction(f"unknown event {str(kind)[:20]!r}")
+        if not isinstance(payload, Mapping) or set(payload) - {"dealer"}:
+            raise IllegalAction("a deal holds only its dealer")
+        dealer = payload.get("dealer")
+        if dealer is not None and not isinstance(dealer, str):
+            raise IllegalAction("'dealer' must be a name")
+        return Deal(dealer)
+
+    def read_records(self, state: BettingTable, records: Any) -> None:
+        if not isinstance(records, list):
+            raise RecordError("'deals' must be a list", None)
+        for index, record in enumerate(records):
+            if not isinstance(record, Mapping) or set(record) != {"dealer"}:
+                raise RecordError("a deal must be {\"dealer\": name}", index)
+            if not isinstance(record["dealer"], str):
+                raise RecordError("'dealer' must be a name", index)
+            try:
+                state.push(Deal(record["dealer"]))
+            except IllegalAction as error:
+                raise RecordError(f"'dealer': {error}", index) from None
+
+    def write_records(self, state: BettingTable) -> list[Any]:
+        return [{"dealer": r.dealer} for r in state.live_records()]
+
+    def close(self, state: BettingTable, rules: Rules) -> GameClosing:
+        return GameClosing(net=dict(state.net_chips), carried={}, note="")
+
+    def carries_over(self, rules: Rules) -> bool:
+        return False
+
+    def live_actions(self, state: BettingTable) -> list[Any]:
+        return [Deal(r.dealer) for r in state.live_records()]
+
+    def next_dealer(self, state: BettingTable) -> str:
+        return state.dealer
+
+    def replay_extras(self, state: BettingTable) -> dict[str, Any]:
+        return {"variant": state.rules.variant, "deals": state.deals, "dealer": state.dealer}
+
+
+BETTING = Betting()
