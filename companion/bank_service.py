@@ -17,7 +17,7 @@ so a doubled or stale submit records nothing twice), folded here from the log.
   event; the latest counts for the rolls after it), the app's rolls with ``secrets``
   and the lucky numbers, each payment recorded with the roll that made it.
 
-What the report needs (the lead adds it): :func:`extra_net_chips` (what to add to each
+What the report reads: :func:`extra_net_chips` (what to add to each
 player's balance from the games) and :func:`settle_block` (why the night cannot be
 settled yet, or None).
 """
@@ -47,6 +47,7 @@ from .night_ledger import (  # noqa: F401 - the kinds and the fold, for the view
     TALLY,
     NightLedger,
     describe,
+    settle_on_counts,
 )
 
 #: re-exported for the views and services: the pure fold lives in companion.night_ledger
@@ -148,21 +149,10 @@ def bank_state(night: Night) -> BankState:
     if kept is not None:
         return kept
     ledger = ledger_of(night)
-    net = games_net(night)
-    tally = (
-        {p: net.get(p, 0) + ledger.bonus_net.get(p, 0) for p in night.players} if records_chip_by_chip(night) else None
-    )
-    check = ledger.bank.check(tally)
-    results = None
-    if ledger.bank.bought and check.balanced:
-        counted = ledger.bank.results(tally)
-        results = {p: counted.get(p, 0) for p in night.players}
-    block = None
-    if ledger.settle_on == BANK:
-        if not ledger.bank.bought:
-            block = "nobody has bought in yet: record the buy-ins, then each player's count."
-        elif not check.balanced:
-            block = check.message
+    play = services.play_for(night)
+    net = play.net()
+    counts = settle_on_counts(ledger, net, records_chip_by_chip(night), play.left_in_pot())
+    tally, check, results, block = counts.tally, counts.check, counts.results, counts.block
     plan = settle_up(results) if results is not None else None
     state = BankState(ledger, net, tally, check, results, plan, block)
     services.keep_derived("bank-state", night.id, night.version, state)

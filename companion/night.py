@@ -164,6 +164,16 @@ class NightPlay:
                 total[name] += chips
         return {name: chips for name, chips in total.items() if chips}
 
+    def left_in_pot(self, closings: Sequence[GameClosing] | None = None) -> dict[str, int]:
+        """Per player: chips of theirs left in the middle for the next night, less chips of theirs the
+        pot carried in from the night before held; what a carried pot changes in the stacks counted
+        at the end of the night (only players for whom it changes something)."""
+        change = self.carried(closings)
+        carried_in = self.games[0].setup.carried_in if self.games else None
+        for name, chips in (carried_in or {}).items():
+            change[name] = change.get(name, 0) - chips
+        return {name: change[name] for name in self.seated if change.get(name)}
+
     def snapshot(self) -> NightPlay:
         """A copy whose games' states can be read and verified while the original goes on growing.
 

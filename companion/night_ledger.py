@@ -18,7 +18,7 @@ from typing import Any
 
 from .games import IllegalAction
 from .games.bonus import BonusGrid, BonusRecord, BonusRound, Roll, SetLucky, check_faces, read_entry
-from .ledger.bank import Bank, BankAction, BankError, BuyIn, Cancel, CashOut, EveryoneBuysIn, Rebuy
+from .ledger.bank import Bank, BankAction, BankCheck, BankError, BuyIn, Cancel, CashOut, EveryoneBuysIn, Rebuy
 
 TALLY, BANK = "tally", "bank"
 SETTLE_ON = {TALLY: "the app's tally", BANK: "chip counts (the bank)"}
@@ -287,8 +287,55 @@ def read_file_keys(
     return ledger, events
 
 
+@dataclass(frozen=True)
+class CountsSettlement:
+    """How the night stands on chip counts: what the bank page, the report and ``flask replay`` read.
+
+    ``tally`` is None unless every game of the night is recorded chip by chip (only then is each
+    count checked against bought + the tally); ``results`` (counts − bought, adjusted for a
+    carried pot, every seated player) is None until the bank balances; ``block`` says why the
+    night cannot settle on the counts (None on the tally, or when it can)."""
+
+    tally: dict[str, int] | None
+    check: BankCheck
+    results: dict[str, int] | None
+    block: str | None
+
+
+def settle_on_counts(
+    ledger: NightLedger,
+    games_net: Mapping[str, int],
+    chip_by_chip: bool,
+    in_pot: Mapping[str, int] | None = None,
+) -> CountsSettlement:
+    """The bank's check and results for a night whose games closed at ``games_net``.
+
+    ``chip_by_chip``: every game of the night records each chip (a game kind says otherwise
+    with ``records_chips = False``).  ``in_pot``: the chips a carried pot takes out of the
+    players' stacks (``NightPlay.left_in_pot``)."""
+    seated = ledger.players
+    tally = {p: games_net.get(p, 0) + ledger.bonus_net.get(p, 0) for p in seated} if chip_by_chip else None
+    check = ledger.bank.check(tally, in_pot)
+    results = None
+    if ledger.bank.bought and check.balanced:
+        counted = ledger.bank.results(tally, in_pot)
+        results = {p: counted.get(p, 0) for p in seated}
+    block = None
+    if ledger.settle_on == BANK:
+        if not ledger.bank.bought:
+            block = "nobody has bought in yet: record the buy-ins, then each player's count."
+        elif not check.balanced:
+            block = check.message
+    return CountsSettlement(tally, check, results, block)
+
+
 def replay_extras(
-    events: Any, seated: tuple[str, ...], games_net: Mapping[str, int], summary: dict[str, Any]
+    events: Any,
+    seated: tuple[str, ...],
+    games_net: Mapping[str, int],
+    summary: dict[str, Any],
+    chip_by_chip: bool = True,
+    in_pot: Mapping[str, int] | None = None,
 ) -> dict[str, int] | None:
     """What ``flask replay`` adds for a file's night ledger: the Bonus Round's payments (on the
     tally they add to the games' balances) and, on chip counts, the bank (the balances are then
@@ -302,17 +349,13 @@ def replay_extras(
         summary["bonus"] = {"net_chips": dict(ledger.bonus_net), "rolls": len(ledger.rolls)}
     balances: dict[str, int] | None = tally
     if ledger.settle_on == BANK:
-        check = ledger.bank.check(tally)
-        bank: dict[str, Any] = {"bought": check.bought, "cashed_out": check.cashed_out}
+        counts = settle_on_counts(ledger, games_net, chip_by_chip, in_pot)
+        bank: dict[str, Any] = {"bought": counts.check.bought, "cashed_out": counts.check.cashed_out}
         if not ledger.bank.bought:
             bank["not_settled"] = "nobody has bought in"
-            balances = None
-        elif not check.balanced:
-            bank["not_settled"] = check.message
-            balances = None
-        else:
-            counted = ledger.bank.results(tally)
-            balances = {p: counted.get(p, 0) for p in seated}
+        elif counts.block is not None:
+            bank["not_settled"] = counts.block
+        balances = counts.results
         summary["settle_on"] = BANK
         summary["bank"] = bank
     if balances is not None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from typing import Any
+
 from flask.testing import FlaskClient
 
 
@@ -109,3 +111,63 @@ class TablePage:
         found = re.search(r'class="dealer-name">([^<]+)<', self.html)
         assert found
         return found.group(1)
+
+
+class BankPage:
+    """Drives /k/<key>/bank, /bonus and /choice as a phone would (each form's own version and key)."""
+
+    def __init__(self, client: Any, table: TablePage, page: str = "bank") -> None:
+        self.client, self.table, self.page = client, table, page
+        self.url = f"{table.url}/{page}"
+        self.html = ""
+        self.status = 0
+        self.refresh()
+
+    def refresh(self) -> str:
+        response = self.client.get(self.url)
+        self.status = response.status_code
+        self.html = response.get_data(as_text=True)
+        return self.html
+
+    def form(self, action: str, marker: str = "") -> str:
+        forms = re.findall(rf'(<form method="post" action="{re.escape(self.table.url)}/{action}"[^>]*>.*?</form>)', self.html, re.S)
+        forms = [f for f in forms if marker in f]
+        assert forms, f"no {action} form {marker!r} on the page"
+        return forms[0]
+
+    def stamp(self, action: str, marker: str = "") -> dict[str, str]:
+        form = self.form(action, marker)
+        version = re.search(r'name="version"[^>]*value="(\d+)"', form)
+        key = re.search(r'name="request_key"[^>]*value="([^"]+)"', form)
+        assert version and key
+        return {"version": version.group(1), "request_key": key.group(1)}
+
+    def post(self, action: str, data: dict[str, Any], marker: str = "", stamp: dict[str, str] | None = None):
+        response = self.client.post(f"{self.table.url}/{action}", data={**(stamp or self.stamp(action, marker)), **data})
+        self.status = response.status_code
+        self.html = response.get_data(as_text=True)
+        if response.status_code == 303:
+            self.refresh()
+        return response
+
+    # the bank's controls
+    def everyone(self, chips: str):
+        return self.post("bank/everyone", {"chips": chips})
+
+    def player(self, name: str, action: str, chips: str):
+        return self.post("bank/player", {"player": name, "action": action, "chips": chips}, f'data-player="{name}"')
+
+    def cancel(self, seq: int):
+        return self.post("bank/cancel", {"seq": str(seq)}, f'name="seq" value="{seq}"')
+
+    def settle_on(self, on: str):
+        return self.post("bank/setting", {"on": on})
+
+    def figure(self, name: str, what: str) -> int | None:
+        row = re.search(rf'data-player="{name}">(.*?)</form>', self.html, re.S)
+        assert row
+        found = re.search(rf"data-{what}(?:=\"[^\"]*\")?>([-+]?\d+|—)<", row.group(1))
+        return None if found is None or found.group(1) == "—" else int(found.group(1))
+
+    def plan(self) -> list[str]:
+        return re.findall(r'data-payment="([^"]+)"', self.html)

@@ -16,13 +16,20 @@ When every game of the night was one the app records chip by chip (Napalm, Nap,
 fixed-stake pots), :meth:`Bank.check` is given the app's tally: each count must
 then equal chips bought + the tally, and a difference is shown per player.
 
+A pot carried from one night to the next sits in the middle, in nobody's stack: the
+chips a night carries out are not in its counts, and the chips it was given by the
+night before are in them without having been bought.  :meth:`Bank.check` takes them as
+``in_pot`` (per player: chips of theirs left in the pot for the next night, less chips
+of theirs that were in the pot carried in), so that such a night balances too and each
+player's result still counts their own chips in that pot as theirs, as the tally does.
+
 Pure: no Flask, no database.  Chips are int, money Decimal.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Union
 
@@ -113,6 +120,17 @@ class BankCheck:
     tally_differences: dict[str, int]
     to_check: tuple[str, ...]
     message: str
+    #: the carried pot's change to each player's stack (``in_pot`` as checked; non-zero entries only)
+    in_pot: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def left_in_pot(self) -> int:
+        """Chips left in the middle for the next night, less the chips the night found there."""
+        return sum(self.in_pot.values())
+
+    def expected(self, name: str, tally: Mapping[str, int]) -> int:
+        """The count that matches ``name``'s chips bought + tally, less their chips in a carried pot."""
+        return self.bought.get(name, 0) + tally.get(name, 0) - self.in_pot.get(name, 0)
 
     @property
     def balanced(self) -> bool:
@@ -236,12 +254,17 @@ class Bank:
 
     # --- the check and the settle-up ------------------------------------------------------
 
-    def check(self, tally: Mapping[str, int] | None = None) -> BankCheck:
+    def check(self, tally: Mapping[str, int] | None = None, in_pot: Mapping[str, int] | None = None) -> BankCheck:
         """Can the night settle on the counts?  ``tally``: the app's net chips per player, given only
-        when every game of the night was recorded chip by chip."""
+        when every game of the night was recorded chip by chip.  ``in_pot``: per player, the chips
+        of theirs a carried pot takes out of the counts (left in the pot for the next night, less
+        what the pot carried in held of theirs); the bank must then get back chips bought − the
+        pot's change, and each count is checked against bought + tally − in_pot."""
         bought, cashed = self.bought, self.cashed_out
+        pot = _pot_shares(self.players, in_pot)
         still_in = tuple(p for p in self.players if p in bought and p not in cashed)
-        difference = sum(cashed.values()) - sum(bought.values())
+        left_in_pot = sum(pot.values())
+        difference = sum(cashed.values()) - sum(bought.values()) + left_in_pot
         tally_differences: dict[str, int] = {}
         if tally is not None:
             for name in self.players:
@@ -250,7 +273,7 @@ class Bank:
                     raise BankError(f"the tally of {name} must be a whole number of chips")
                 if name in still_in:
                     continue
-                expected = bought.get(name, 0) + chips
+                expected = bought.get(name, 0) + chips - pot.get(name, 0)
                 if cashed.get(name, 0) != expected:
                     tally_differences[name] = cashed.get(name, 0) - expected
         if still_in:
@@ -267,25 +290,53 @@ class Bank:
             # without a tally the app cannot tell whose count is off: the biggest stacks first
             to_check = tuple(sorted(cashed, key=lambda n: (-cashed[n], self.players.index(n))))
             more = "more" if difference > 0 else "fewer"
+            expected_back = f"bought ({sum(bought.values())})"
+            if left_in_pot > 0:
+                expected_back = f"bought less the pot left for the next night ({sum(bought.values()) - left_in_pot})"
+            elif left_in_pot < 0:
+                expected_back = f"bought plus the pot carried in ({sum(bought.values()) - left_in_pot})"
             message = (
                 f"The bank does not balance: {abs(difference)} chip{'' if abs(difference) == 1 else 's'} {more} "
-                f"cashed out ({sum(cashed.values())}) than bought ({sum(bought.values())}). "
+                f"cashed out ({sum(cashed.values())}) than {expected_back}. "
                 f"Recount, biggest stacks first: {_and(to_check)}."
             )
         else:
             to_check, message = (), ""
-        return BankCheck(bought, cashed, still_in, difference, tally_differences, to_check, message)
+        return BankCheck(bought, cashed, still_in, difference, tally_differences, to_check, message, pot)
 
-    def results(self, tally: Mapping[str, int] | None = None) -> dict[str, int]:
-        """Each player's result in chips (cashed out − bought); BankError until the bank balances."""
-        check = self.check(tally)
+    def results(self, tally: Mapping[str, int] | None = None, in_pot: Mapping[str, int] | None = None) -> dict[str, int]:
+        """Each player's result in chips (cashed out − bought, + their chips in a carried pot: see
+        :meth:`check`); BankError until the bank balances."""
+        check = self.check(tally, in_pot)
         if not check.balanced:
             raise BankError(check.message)
-        return {name: check.cashed_out[name] - check.bought[name] for name in self.players if name in check.bought}
+        pot = _pot_shares(self.players, in_pot)
+        return {
+            name: check.cashed_out.get(name, 0) - check.bought.get(name, 0) + pot.get(name, 0)
+            for name in self.players
+            if name in check.bought or name in pot
+        }
 
-    def money_results(self, tally: Mapping[str, int] | None = None) -> dict[str, Decimal]:
+    def money_results(
+        self, tally: Mapping[str, int] | None = None, in_pot: Mapping[str, int] | None = None
+    ) -> dict[str, Decimal]:
         """The results in money: chips × the chip value, exact."""
-        return {name: to_money(chips, self.chip_value) for name, chips in self.results(tally).items()}
+        return {name: to_money(chips, self.chip_value) for name, chips in self.results(tally, in_pot).items()}
+
+
+def _pot_shares(players: tuple[str, ...], in_pot: Mapping[str, int] | None) -> dict[str, int]:
+    """``in_pot`` checked: seated players' whole numbers of chips (negative: a pot carried in)."""
+    if not in_pot:
+        return {}
+    shares: dict[str, int] = {}
+    for name, chips in in_pot.items():
+        if name not in players:
+            raise BankError(f"'{str(name)[:40]}' has chips in the pot but is not seated tonight")
+        if isinstance(chips, bool) or not isinstance(chips, int) or abs(chips) > MAX_CHIPS:
+            raise BankError(f"{name}'s chips in the pot must be a whole number")
+        if chips:
+            shares[name] = chips
+    return shares
 
 
 def _player(players: tuple[str, ...], name: object) -> str:

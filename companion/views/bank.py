@@ -164,7 +164,7 @@ def bank(key: str):  # type: ignore[no-untyped-def]
                 "name": name,
                 "bought": b.bought.get(name),
                 "cashed": b.cashed_out.get(name),
-                "expected": (b.bought.get(name, 0) + tally[name]) if tally is not None and name in b.bought else None,
+                "expected": check.expected(name, tally) if tally is not None and name in b.bought else None,
                 "difference": check.tally_differences.get(name),
                 "result": results.get(name) if results is not None else None,
                 "form": form,

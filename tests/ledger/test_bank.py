@@ -177,3 +177,59 @@ def test_a_night_numbers_the_bank_events_as_its_own_log_does() -> None:
     with pytest.raises(BankError, match="bank event #8 comes after #8"):
         bank.push(BuyIn("Ann", 5), seq=8)
     assert bank.push(BuyIn("Ann", 5)).seq == 9  # without a number: the next one
+
+
+FOUR = ("Ann", "Ben", "Cat", "Dan")
+
+
+def test_a_pot_left_for_the_next_night_is_in_nobodys_count_and_still_its_contributors() -> None:
+    """Friday (tests/web/test_carried_pot.py) played under the bank: everyone buys in 100.
+
+    Ben and Cat say Yes on the ante (pot 4), Cat wins: Ben pays Cat 4; Dan and then Ann
+    win tokens alone; hand 2's ante makes the pot 8, 2 of each, and the night ends there
+    with the pot carried on.  At the table: Ann 100 − 2 = 98, Ben 100 − 2 − 4 = 94,
+    Cat 100 − 2 + 4 = 102, Dan 98: 392 come back, the 8 stay in the middle.
+    The tally counts each player's 2 in the pot as still theirs: Ann 0, Ben −4, Cat +4, Dan 0.
+    """
+    bank = Bank(FOUR)
+    bank.everyone_buys_in(100)
+    for name, count in (("Ann", 98), ("Ben", 94), ("Cat", 102), ("Dan", 98)):
+        bank.cash_out(name, count)
+    in_pot = {"Ann": 2, "Ben": 2, "Cat": 2, "Dan": 2}
+    tally = {"Ann": 0, "Ben": -4, "Cat": 4, "Dan": 0}
+    assert not bank.check().balanced  # 392 of 400 back, unless the pot is counted
+    check = bank.check(tally, in_pot)
+    assert check.balanced and check.difference == 0 and check.message == ""
+    # each result is the count − bought + their 2 in the pot: the tally
+    assert bank.results(tally, in_pot) == tally
+    assert bank.results(None, in_pot) == tally  # without a tally (a game with real betting): the same
+
+
+def test_the_night_a_pot_was_carried_into_gets_those_chips_back_without_buying_them() -> None:
+    """The next night starts with that pot of 8 (2 of each) in the middle; everyone buys in 100
+    and antes 2 more; Dan takes the pot of 16.  At the table: Ann, Ben, Cat 98, Dan 98 + 16 = 114:
+    408 come back of 400 bought.  The tally: the others −2 − 2 = −4, Dan −4 + 16 = +12."""
+    bank = Bank(FOUR)
+    bank.everyone_buys_in(100)
+    for name, count in (("Ann", 98), ("Ben", 98), ("Cat", 98), ("Dan", 114)):
+        bank.cash_out(name, count)
+    in_pot = {"Ann": -2, "Ben": -2, "Cat": -2, "Dan": -2}  # chips in the pot carried in, none left
+    tally = {"Ann": -4, "Ben": -4, "Cat": -4, "Dan": 12}
+    assert bank.check(tally, in_pot).balanced
+    assert bank.results(tally, in_pot) == tally
+
+
+def test_a_miscount_beside_a_carried_pot_says_what_should_come_back() -> None:
+    bank = Bank(FOUR)
+    bank.everyone_buys_in(100)
+    for name, count in (("Ann", 98), ("Ben", 94), ("Cat", 102), ("Dan", 97)):
+        bank.cash_out(name, count)
+    check = bank.check(None, {"Ann": 2, "Ben": 2, "Cat": 2, "Dan": 2})
+    # 391 back; 400 bought less the 8 left in the pot is 392
+    assert check.difference == -1
+    assert check.message == (
+        "The bank does not balance: 1 chip fewer cashed out (391) than bought less the pot left for the "
+        "next night (392). Recount, biggest stacks first: Cat, Ann, Dan and Ben."
+    )
+    with pytest.raises(BankError, match="'Zed' has chips in the pot but is not seated"):
+        bank.check(None, {"Zed": 2})

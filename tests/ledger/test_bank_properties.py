@@ -69,3 +69,50 @@ def test_honest_counts_settle_to_the_tally_and_a_miscount_names_its_player(
         assert check.difference == real_error
         assert check.tally_differences == {miscounted: real_error}
         assert check.to_check == (miscounted,)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.integers(10, 100),
+    st.lists(st.integers(0, 4), min_size=len(NAMES), max_size=len(NAMES)),
+    st.lists(st.integers(0, 4), min_size=len(NAMES), max_size=len(NAMES)),
+    st.lists(st.tuples(st.sampled_from(NAMES), st.sampled_from(NAMES), st.integers(0, 10)), max_size=10),
+    st.one_of(st.none(), st.sampled_from(NAMES)),
+)
+def test_a_carried_pot_keeps_honest_counts_settling_to_the_tally(
+    buy_in: int, carried_in: list[int], antes: list[int], pots: list[tuple[str, str, int]], winner: str | None
+) -> None:
+    """A night that finds a pot in the middle (``carried_in``, each share its contributor's), antes into
+    it, side bets across the table, then either someone takes the pot or it is carried on.
+
+    The tally as the games keep it: a contributor starts at minus their share; a pot carried on
+    counts each stake in it as still its player's.  The stacks as the table has them: the shares
+    carried in were never in anyone's stack; chips carried on are in nobody's."""
+    tally = {name: -share for name, share in zip(NAMES, carried_in)}
+    stacks = {name: buy_in - ante for name, ante in zip(NAMES, antes)}
+    for name, ante in zip(NAMES, antes):
+        tally[name] -= ante
+    for payer, payee, chips in pots:
+        chips = min(chips, stacks[payer])
+        stacks[payer] -= chips
+        stacks[payee] += chips
+        tally[payer] -= chips
+        tally[payee] += chips
+    pot = sum(carried_in) + sum(antes)
+    if winner is not None:  # the pot taken: nothing is left in the middle
+        stacks[winner] += pot
+        tally[winner] += pot
+        in_pot = {name: -share for name, share in zip(NAMES, carried_in)}
+    else:  # carried on: each stake in it (carried in + antes) counted as its player's again
+        for name, share, ante in zip(NAMES, carried_in, antes):
+            tally[name] += share + ante
+        in_pot = {name: ante for name, ante in zip(NAMES, antes)}
+    assert sum(tally.values()) == 0
+    bank = Bank(NAMES)
+    bank.everyone_buys_in(buy_in)
+    for name in NAMES:
+        bank.cash_out(name, stacks[name])
+    check = bank.check(tally, in_pot)
+    assert check.balanced, check.message
+    assert bank.results(tally, in_pot) == tally
+    assert bank.results(None, in_pot) == tally  # the counts alone say the same

@@ -67,6 +67,41 @@ def test_on_chip_counts_the_balances_are_counts_minus_bought():
     assert summary["payments"] == [{"from": "Ben", "to": "Cat", "chips": 3}]
 
 
+def test_with_a_game_of_real_betting_the_replay_checks_only_that_the_bank_balances():
+    """The Napalm game above, then poker with real betting (its pots settled by the chips on the
+    table, which the app does not see).  Everyone bought 50; the counts 40, 60, 50 are not bought +
+    the Napalm tally (50, 47, 53), yet the bank balances (150 back of 150), so the night settles on
+    them, count − bought: Ann −10, Ben +10, Cat 0; Ann pays Ben 10."""
+    document = night(settle_on="bank", bank=[
+        {"everyone_buys_in": 50},
+        {"cash_out": "Ann", "chips": 40}, {"cash_out": "Ben", "chips": 60}, {"cash_out": "Cat", "chips": 50},
+    ])
+    document["games"].append({"game": "betting", "rules": {"variant": "Texas hold'em"}, "deals": [{"dealer": "Ann"}]})
+    summary = replay(document)
+    assert "not_settled" not in summary["bank"]
+    # count − bought: Ann −10, Ben +10, Cat 0 (not the Napalm tally 0, −3, +3: the betting moved chips)
+    assert nets(summary) == {"Ann": -10, "Ben": 10, "Cat": 0}
+    assert summary["payments"] == [{"from": "Ann", "to": "Ben", "chips": 10}]
+
+
+def test_on_chip_counts_a_pot_left_for_the_next_night_is_in_nobodys_count():
+    """Napalm with "carry": Ann and Ben say Yes (pot 3 of antes), Ann wins (Ben pays her 3); the night
+    ends there and the pot of 3 (1 of each) stays in the middle.  Everyone bought 50: at the table
+    Ann 49 + 3 = 52, Ben 49 − 3 = 46, Cat 49: 147 come back.  The tally counts the 1 in the pot as
+    each one's: Ann +3, Ben −3, Cat 0; Ben pays Ann 3."""
+    document = night(settle_on="bank", bank=[
+        {"everyone_buys_in": 50},
+        {"cash_out": "Ann", "chips": 52}, {"cash_out": "Ben", "chips": 46}, {"cash_out": "Cat", "chips": 49},
+    ])
+    document["games"][0]["rules"]["unfinished_pot"] = "carry"
+    document["games"][0]["stages"] = [{"yes": ["Ann", "Ben"], "winners": ["Ann"]}]
+    summary = replay(document)
+    assert "not_settled" not in summary["bank"], summary["bank"]
+    assert summary["carried"] == {"Ann": 1, "Ben": 1, "Cat": 1}
+    assert nets(summary) == {"Ann": 3, "Ben": -3, "Cat": 0}
+    assert summary["payments"] == [{"from": "Ben", "to": "Ann", "chips": 3}]
+
+
 def test_a_bank_that_does_not_balance_gives_no_payments_and_says_why():
     bank = [{"everyone_buys_in": 50}, {"cash_out": "Ann", "chips": 50}, {"cash_out": "Ben", "chips": 47}]
     summary = replay(night(settle_on="bank", bank=bank))

@@ -26,7 +26,7 @@ from sqlalchemy import select
 
 from companion.extensions import db
 from companion.models import Night
-from pages import TablePage, night_form
+from pages import BankPage, TablePage, night_form
 
 FOUR = ("Ann", "Ben", "Cat", "Dan")
 
@@ -298,3 +298,53 @@ def test_the_next_nights_setup_can_seat_a_newcomer(start_night, client, app):
     new.refresh()
     assert new.pot() == 8 and new.net("Eve") == 0 and new.net("Dan") == -2
     assert nights(app)[1].first_game.carried_in == {"Ann": 2, "Ben": 2, "Cat": 2, "Dan": 2}
+
+
+def test_a_night_on_chip_counts_carries_its_pot_and_both_nights_balance(start_night, client, app):
+    """Friday under the bank (everyone buys in 100), played as above: the pot of 8 (2 of each)
+    stays in the middle, so 392 chips come back: Ann 98, Ben 94, Cat 102, Dan 98.  Each count is
+    bought + the tally − the 2 left in the pot; each result counts those 2 as still the
+    player's: Ann 0, Ben −4, Cat +4, Dan 0 (Ben pays Cat 4, 1.00 EUR).
+
+    The next night (the pot of 8 in the middle from the start), everyone buys in 100 again and
+    Dan takes the pot of 16 (the game above): Ann, Ben, Cat count 98, Dan 114 (408 back of 400
+    bought).  Results: count − bought − the 2 each had in the pot carried in: Ann, Ben, Cat −4,
+    Dan +12; each pays Dan 4."""
+    t = start_night(unfinished_pot="carry")
+    bank = BankPage(client, t)
+    bank.settle_on("bank")
+    bank.everyone("100")
+    t.refresh()
+    play_friday(t)
+    bank.refresh()
+    for name, count in (("Ann", "98"), ("Ben", "94"), ("Cat", "102"), ("Dan", "97")):
+        assert bank.player(name, "cash_out", count).status_code == 303
+    # a miscount is found against bought + the tally − the 2 of Dan's left in the pot
+    text = text_of(bank.html)
+    assert "Dan counted 97, expected 98 (-1)" in text
+    assert "Difference: -1 chips (cashed out − bought + the 8 left in the pot for the next night)" in text
+    assert ("The pot left in the middle for the next night is in nobody's count: Ann 2, Ben 2, Cat 2, Dan 2 chips, "
+            "each still counted as its player's.") in text.replace("&#39;", "'")
+    seq = int(re.findall(r'name="seq" value="(\d+)"', bank.html)[0])  # the newest line: Dan's count
+    assert bank.cancel(seq).status_code == 303
+    assert bank.player("Dan", "cash_out", "98").status_code == 303
+    assert "The bank balances and every count matches bought + the app's tally." in bank.html
+    assert bank.plan() == ["Ben>Cat:4"]
+    report = client.get(f"{t.url}/report").get_data(as_text=True)
+    assert re.findall(r'data-payer="(\w+)" data-payee="(\w+)" data-chips="(\d+)"', report) == [("Ben", "Cat", "4")]
+
+    action, fields = carry_form(report)
+    new = TablePage(client, client.post(action, data=fields).headers["Location"])
+    next_bank = BankPage(client, new)
+    next_bank.settle_on("bank")
+    next_bank.everyone("100")
+    new.refresh()
+    new.declare("Dan"); new.declare("Dan"); new.declare("Dan")
+    new.declare("Dan"); new.challenge()
+    new.declare("Dan"); new.challenge()
+    assert [new.net(n) for n in FOUR] == [-4, -4, -4, 12]
+    next_bank.refresh()
+    for name, count in (("Ann", "98"), ("Ben", "98"), ("Cat", "98"), ("Dan", "114")):
+        assert next_bank.player(name, "cash_out", count).status_code == 303
+    assert "The bank balances and every count matches bought + the app's tally." in next_bank.html
+    assert sorted(next_bank.plan()) == ["Ann>Dan:4", "Ben>Dan:4", "Cat>Dan:4"]
