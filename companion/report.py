@@ -433,6 +433,9 @@ class GamePart:
     games: tuple[GameLine, ...]
     closing: Closing
     carried_in: dict[str, int]
+    #: the closing follows the night's unfinished-pot setting (Napalm's), so the report names it;
+    #: any other game's closing is its own rules', said in its own note
+    follows_setting: bool = True
 
 
 def build_report(
@@ -509,7 +512,8 @@ def build_night_report(
     }
     closings = [part.closing for part in parts]
     # the game at the table: the last game (the night's own ledger, when shown, comes after it)
-    at_table = [part.closing for part in parts if not part.games or not part.games[0].extra][-1]
+    at_table_part = [part for part in parts if not part.games or not part.games[0].extra][-1]
+    at_table = at_table_part.closing
     carrying = [c for c in closings if c.carried]
     # The pot and its shares are the game at the table's: the table already counts the games
     # before it as they closed, so only its pot is "dealt with" between the table and the plan.
@@ -530,6 +534,7 @@ def build_night_report(
         games=tuple(g for part in parts for g in part.games),
         closing=closing,
         carried_in=parts[0].carried_in,
+        follows_setting=at_table_part.follows_setting,
     )
     return _settle(name, players, merged, chip_value, currency, paid)
 
@@ -552,6 +557,7 @@ def ledger_part(title: str, seated: Sequence[str], chips: Mapping[str, int]) -> 
     return GamePart(
         players=players, figures=figures, games_won=dict.fromkeys(players, 0),
         stack_change={n: chips.get(n, 0) for n in players}, games=(line,), closing=closing, carried_in={},
+        follows_setting=False,
     )
 
 
@@ -614,6 +620,7 @@ def transfer_part(number: int, title: str, state: Any, game_closing: GameClosing
         games=(line,),
         closing=closing,
         carried_in={},
+        follows_setting=False,
     )
 
 
@@ -776,7 +783,7 @@ def _settle(
         chip_value=chip_value,
         currency=currency,
         closing=closing,
-        choice_text=CHOICES[closing.choice],
+        choice_text=CHOICES[closing.choice] if part.follows_setting else "",
         plan=plan_lines,
         pairwise=pair_lines,
         recorded=recorded,

@@ -122,6 +122,10 @@ def test_a_night_can_begin_with_a_pot_game(client):
     assert "Deal 1: Ann deals. Who won the pot?" in page.html
     ok(win(page, "Cat"))
     assert live(page) == {"Ann": -1, "Ben": -1, "Cat": 2}
+    # the report speaks of this night's game, not of Napalm's unfinished-pot setting
+    report = unescape(client.get(f"{page.url}/report").get_data(as_text=True))
+    assert "No game was left unfinished with chips in its pot." in report
+    assert "The night's setting for the pot" not in report and "antes are returned" not in report
 
 
 def test_tips_to_the_fat_one_with_a_not_less_than_b_is_refused_naming_both(start_night, client, app):
