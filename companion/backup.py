@@ -117,8 +117,7 @@ def _backup_sqlite(source: Path, destination: Path) -> Summary:
         raise BackupError(f"there is no database at {source}")
     if destination.exists() and destination.resolve() == source.resolve():
         raise BackupError("the backup must go to another file than the database itself")
-    partial = destination.with_name(destination.name + ".partial")
-    partial.unlink(missing_ok=True)
+    partial = _private_file(destination.with_name(destination.name + ".partial"))
     src = sqlite3.connect(source, timeout=30)
     try:
         src.execute("PRAGMA busy_timeout=30000")
@@ -187,6 +186,15 @@ def _refuse_if_in_use(nights: int, where: object) -> None:
         )
 
 
+def _private_file(path: Path) -> Path:
+    """A new empty file at ``path`` that only its owner can read: a backup holds every night's
+    secret links, so it is made 0600 like the database itself, whatever the umask."""
+    path.unlink(missing_ok=True)
+    os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    path.chmod(0o600)
+    return path
+
+
 def _fsync(path: Path) -> None:
     with open(path, "rb") as handle:
         os.fsync(handle.fileno())
@@ -240,8 +248,7 @@ def _count_postgresql(url: URL) -> tuple[int, int]:
 def _backup_postgresql(url: URL, destination: Path) -> Summary:
     """pg_dump inside a snapshot this process holds open, so the counts printed are the dump's."""
     target, env = _libpq(url)
-    partial = destination.with_name(destination.name + ".partial")
-    partial.unlink(missing_ok=True)
+    partial = _private_file(destination.with_name(destination.name + ".partial"))
     engine = sa.create_engine(url, poolclass=sa.pool.NullPool, isolation_level="REPEATABLE READ")
     try:
         with engine.connect() as connection, connection.begin():

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 
+from companion import backup as backups
 from conftest import EXTERNAL_DB
 from security.support import Site
 
@@ -44,6 +45,22 @@ def test_a_database_file_left_readable_by_others_is_made_private_when_the_app_st
     database.chmod(0o644)
     make_app()
     assert mode(database) == 0o600
+
+
+def test_a_backup_is_readable_by_its_owner_only(make_app, tmp_path):
+    """A backup holds every night's secret links, as the database does: 0600 whatever the umask
+    (SQLite's copy and pg_dump's file alike)."""
+    old = os.umask(0o022)
+    try:
+        app = make_app()
+        Site(app).seat()
+        destination = tmp_path / "backups" / "friday.backup"
+        summary = backups.backup(app.config["SQLALCHEMY_DATABASE_URI"], destination)
+        assert summary.nights == 1
+        assert mode(destination) == 0o600
+        assert not destination.with_name("friday.backup.partial").exists()
+    finally:
+        os.umask(old)
 
 
 def live_tag(client, key: str) -> str:
