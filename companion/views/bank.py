@@ -256,7 +256,7 @@ def bank_cancel(key: str):  # type: ignore[no-untyped-def]
 
 @bp.app_template_global()
 def bank_report(night: Night) -> dict[str, Any]:
-    """What templates/bank/_report.html shows on the report (the lead includes it): the setting,
+    """What templates/bank/_report.html shows on the report (templates/report/show.html includes it): the setting,
     why the night cannot settle yet, the results on the counts, the Bonus Round's payments."""
     state = bank_service.bank_state(night)
     ledger = state.ledger
