@@ -17,7 +17,7 @@ so a doubled or stale submit records nothing twice), folded here from the log.
   event; the latest counts for the rolls after it), the app's rolls with ``secrets``
   and the lucky numbers, each payment recorded with the roll that made it.
 
-What the report reads: :func:`extra_net_chips` (what to add to each
+What the report uses: :func:`extra_net_chips` (what to add to each
 player's balance from the games) and :func:`settle_block` (why the night cannot be
 settled yet, or None).
 """

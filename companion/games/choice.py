@@ -4,6 +4,10 @@ RULES-POKER.md: the game may change at any deal; the dealer chooses the next gam
 issue asks for the dealer's next game in at most 3 taps from the table, so the screen shows
 a short list and the order matters: the games played most recently come first (each once),
 then every other game the group plays, in the group's own order.  Pure: values in, values out.
+
+The screen offers each game by the name the group plays it under ("Tips to the Fat One", not
+"Fixed-stake pots"): an offer is a ``(kind, name)`` pair, and a game played tonight is the pair
+of its kind and what players call it (:func:`companion.games.title_of`).
 """
 
 from __future__ import annotations
@@ -23,3 +27,24 @@ def next_game_offers(played: Sequence[G], available: Sequence[G]) -> tuple[G, ..
         if game in offered and game not in recent:
             recent.append(game)
     return tuple(recent) + tuple(g for g in dict.fromkeys(available) if g not in recent)
+
+
+def as_offered(played: Sequence[tuple[str, str]], available: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Each game played, ``(kind, name)``, as the offer that starts it again.
+
+    Its own offer when one has its name; else the first offer of its kind (a game offered
+    once by its kind's title, played under a variant's name: "Pool Nap" is offered as "Nap",
+    whose next-game screen starts from the rules of the last game of that kind); a game whose
+    kind is not offered at all is left out.
+    """
+    offered = set(available)
+    first_of_kind: dict[str, tuple[str, str]] = {}
+    for kind, name in available:
+        first_of_kind.setdefault(kind, (kind, name))
+    out: list[tuple[str, str]] = []
+    for game in played:
+        if game in offered:
+            out.append(game)
+        elif game[0] in first_of_kind:
+            out.append(first_of_kind[game[0]])
+    return out

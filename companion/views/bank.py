@@ -31,9 +31,9 @@ from wtforms.validators import Length
 from .. import bank_service, services
 from ..extensions import db
 from ..forms import ActionForm
-from ..games import GAMES, IllegalAction
+from ..games import GAMES, IllegalAction, title_of
 from ..games.bonus import DICE, MAX_GAME_NAME, BonusGrid, cell_label
-from ..games.choice import next_game_offers
+from ..games.choice import as_offered, next_game_offers
 from ..games.web import SCREENS
 from ..ledger.bank import MAX_CHIPS, BuyIn, Cancel, EveryoneBuysIn
 from ..ledger.money import value_text
@@ -256,7 +256,7 @@ def bank_cancel(key: str):  # type: ignore[no-untyped-def]
 
 @bp.app_template_global()
 def bank_report(night: Night) -> dict[str, Any]:
-    """What templates/bank/_report.html shows on the report (the lead includes it): the setting,
+    """What templates/bank/_report.html shows on the report (templates/report/show.html includes it): the setting,
     why the night cannot settle yet, the results on the counts, the Bonus Round's payments."""
     state = bank_service.bank_state(night)
     ledger = state.ledger
@@ -445,17 +445,44 @@ def bonus_grid(key: str):  # type: ignore[no-untyped-def]
 # --- dealer's choice ------------------------------------------------------------------------------
 
 
+def _named_games() -> dict[tuple[str, str], str | None]:
+    """Every game the app can start, by the name the group plays it under, in the group's own
+    order: ``(kind, name)`` to the game's offer key (a game's screens may list ``offers()``, e.g.
+    a pot game's presets), or None for a game offered once by its title."""
+    named: dict[tuple[str, str], str | None] = {}
+    for kind in GAMES:
+        if kind not in SCREENS:
+            continue
+        offers = getattr(SCREENS[kind], "offers", None)
+        listed = offers() if offers is not None else {}
+        if not listed:
+            named[(kind, GAMES[kind].title)] = None
+        for offer, (name, _rules) in listed.items():
+            named.setdefault((kind, name), offer)
+    return named
+
+
 @bp.get("/choice")
 def choice(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
-    played = [g.kind for g in night.games]
-    available = [k for k in GAMES if k in SCREENS]
-    offers = next_game_offers(played, available)
+    named = _named_games()
+    played = as_offered([(g.kind, title_of(g.kind, g.rules)) for g in night.games], list(named))
     last = bank_service.ledger_of(night).last_roll
+    offers = [
+        {
+            "kind": kind,
+            "offer": named[(kind, name)],
+            "title": name,
+            "played": (kind, name) in played,
+            "url": url_for("table.next_game", key=night.keeper_key, game=kind,
+                           **({"offer": named[(kind, name)]} if named[(kind, name)] else {})),
+        }
+        for kind, name in next_game_offers(played, list(named))
+    ]
     return render_template(
         "bank/choice.html",
         night=night,
-        offers=[(kind, GAMES[kind].title, kind in played) for kind in offers],
+        offers=offers,
         dealer=_next_dealer(night),
         rolled=last[1].action.game if last is not None else None,
     )

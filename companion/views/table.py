@@ -376,10 +376,21 @@ def _next_game_form(night: Night, kind: str, formdata: Any = None) -> Any:
     return form
 
 
-def _render_next_game(night: Night, kind: str, form: Any, status: int = 200, message: str | None = None):  # type: ignore[no-untyped-def]
+def _offer_of(kind: str, key: str | None) -> tuple[str, tuple[str, Any]] | None:
+    """One of the game's offers (``?offer=``: a game the group plays under its own name), or None."""
+    offers = getattr(SCREENS[kind], "offers", None)
+    found = (offers() if offers is not None else {}).get(key or "")
+    return (str(key), found) if found is not None else None
+
+
+def _render_next_game(  # type: ignore[no-untyped-def]
+    night: Night, kind: str, form: Any, status: int = 200, message: str | None = None, offer: Any = None
+):
     return (
         render_template(
-            "table/next_game.html", night=night, form=form, kind=kind, title=GAMES[kind].title,
+            "table/next_game.html", night=night, form=form, kind=kind,
+            title=offer[1][0] if offer is not None else GAMES[kind].title,
+            offer=offer[0] if offer is not None else None,
             rules_template=SCREENS[kind].rules_template, st=standings_of(night), message=message,
         ),
         status,
@@ -393,7 +404,9 @@ def next_game(key: str):  # type: ignore[no-untyped-def]
     kind = request.values.get("game") or night.current_game.kind
     if kind not in SCREENS or kind not in GAMES:
         abort(400, "choose one of the games offered")
-    location = url_for("table.next_game", key=night.keeper_key, game=kind)
+    offer = _offer_of(kind, request.values.get("offer"))
+    location = url_for("table.next_game", key=night.keeper_key, game=kind,
+                       **({"offer": offer[0]} if offer is not None else {}))
     if request.method != "POST":
         kept = refused.recall(night.version)
         form = _next_game_form(night, kind)
@@ -401,15 +414,14 @@ def next_game(key: str):  # type: ignore[no-untyped-def]
             kept.refill(form)
             form.game.data = kind
         else:
-            offers = getattr(SCREENS[kind], "offers", None)
-            offer = (offers() if offers is not None else {}).get(request.args.get("offer", ""))
-            defaults = services.next_game_defaults(night, kind, offer[1] if offer is not None else None)
+            defaults = services.next_game_defaults(night, kind, offer[1][1] if offer is not None else None)
             form.game.data = kind
             form.players.data = list(defaults.players)
             form.first_dealer.data = defaults.first_dealer
             SCREENS[kind].fill_rules(form, defaults.rules)
         _fresh(form, night.version)
-        return _render_next_game(night, kind, form, kept.status if kept is not None and kept.form == "next_game" else 200)
+        status = kept.status if kept is not None and kept.form == "next_game" else 200
+        return _render_next_game(night, kind, form, status, offer=offer)
     form = _next_game_form(night, kind, request.form)
     if not form.validate():
         return refused.refuse(location, 422, form_name="next_game", form=form, version=night.version)

@@ -20,3 +20,30 @@ def test_before_any_game_the_groups_own_order_is_offered() -> None:
 def test_a_game_no_longer_offered_is_left_out() -> None:
     assert next_game_offers(["craps", "mountain"], GROUP)[:2] == ("mountain", "napalm")
     assert "craps" not in next_game_offers(["craps"], GROUP)
+
+
+# --- offers by name: (kind, what players call it) ----------------------------------------------
+
+from companion.games.choice import as_offered  # noqa: E402
+
+NAMED = (
+    ("napalm", "Napalm"), ("nap", "Nap"), ("pots", "Tips to the Fat One"), ("pots", "High Card"),
+    ("pots", "NASDAQ"), ("betting", "Poker with real betting"),
+)
+
+
+def test_games_of_one_kind_are_ordered_by_the_name_they_were_played_under() -> None:
+    # tonight: Napalm, Tips, Poker, NASDAQ, Tips again: from the latest back Tips, NASDAQ, Poker,
+    # Napalm; High Card (same kind as Tips) is not moved up; then Nap and High Card in order
+    played = [("napalm", "Napalm"), ("pots", "Tips to the Fat One"), ("betting", "Poker with real betting"),
+              ("pots", "NASDAQ"), ("pots", "Tips to the Fat One")]
+    assert next_game_offers(as_offered(played, NAMED), NAMED) == (
+        ("pots", "Tips to the Fat One"), ("pots", "NASDAQ"), ("betting", "Poker with real betting"),
+        ("napalm", "Napalm"), ("nap", "Nap"), ("pots", "High Card"),
+    )
+
+
+def test_a_game_played_under_a_name_not_offered_is_offered_by_its_kind() -> None:
+    # "Pool Nap" is a Nap game offered once as "Nap"; a game of a kind not offered is left out
+    assert as_offered([("nap", "Pool Nap"), ("craps", "Craps")], NAMED) == [("nap", "Nap")]
+    assert next_game_offers(as_offered([("nap", "Pool Nap")], NAMED), NAMED)[:2] == (("nap", "Nap"), ("napalm", "Napalm"))

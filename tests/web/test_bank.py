@@ -431,11 +431,58 @@ def test_bonus_payments_count_in_the_bank_check(client, app, night, monkeypatch)
 def test_dealers_choice_offers_the_last_games_first_and_opens_the_next_game(client, night):
     page = BankPage(client, night, "choice")
     assert "Dealer's choice: Ben picks the next game" in page.html
-    offers = re.findall(r'data-game="([^"]+)" href="([^"]+)"', page.html)
+    offers = re.findall(r'data-game="([^"]+)"(?: data-offer="[^"]+")? href="([^"]+)"', page.html)
     assert offers[0][0] == "napalm" and "(played tonight)" in page.html
     # tap 2: the game's next-game screen, filled in; tap 3 starts it
     html = client.get(offers[0][1].replace("&amp;", "&")).get_data(as_text=True)
     assert "The next game" in html and 'name="game" value="napalm"' in html
+
+
+def offered(html: str) -> list[tuple[str, str, str]]:
+    """Each offer of the choice page: (game kind, offer key or "", the name on the button)."""
+    return [
+        (kind, offer, name.strip())
+        for kind, offer, name in re.findall(
+            r'<a class="button big[^"]*" data-game="([^"]+)"(?: data-offer="([^"]+)")? href="[^"]+">([^<]+)', html
+        )
+    ]
+
+
+def test_dealers_choice_offers_each_game_by_its_name_the_latest_played_first(client, app, night):
+    """Played tonight: Napalm (the fixture), then Tips to the Fat One (a pot game's preset).
+    Offered: Tips (latest), Napalm, then the rest in the group's order: Nap, the pot games'
+    other presets in their order (High Card, Mountain, NASDAQ, Mystery Wheelbarrow, Fixed-stake
+    pot), Poker with real betting.  Each preset is its own button, linked to its offer."""
+    html = BankPage(client, night, "choice").html
+    assert [name for _, _, name in offered(html)] == [
+        "Napalm", "Nap", "Tips to the Fat One", "High Card", "Mountain", "NASDAQ", "Mystery Wheelbarrow",
+        "Fixed-stake pot", "Poker with real betting",
+    ]
+    tips = re.search(r'data-offer="tips_to_the_fat_one" href="([^"]+)"', html)
+    assert tips and tips.group(1) == f"{night.url}/next-game?game=pots&amp;offer=tips_to_the_fat_one"
+    # start Tips to the Fat One through its offer's page, as the dealer would
+    page = client.get(tips.group(1).replace("&amp;", "&")).get_data(as_text=True)
+    assert "<h2>Tips to the Fat One</h2>" in page
+    form = re.search(r'<form method="post" action="([^"]+)" class="night next-game">(.*?)</form>', page, re.S)
+    assert form
+    data: dict[str, Any] = {k: v for k, v in re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', form.group(2))}
+    for name in ("version", "request_key"):
+        data[name] = re.search(rf'name="{name}"[^>]*value="([^"]+)"', form.group(2)).group(1)  # type: ignore[union-attr]
+    data["players"] = re.findall(r'name="players" value="(\w+)" checked', form.group(2))
+    data["first_dealer"] = "Ben"
+    data["stake_a"], data["stake_b"] = "2", "3"
+    response = client.post(form.group(1).replace("&amp;", "&"), data=data)
+    assert response.status_code == 303, response.get_data(as_text=True)[-1000:]
+    html = BankPage(client, night, "choice").html
+    names = [name for _, _, name in offered(html)]
+    assert names == [
+        "Tips to the Fat One", "Napalm", "Nap", "High Card", "Mountain",
+        "NASDAQ", "Mystery Wheelbarrow", "Fixed-stake pot", "Poker with real betting",
+    ], names
+    assert offered(html)[0] == ("pots", "tips_to_the_fat_one", "Tips to the Fat One")
+    assert offered(html)[1] == ("napalm", "", "Napalm")
+    assert html.count("(played tonight)") == 2
+    assert 'class="button big primary" data-game="pots" data-offer="tips_to_the_fat_one"' in html
 
 
 # --- the night file ---------------------------------------------------------------------------------

@@ -54,6 +54,10 @@ class PotsRulesFields:
         validators=[Optional(), NumberRange(min=0, max=MAX_CHIPS)],
     )
 
+    def preset_uses(self, key: str) -> Any:
+        """What the chosen preset sets ``key`` to (the rules template shows only the fields it uses)."""
+        return _uses(str(getattr(self, "preset").data or "fixed"), key)
+
 
 # --- the table's forms (each posts to one action of the layer's one route) -------------------
 

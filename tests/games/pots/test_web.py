@@ -100,11 +100,49 @@ def test_an_offer_fills_in_its_preset_and_picks_two_players_for_tips(start_night
     page = start_night()
     page.declare("Ben", "Cat")  # Ann's deal is under way: the next game's deal passes to Ben
     html = client.get(f"{page.url}/next-game?game=pots&offer=tips_to_the_fat_one").get_data(as_text=True)
-    assert re.search(r'<option selected value="tips_to_the_fat_one">|<option value="tips_to_the_fat_one" selected>', html)
+    # the game by its name; the preset goes along unasked, and the form posts back to the offer
+    assert "<h2>Tips to the Fat One</h2>" in html
+    assert '<input type="hidden" name="preset" value="tips_to_the_fat_one">' in html
+    assert f'action="{page.url}/next-game?offer=tips_to_the_fat_one"' in html
     ticked = re.findall(r'name="players" value="(\w+)" checked', html)
     assert ticked == ["Ben", "Cat"]
     assert "with A 2 and B 3, <strong>C 4, D 6, E 9</strong>" in html
-    assert f'href="{page.url}/next-game?game=pots&amp;offer=high_card"' in html
+    # only A and B are asked: the ante and NASDAQ's limit (unused by Tips) go along hidden
+    shown = re.findall(r'<input(?![^>]*type="(?:hidden|checkbox)")[^>]*name="(\w+)"', html)
+    assert shown == ["stake_a", "stake_b"], shown
+    assert 'select name="preset"' not in html and 'id="preset"' not in html
+    assert f'href="{page.url}/next-game?game=pots"' in html  # "all the pot games", one tap back
+
+
+def test_an_offer_shows_the_fields_its_game_uses(start_night, client):
+    """High Card asks its ante only; NASDAQ its ante and its sale limit (RULES-POKER.md)."""
+    page = start_night()
+    high = client.get(f"{page.url}/next-game?game=pots&offer=high_card").get_data(as_text=True)
+    nasdaq = client.get(f"{page.url}/next-game?game=pots&offer=nasdaq").get_data(as_text=True)
+    visible = r'<input(?![^>]*type="(?:hidden|checkbox)")[^>]*name="(\w+)"'
+    assert re.findall(visible, high) == ["ante"]
+    assert re.findall(visible, nasdaq) == ["ante", "sale_limit"]
+    assert "<h2>High Card</h2>" in high and "<h2>NASDAQ</h2>" in nasdaq
+
+
+def test_starting_a_game_from_its_offer_takes_the_offers_rules(start_night, client, app):
+    """Tips to the Fat One from its offer with A 3, B 5 typed: C = 3 + 5 − 1 = 7, D = 5 + 7 − 1 = 11,
+    E = 7 + 11 − 1 = 17; Ben and Cat play (the deal passes from Ann to Ben, Cat on his left)."""
+    page = start_night()
+    page.declare("Ben", "Cat")
+    url = f"{page.url}/next-game?game=pots&offer=tips_to_the_fat_one"
+    html = client.get(url).get_data(as_text=True)
+    data = {**stamp_of(html), "game": "pots", "players": ["Ben", "Cat"], "first_dealer": "Ben"}
+    for name, value in re.findall(r'<input type="hidden" name="(ante|stake_a|stake_b|sale_limit|preset)" value="([^"]*)"', html):
+        data[name] = value
+    data.update(stake_a="3", stake_b="5")
+    response = client.post(f"{page.url}/next-game?offer=tips_to_the_fat_one", data=data)
+    assert response.status_code == 303, response.get_data(as_text=True)[-1500:]
+    with app.app_context():
+        night = db.session.scalar(db.select(Night).where(Night.keeper_key == page.key))
+        game = night.games[-1]
+        assert (game.kind, game.rules["preset"], game.rules["stakes"]) == ("pots", "tips_to_the_fat_one", [3, 5, 7, 11, 17])
+        assert list(game.players) == ["Ben", "Cat"]
 
 
 def test_a_night_can_begin_with_a_pot_game(client):
