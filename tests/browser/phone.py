@@ -230,6 +230,56 @@ class TableScreen:
         self._submit(self.page.get_by_role("button", name="Undo the last action"), "undo")
 
 
+class Phone:
+    """The scorekeeper's phone on any page: taps the real controls and counts them (a button pressed,
+    a link followed), checks each answer is a page that refused nothing, and reads what a person reads."""
+
+    def __init__(self, page: Page, shots: Shots) -> None:
+        self.page, self.shots, self.taps = page, shots, 0
+
+    def tap(self, control: Any, what: str) -> None:
+        control.scroll_into_view_if_needed()
+        with self.page.expect_navigation(wait_until="load") as navigation:
+            control.tap()
+        self.taps += 1
+        response = navigation.value
+        assert response is not None and response.status == 200, (
+            f"{what}: HTTP {response.status if response else '?'}: {self.page.locator('main').inner_text()[:600]}"
+        )
+        refused = self.page.locator(".errors, .flash.warn").all_inner_texts()
+        assert not [r for r in refused if "Not settled yet" not in r and "No payments yet" not in r], f"{what}: {refused}"
+        self.shots(self.page, what)
+
+    def link(self, name: str) -> None:
+        """Tap one of the page's own navigation links (the table's, or the bank pages')."""
+        self.tap(self.page.locator("header nav").get_by_role("link", name=name, exact=True), f"link {name}")
+
+    def button(self, name: str, what: str | None = None) -> None:
+        self.tap(self.page.get_by_role("button", name=name, exact=True), what or name)
+
+    # reading the table
+    def prompt(self) -> str:
+        return self.page.locator("#ask").inner_text().strip()
+
+    def nets(self) -> dict[str, int]:
+        return {
+            r.get_attribute("data-player") or "": int(r.locator("td.net").inner_text().strip().replace("−", "-"))
+            for r in self.page.locator("table.standings tbody tr").all()
+        }
+
+    def sitting_out(self) -> dict[str, int]:
+        return {
+            s.get_attribute("data-player") or "": int(s.inner_text().split()[1].replace("−", "-"))
+            for s in self.page.locator(".sitting-out span[data-player]").all()
+        }
+
+    def pot(self) -> int:
+        return int(self.page.locator(".status .pot").inner_text().strip())
+
+    def main(self) -> str:
+        return " ".join(self.page.locator("main").inner_text().split())
+
+
 def double_tap(page: Page, button: Any, gap_ms: int) -> None:
     """Two finger taps at the same spot ``gap_ms`` apart, as a hurried thumb does."""
     button.scroll_into_view_if_needed()  # a thumb taps what is on the screen

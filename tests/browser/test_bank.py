@@ -15,32 +15,12 @@ import re
 
 import pytest
 
-from browser.phone import start_night
+from browser.phone import Phone, start_night
 from browser.test_accessibility import Axe, forgive_error_status
 
 pytestmark = pytest.mark.browser
 
 NAMES = ["Ann", "Ben", "Cat", "Dan"]
-
-
-class Taps:
-    """Counts the taps a person makes (a button pressed, a link followed)."""
-
-    def __init__(self, page, shots) -> None:  # type: ignore[no-untyped-def]
-        self.page, self.shots, self.count = page, shots, 0
-
-    def tap(self, control, what: str) -> None:  # type: ignore[no-untyped-def]
-        control.scroll_into_view_if_needed()
-        with self.page.expect_navigation(wait_until="load") as navigation:
-            control.tap()
-        self.count += 1
-        response = navigation.value
-        assert response is not None and response.status == 200, (
-            f"{what}: HTTP {response.status if response else '?'}: {self.page.locator('main').inner_text()[:400]}"
-        )
-        refused = [w for w in self.page.locator(".flash.warn, .errors").all_inner_texts() if "Not recorded" in w]
-        assert not refused, f"{what}: {refused}"
-        self.shots(self.page, what)
 
 
 def player_form(page, name: str):  # type: ignore[no-untyped-def]
@@ -59,16 +39,16 @@ def test_bank_bonus_round_and_settle_up_on_counts(live_server, new_phone, table_
 
     # the bank page (the table's "Bank" link is the lead's to add: opened here by its address)
     page.goto(table_url + "/bank")
-    taps = Taps(page, shots)
+    taps = Phone(page, shots)
     axe.check(page, "bank, on the tally")
     taps.tap(page.get_by_role("button", name="Settle on chip counts (the bank) instead"), "settle on counts")
     assert "This night settles on chip counts (the bank)" in page.locator("main").inner_text()
 
     # the whole table's buy-in: one tap on the bank page, the amount prefilled
     assert page.get_by_label("Chips each").input_value() == "100"
-    before = taps.count
+    before = taps.taps
     taps.tap(page.get_by_role("button", name="Everyone buys in"), "bank, everyone bought in")
-    assert taps.count - before == 1
+    assert taps.taps - before == 1
     assert "Everyone bought in 100 chips (25.00 €): Ann, Ben, Cat and Dan." in page.locator(".flash").first.inner_text()
     assert page.locator("[data-in-play]").inner_text() == "400"
 

@@ -53,7 +53,7 @@ import time
 
 import pytest
 
-from browser.phone import double_tap, start_night
+from browser.phone import Phone, double_tap, start_night
 from browser.test_accessibility import Axe
 
 pytestmark = pytest.mark.browser
@@ -61,55 +61,6 @@ pytestmark = pytest.mark.browser
 NAMES = ["Ann", "Ben", "Cat", "Dan"]
 GRID_GAMES = ["Napalm", "Tips to the Fat One", "Poker with real betting"]
 ALL_CELLS = " ".join(f"{r}-{c}" for r in range(1, 7) for c in range(1, 7))
-
-
-class Phone:
-    """The scorekeeper's phone: taps the real controls and counts them; reads what a person reads."""
-
-    def __init__(self, page, shots) -> None:  # type: ignore[no-untyped-def]
-        self.page, self.shots, self.taps = page, shots, 0
-
-    def tap(self, control, what: str) -> None:  # type: ignore[no-untyped-def]
-        control.scroll_into_view_if_needed()
-        with self.page.expect_navigation(wait_until="load") as navigation:
-            control.tap()
-        self.taps += 1
-        response = navigation.value
-        assert response is not None and response.status == 200, (
-            f"{what}: HTTP {response.status if response else '?'}: {self.page.locator('main').inner_text()[:600]}"
-        )
-        refused = self.page.locator(".errors, .flash.warn").all_inner_texts()
-        assert not [r for r in refused if "Not settled yet" not in r and "No payments yet" not in r], f"{what}: {refused}"
-        self.shots(self.page, what)
-
-    def link(self, name: str) -> None:
-        """Tap one of the page's own navigation links (the table's, or the bank pages')."""
-        self.tap(self.page.locator("header nav").get_by_role("link", name=name, exact=True), f"link {name}")
-
-    def button(self, name: str, what: str | None = None) -> None:
-        self.tap(self.page.get_by_role("button", name=name, exact=True), what or name)
-
-    # reading the table
-    def prompt(self) -> str:
-        return self.page.locator("#ask").inner_text().strip()
-
-    def nets(self) -> dict[str, int]:
-        return {
-            r.get_attribute("data-player") or "": int(r.locator("td.net").inner_text().strip().replace("−", "-"))
-            for r in self.page.locator("table.standings tbody tr").all()
-        }
-
-    def sitting_out(self) -> dict[str, int]:
-        return {
-            s.get_attribute("data-player") or "": int(s.inner_text().split()[1].replace("−", "-"))
-            for s in self.page.locator(".sitting-out span[data-player]").all()
-        }
-
-    def pot(self) -> int:
-        return int(self.page.locator(".status .pot").inner_text().strip())
-
-    def main(self) -> str:
-        return " ".join(self.page.locator("main").inner_text().split())
 
 
 def guarded_double_tap(phone: Phone, live_server, button) -> None:  # type: ignore[no-untyped-def]
