@@ -67,6 +67,16 @@ def flash_html() -> Markup:
     )
 
 
+def kept_page(what: Hashable, night_id: int, version: int) -> str | None:
+    """The page kept as ``what`` at this version with this request's token, keys and flashes; None if none is kept.
+
+    The fast path of a kept page: with (night id, version) read from the database for
+    this request (common.keeper_link), nothing else of the night is loaded.
+    """
+    kept = services.derived(f"page/{what!r}", night_id, version)
+    return _paste(kept, _csrf_token()) if kept is not None else None
+
+
 def render_kept(what: Hashable, night_id: int, version: int, render: Callable[[Markup], str]) -> str:
     """``render(flash)`` once per (``what``, night, version); each request fills in its own token, keys and flashes.
 
@@ -81,6 +91,10 @@ def render_kept(what: Hashable, night_id: int, version: int, render: Callable[[M
         if "\x00" in "".join(kept.pieces):  # pragma: no cover - something unforeseen in the page: do not keep it
             return render(flash_html())
         services.keep_derived(name, night_id, version, kept)
+    return _paste(kept, token)
+
+
+def _paste(kept: Stamped, token: str | None) -> str:
     out = [kept.pieces[0]]
     flashes: str | None = None
     for gap, piece in zip(kept.gaps, kept.pieces[1:]):
