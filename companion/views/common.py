@@ -49,7 +49,7 @@ def read_row(engine: Engine, sql: str, key: str) -> tuple[Any, ...] | None:
     phone asks for a night's version this way on every poll and every kept page, so
     any process behind the same database answers with what it holds now.  A failed
     read (a connection the server dropped) is thrown away and answers None: the
-    caller then takes the ORM path, whose pool pings first.
+    caller then takes the ORM path (on PostgreSQL its pool pings before each use).
     """
     param = _PARAM.get(engine.dialect.paramstyle)
     if param is None:  # pragma: no cover - a driver with another style: the ORM path

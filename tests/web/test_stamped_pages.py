@@ -144,6 +144,7 @@ def test_a_kept_page_reads_the_night_without_the_orm_and_keeps_the_security_head
         for path in PAGES:
             response = client.get(page.url + path)
             assert response.status_code == 200
+            assert response.headers["Content-Type"] == "text/html; charset=utf-8"
             assert response.headers["Cache-Control"] == "no-store"
             assert "frame-ancestors 'none'" in response.headers["Content-Security-Policy"]
             assert response.headers["Referrer-Policy"] == "no-referrer"
