@@ -1,7 +1,8 @@
 """A real table's load: 20 tables x 7 players' phones polling while the scorekeepers record.
 
 Run: .venv/bin/python bench/load_bench.py [--seconds 1.5] [--rounds 3]
-     [--servers waitress,gunicorn] [--databases sqlite,postgresql]   (see bench/README.md)
+     [--servers waitress,gunicorn] [--databases sqlite,postgresql] [--pages-only]
+     (see bench/README.md)
 
 Loopback only (127.0.0.1), bounded in requests and seconds; it stops by itself (about
 three minutes for both servers on both databases).
@@ -23,12 +24,20 @@ request (all its processes, from /proc; PostgreSQL's own CPU is not in it):
 - hello: ``GET /hello`` with the phones' cookies, back to back: the ceiling.
 - 304: each phone's conditional ``GET /p/<key>/live`` with its current ETag, back to back.
 - 200: the same with an outdated ETag (the standings after a change): the full fragment.
-- a real night, faster: every phone polls every 2 s as ``static/app.js`` does, while
+- the heavy pages of a long night (issue 14, item 12): the scorekeeper's report, table
+  screen and history (its first page) of one night of 150 hands for 6 players (about
+  450 stages, 785 events: ``table_bench.long_night()``), imported beside the tables'
+  nights; every connection asks for the page again as soon as its answer is read,
+  with its own cookie (so each request gets its own CSRF token and request keys).
+- a real night, faster: every phone polls every 0.8 s as ``static/app.js`` does, while
   each table's scorekeeper records a stage ("Nobody said Yes") every 4 s and follows
   the redirect to the table screen, as the browser does.
 
-Goals: 304 at >= 80 % of the ceiling's requests per second, 200 at >= 50 %, and
-recording a stage (the POST) at p95 <= 50 ms.  In the back-to-back phases all 140
+``--pages-only`` runs only the ceiling and the heavy pages (the same rounds, interleaved).
+
+Goals: 304 at >= 80 % of the ceiling's requests per second, 200 at >= 50 %, the
+report, the table screen and the history each at >= 20 %, and recording a stage (the
+POST) at p95 <= 50 ms.  In the back-to-back phases all 140
 connections wait on the server at once, so their latencies are mostly queueing.
 """
 
@@ -341,7 +350,13 @@ async def real_night(phones: list[Phone], keepers: list[Keeper], seconds: float)
     return {"polls": polls, "records": records, "pages": pages, "live": live}
 
 
-async def drive(server: Server, nights: list[tuple[str, str]], seconds: float, rounds: int) -> dict[str, Sample]:
+#: the heavy pages of the long night (issue 14, item 12): phase name -> the path under /k/<keeper key>
+PAGES = {"report": "/report", "table": "", "history": "/history"}
+
+
+async def drive(
+    server: Server, nights: list[tuple[str, str]], long_key: str, seconds: float, rounds: int, pages_only: bool = False
+) -> dict[str, Sample]:
     """The phones and scorekeepers of every night against ``server``: the phases, in rounds."""
     port = server.port
     phones: list[Phone] = []
@@ -366,6 +381,14 @@ async def drive(server: Server, nights: list[tuple[str, str]], seconds: float, r
         "304": (lambda p: (p.live, (f'If-None-Match: "{p.etag}"',)), 304),
         "200": (lambda p: (p.live, ('If-None-Match: "outdated"',)), 200),
     }
+    if pages_only:
+        del phases["304"], phases["200"]
+    for name, path in PAGES.items():
+        # every connection opens the long night's page as its scorekeeper would (the first
+        # answer sets the cookie the rest send: the browser's list of nights, its CSRF secret)
+        phases[name] = (lambda p, url=f"/k/{long_key}{path}": (url, ()), 200)
+    first = await phones[0].conn.request("GET", f"/k/{long_key}/report")
+    assert first.status == 200 and b"Who pays whom" in first.body, first.status
     results = {name: Sample() for name in phases}
     for make, expect in phases.values():
         await back_to_back(phones, make, 0, expect)
@@ -373,7 +396,8 @@ async def drive(server: Server, nights: list[tuple[str, str]], seconds: float, r
     for _ in range(rounds):
         for name, (make, expect) in phases.items():
             results[name].merge(await back_to_back(phones, make, seconds, expect, server.cpu))
-    results.update(await real_night(phones, keepers, REAL_NIGHT_SECONDS))
+    if not pages_only:
+        results.update(await real_night(phones, keepers, REAL_NIGHT_SECONDS))
     for conn in [p.conn for p in phones] + [k.conn for k in keepers]:
         conn.close()
     return results
@@ -430,10 +454,16 @@ def history(seed: int) -> str:
     return hh.dumps(table, settings, f"Table {seed}")
 
 
-def seed_nights(url: str) -> list[tuple[str, str]]:
-    """Import a night for each table straight into the server's database."""
+def seed_nights(url: str) -> tuple[list[tuple[str, str]], str]:
+    """Import a night for each table straight into the server's database, and the long night.
+
+    Returns each table's (keeper key, viewer key) and the long night's keeper key.
+    """
     from companion import create_app, services
     from companion.extensions import db
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from table_bench import long_night
 
     app = create_app({"SQLALCHEMY_DATABASE_URI": url, "SECRET_KEY": secrets.token_urlsafe(48)})
     keys = []
@@ -441,9 +471,10 @@ def seed_nights(url: str) -> list[tuple[str, str]]:
         for i in range(TABLES):
             night = services.import_history(history(i + 1))
             keys.append((night.keeper_key, night.viewer_key))
+        long_key = services.import_history(long_night()).keeper_key
         db.session.remove()
         db.engine.dispose()
-    return keys
+    return keys, long_key
 
 
 class Server:
@@ -509,6 +540,9 @@ ROWS = [
     ("hello", "hello world (the ceiling)"),
     ("304", "standings unchanged (304)"),
     ("200", "standings after a change (200)"),
+    ("report", "report, 785 events (200)"),
+    ("table", "table screen, 785 events (200)"),
+    ("history", "history, first page (200)"),
     ("polls", f"real night: polls every {POLL_EVERY:g} s"),
     ("records", "real night: record a stage (POST)"),
     ("pages", "real night: table screen after it"),
@@ -518,12 +552,19 @@ ROWS = [
 
 def goals(r: dict[str, Sample]) -> list[str]:
     ceiling = r["hello"].rps
-    return [
-        f"304 at {r['304'].rps / ceiling:.0%} of the ceiling (goal >= 80%)",
-        f"200 at {r['200'].rps / ceiling:.0%} of the ceiling (goal >= 50%)",
-        f"record a stage p95 {r['records'].pct(0.95) * 1000:.1f} ms (goal <= 50 ms)",
-        f"a change reaches a phone p95 {r['live'].pct(0.95) * 1000:.0f} ms (goal <= 1000 ms)",
-    ]
+    lines = []
+    if "304" in r:
+        lines += [
+            f"304 at {r['304'].rps / ceiling:.0%} of the ceiling (goal >= 80%)",
+            f"200 at {r['200'].rps / ceiling:.0%} of the ceiling (goal >= 50%)",
+        ]
+    lines += [f"{name} at {r[name].rps / ceiling:.0%} of the ceiling (goal >= 20%)" for name in PAGES if name in r]
+    if "records" in r:
+        lines += [
+            f"record a stage p95 {r['records'].pct(0.95) * 1000:.1f} ms (goal <= 50 ms)",
+            f"a change reaches a phone p95 {r['live'].pct(0.95) * 1000:.0f} ms (goal <= 1000 ms)",
+        ]
+    return lines
 
 
 def table(all_results: dict[tuple[str, str], dict[str, Sample]]) -> str:
@@ -531,10 +572,12 @@ def table(all_results: dict[tuple[str, str], dict[str, Sample]]) -> str:
     head = "| | " + " | ".join(f"{db}, {server}" for db, server in runs) + " |"
     lines = [head, "|---" * (len(runs) + 1) + "|"]
     for key, label in ROWS:
+        if not all(key in all_results[run] for run in runs):
+            continue
         cells = []
         for run in runs:
             s = all_results[run][key]
-            ratio = f" ({s.rps / all_results[run]['hello'].rps:.0%})" if key in ("304", "200") else ""
+            ratio = f" ({s.rps / all_results[run]['hello'].rps:.0%})" if key in ("304", "200", *PAGES) else ""
             cpu = f", CPU {s.cpu_per_request * 1e6:.0f} µs" if s.cpu else ""
             cells.append(f"{s.rps:.0f}/s{ratio}, {s.pct(0.5) * 1000:.1f} / {s.pct(0.95) * 1000:.1f} ms{cpu}")
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
@@ -549,9 +592,10 @@ def main() -> None:
     parser.add_argument("--servers", default=",".join(SERVERS))
     parser.add_argument("--databases", default="sqlite,postgresql")
     parser.add_argument("--poll", type=float, default=None, help="seconds between a phone's polls (default 0.8)")
+    parser.add_argument("--pages-only", action="store_true", help="only the ceiling and the long night's heavy pages")
     args = parser.parse_args()
     POLL_EVERY = min(max(POLL_EVERY if args.poll is None else args.poll, 0.2), 10.0)
-    ROWS[3] = ("polls", f"real night: polls every {POLL_EVERY:g} s")
+    ROWS[[key for key, _ in ROWS].index("polls")] = ("polls", f"real night: polls every {POLL_EVERY:g} s")
     args.seconds = min(max(args.seconds, 0.5), 30.0)
     args.rounds = min(max(args.rounds, 1), 10)
     databases = args.databases.split(",")
@@ -570,15 +614,16 @@ def main() -> None:
                 url = fresh_database(kind, tmp, run)
                 server = Server(SERVERS[server_name], url, tmp / run)
                 try:
-                    nights = seed_nights(url)
-                    r = asyncio.run(drive(server, nights, args.seconds, args.rounds))
+                    nights, long_key = seed_nights(url)
+                    r = asyncio.run(drive(server, nights, long_key, args.seconds, args.rounds, args.pages_only))
                 finally:
                     server.stop()
                     drop_database(kind)
                 results[(kind, server_name)] = r
                 print(f"{kind}, {server_name} ({' '.join(SERVERS[server_name])}):", flush=True)
                 for key, label in ROWS:
-                    print(r[key].line(label))
+                    if key in r:
+                        print(r[key].line(label))
                 for goal in goals(r):
                     print("  " + goal, flush=True)
     print("\nreq/s (share of the ceiling), p50 / p95 latency:\n")

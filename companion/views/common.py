@@ -5,9 +5,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
+from dataclasses import dataclass
+from typing import Any
 
 from flask import abort, current_app, session
 from sqlalchemy import select
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
 
 from .. import bank_service, services
 from ..extensions import db
@@ -28,6 +32,94 @@ def _lookup(column, key: str) -> Night | None:  # type: ignore[no-untyped-def]
     if night is not None and same_secret(key, getattr(night, column.key)):
         return night
     return None
+
+
+#: each driver's parameter style, for :func:`read_row`'s one ``{}``
+_PARAM = {"qmark": "?", "format": "%s", "pyformat": "%s"}
+#: app.extensions: a callable giving the engine one-row reads use (the players' poll middleware's)
+READ_ENGINE = "companion_read_engine"
+
+
+def read_row(engine: Engine, sql: str, key: str) -> tuple[Any, ...] | None:
+    """The first row of ``sql`` (one ``{}`` where the driver's parameter goes) for ``key``; None: no row, or ask the ORM.
+
+    One statement on a pooled driver connection, with no ORM session and no
+    transaction (SQLite's connections begin none by themselves; on PostgreSQL the
+    connection is in autocommit for it, so no BEGIN and ROLLBACK round trips).  Every
+    phone asks for a night's version this way on every poll and every kept page, so
+    any process behind the same database answers with what it holds now.  A failed
+    read (a connection the server dropped) is thrown away and answers None: the
+    caller then takes the ORM path (on PostgreSQL its pool pings before each use).
+    """
+    param = _PARAM.get(engine.dialect.paramstyle)
+    if param is None:  # pragma: no cover - a driver with another style: the ORM path
+        return None
+    try:
+        connection = engine.raw_connection()
+    except DBAPIError:
+        return None
+    try:
+        # the poll pool's connections are in autocommit already; the app's are not
+        dbapi_connection: Any = connection.dbapi_connection
+        autocommit = engine.dialect.name == "postgresql" and not dbapi_connection.autocommit
+        if autocommit:
+            dbapi_connection.autocommit = True
+        cursor = connection.cursor()
+        try:
+            cursor.execute(sql.format(param), (key,))
+            row = cursor.fetchone()
+        finally:
+            cursor.close()
+            if autocommit:
+                dbapi_connection.autocommit = False
+    except engine.dialect.loaded_dbapi.Error:
+        connection.invalidate()  # dropped by the server, most likely: the slow way decides
+        return None
+    finally:
+        connection.close()
+    return tuple(row) if row is not None else None
+
+
+@dataclass(frozen=True)
+class NightLink:
+    """What a page kept per version needs of a scorekeeper's night, read from the database on every request.
+
+    ``continued`` is the night its pot was carried into: that night can appear
+    without a new version here, and it changes the table screen and the report.
+    """
+
+    id: int
+    version: int
+    keeper_key: str
+    viewer_key: str
+    continued: int | None
+
+
+#: the scorekeeper's link's night and the night that continues it, by their unique indexes
+_LINK_SQL = (
+    "SELECT n.id, n.version, n.keeper_key, n.viewer_key, c.id FROM night n"
+    " LEFT OUTER JOIN night c ON c.carried_from = n.id WHERE n.keeper_key = {}"
+)
+
+
+def keeper_link(key: str) -> NightLink | None:
+    """The night whose scorekeeper link is ``key`` as the database holds it now, in one SELECT and no ORM.
+
+    For a page kept per version (views/stamped.py) this is all a request needs to
+    ask the database: the page itself is kept for (night, version).  None means
+    "take the ORM path" (:func:`keeper_night`): a players' link (403), an unknown
+    one (404, counted against the client), or a failed read.  Remembers the night
+    for this browser's list, as :func:`keeper_night` does.
+    """
+    if not key or len(key) > MAX_KEY_LENGTH or not KEY_CHARS.fullmatch(key):
+        return None
+    engine = current_app.extensions[READ_ENGINE]() if READ_ENGINE in current_app.extensions else db.engine
+    row = read_row(engine, _LINK_SQL, key)
+    if row is None or not same_secret(key, row[2]):
+        return None
+    link = NightLink(row[0], row[1], row[2], row[3], row[4])
+    remember(link)
+    return link
 
 
 def keeper_night(key: str) -> Night:
@@ -94,7 +186,7 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
 KNOWN_NIGHTS = 20
 
 
-def keeper_mark(night: Night) -> str:
+def keeper_mark(night: Night | NightLink) -> str:
     """An opaque mark of ``night``'s scorekeeper link: an HMAC under the secret key.
 
     The session cookie is signed, not encrypted: anyone who sees it can read it.  It
@@ -115,7 +207,7 @@ def known_marks() -> list[tuple[int, str]]:
     return known  # anything else (an older cookie's plain links) is forgotten
 
 
-def remember(night: Night) -> None:
+def remember(night: Night | NightLink) -> None:
     """Keep the scorekeeper nights this browser has opened, for the home page's list (no link in the cookie)."""
     mark = keeper_mark(night)
     known = known_marks()

@@ -29,7 +29,6 @@ from itsdangerous import BadSignature
 from markupsafe import Markup, escape
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DBAPIError
 from werkzeug.http import parse_cookie, parse_etags
 
 from .. import services
@@ -37,7 +36,7 @@ from ..extensions import db
 from ..models import Night
 from ..security import same_secret
 from ..standings import Standings
-from .common import KEY_CHARS, MAX_KEY_LENGTH, standings_of, viewer_night
+from .common import KEY_CHARS, MAX_KEY_LENGTH, READ_ENGINE, read_row, standings_of, viewer_night
 
 #: how many of the last actions the players' page lists
 RECENT = 6
@@ -67,9 +66,8 @@ def _tag(night_id: int, version: int, viewer_key: str, secret: str | bytes | Non
     return f"p-v{version}-{digest}"
 
 
-#: The players' link's night, by its unique index, in each driver's parameter style.
+#: The players' link's night, by its unique index ({} is the driver's parameter: common.read_row).
 _TAG_SQL = "SELECT id, version, viewer_key FROM night WHERE viewer_key = {}"
-_PARAM = {"qmark": "?", "format": "%s", "pyformat": "%s"}
 
 
 def poll_engine(engine: Engine) -> Engine:
@@ -108,34 +106,7 @@ def current_version(
     """
     if not key or len(key) > MAX_KEY_LENGTH or not KEY_CHARS.fullmatch(key):
         return None
-    engine = engine or db.engine
-    param = _PARAM.get(engine.dialect.paramstyle)
-    if param is None:  # pragma: no cover - a driver with another style: the ORM path
-        return None
-    try:
-        connection = engine.raw_connection()
-    except DBAPIError:
-        return None
-    try:
-        # one statement needs no transaction: on PostgreSQL, no BEGIN and ROLLBACK round trips
-        # (the poll pool's connections are in autocommit already; the app's are not)
-        dbapi_connection: Any = connection.dbapi_connection
-        autocommit = engine.dialect.name == "postgresql" and not dbapi_connection.autocommit
-        if autocommit:
-            dbapi_connection.autocommit = True
-        cursor = connection.cursor()
-        try:
-            cursor.execute(_TAG_SQL.format(param), (key,))
-            row = cursor.fetchone()
-        finally:
-            cursor.close()
-            if autocommit:
-                dbapi_connection.autocommit = False
-    except engine.dialect.loaded_dbapi.Error:
-        connection.invalidate()  # dropped by the server, most likely: the slow way decides
-        return None
-    finally:
-        connection.close()
+    row = read_row(engine or db.engine, _TAG_SQL, key)
     if row is None or not same_secret(key, row[2]):
         return None
     return row[0], row[1], _tag(row[0], row[1], row[2], secret)
@@ -395,6 +366,7 @@ def _install(state) -> None:  # type: ignore[no-untyped-def]
     state.app.add_template_global(etag_of, "live_etag")  # the scorekeeper's page watches the same tag
     middleware = NotModified(state.app, state.app.wsgi_app)
     state.app.extensions["companion_live_fragment"] = middleware.fragment
+    state.app.extensions[READ_ENGINE] = middleware._engine  # the kept pages' one-row reads too (common.keeper_link)
     state.app.wsgi_app = middleware  # type: ignore[method-assign]
 
 

@@ -41,7 +41,7 @@ from ..games.napalm import IllegalAction
 from ..report import VIEWS, ChipCount, Report, build_night_report, chip_count
 from . import refused
 from . import stamped
-from .common import device_label, keeper_night, remember, standings_of, viewer_night
+from .common import NightLink, device_label, keeper_link, keeper_night, remember, standings_of, viewer_night
 from .home import my_nights
 
 bp = Blueprint("report", __name__)
@@ -137,12 +137,17 @@ def count_of(report: Report) -> tuple[ChipCount | None, dict[str, str], dict[str
 # --- the report ------------------------------------------------------------------------------
 
 
+def _report_page(link: Night | NightLink, keeper: bool, continued: int | None) -> tuple[Any, ...]:
+    """What the kept report depends on besides (night, version): whose link, its links, the view, the next night."""
+    return ("report", keeper, link.keeper_key, link.viewer_key, _view(), continued)
+
+
 def plain_report(night: Night, keeper: bool) -> Any:
     """The report as every phone sees it at this version (no question in the address): kept per version."""
     if not set(request.args) <= {"view"}:
         return render_report(night, keeper)
     continued = services.continuation_of(night)
-    what = ("report", keeper, night.keeper_key, night.viewer_key, _view(), continued.id if continued else None)
+    what = _report_page(night, keeper, continued.id if continued else None)
     return stamped.render_kept(
         what, night.id, night.version, lambda flashed: render_report(night, keeper, flashed=flashed)[0]
     )
@@ -219,6 +224,11 @@ def render_report(  # type: ignore[no-untyped-def]
 
 @bp.get("/k/<key>/report")
 def keeper(key: str):  # type: ignore[no-untyped-def]
+    link = keeper_link(key)  # one SELECT: enough when this process keeps the report at that version
+    if link is not None and set(request.args) <= {"view"} and refused.recall(link.version) is None:
+        page = stamped.kept_page(_report_page(link, True, link.continued), link.id, link.version)
+        if page is not None:
+            return page
     night = keeper_night(key)
     kept = refused.recall(night.version)
     if kept is not None:

@@ -32,7 +32,7 @@ from ..games.web import SCREENS, GameScreens
 from ..models import Night
 from ..security import RotationMemory
 from . import paging, refused, stamped, taps
-from .common import device_label, keeper_night, remember, standings_of
+from .common import NightLink, device_label, keeper_link, keeper_night, remember, standings_of
 from ..nightfile import Money
 from .home import move_seat_up
 
@@ -137,13 +137,23 @@ def _record(night: Night, form: Any, form_name: str, build) -> Any:  # type: ign
     return redirect(url_for("table.show", key=night.keeper_key), code=303)
 
 
+def _table_page(link: Night | NightLink, continued: int | None) -> tuple[Any, ...]:
+    """What the kept table screen depends on besides (night, version): its links, and the night its pot went to."""
+    return ("table", link.keeper_key, link.viewer_key, continued)
+
+
 @bp.get("")
 def show(key: str):  # type: ignore[no-untyped-def]
+    link = keeper_link(key)  # one SELECT: enough when this process keeps the page at that version
+    if link is not None and refused.recall(link.version) is None:
+        page = stamped.kept_page(_table_page(link, link.continued), link.id, link.version)
+        if page is not None:
+            return page
     night = keeper_night(key)
     kept = refused.recall(night.version)
     if kept is None:  # the table as every phone sees it at this version: kept, with this request's keys
         continued = services.continuation_of(night)
-        what = ("table", night.keeper_key, night.viewer_key, continued.id if continued is not None else None)
+        what = _table_page(night, continued.id if continued is not None else None)
         return stamped.render_kept(what, night.id, night.version, lambda flashed: render_table(night, flashed=flashed)[0])
     submitted = None
     if kept.form:  # the refused form, as typed, with its errors
@@ -189,6 +199,11 @@ def act(key: str, action: str):  # type: ignore[no-untyped-def]
 
 @bp.get("/history")
 def history(key: str):  # type: ignore[no-untyped-def]
+    link = keeper_link(key)  # one SELECT: enough when this process keeps this page at that version
+    if link is not None:
+        page = stamped.kept_page(("history", link.keeper_key, request.args.get("page", "1")[:8]), link.id, link.version)
+        if page is not None:
+            return page
     night = keeper_night(key)
     what = ("history", night.keeper_key, request.args.get("page", "1")[:8])
     return stamped.render_kept(what, night.id, night.version, lambda flashed: _history_page(night, flashed))

@@ -64,3 +64,101 @@ def test_each_session_gets_its_own_csrf_token_in_the_kept_report(make_app):
     assert set(TOKEN.findall(one.get(f"{url}/report").get_data(as_text=True))) <= {token_one}
     with app.app_context():
         assert services.new_key() not in table_one
+
+
+# --- the kept pages' fast path: one row read per request (views/common.keeper_link) -------------
+
+PAGES = ("", "/report", "/history")
+VERSION = re.compile(r'name="version"[^>]*value="(\d+)"')
+
+
+def _another_process_declares(app, keeper_key: str, version: int) -> None:
+    """Record "Nobody said Yes" from a separate Python process on the same database: this one's caches never see it."""
+    import subprocess
+    import sys
+    import textwrap
+    from pathlib import Path
+
+    script = textwrap.dedent(
+        f"""
+        from companion import create_app, services
+        from companion.games.napalm import Declare
+        from companion.models import Night
+        from companion.extensions import db
+        app = create_app({{"SQLALCHEMY_DATABASE_URI": {app.config["SQLALCHEMY_DATABASE_URI"]!r}, "SECRET_KEY": "x" * 48}})
+        with app.app_context():
+            night = db.session.scalar(db.select(Night).where(Night.keeper_key == {keeper_key!r}))
+            services.record(night.id, Declare(()), {version})
+        """
+    )
+    repo = Path(__file__).resolve().parents[2]
+    subprocess.run([sys.executable, "-c", script], cwd=repo, check=True, timeout=120)
+
+
+def test_a_version_recorded_by_another_process_shows_at_once_on_every_kept_page(start_night, client, app):
+    page = start_night()
+    page.declare("Ben")  # version 1: the pages are kept from here on
+    before = {path: client.get(page.url + path).get_data(as_text=True) for path in PAGES}
+    assert set(VERSION.findall(client.get(page.url).get_data(as_text=True))) == {"1"}  # the kept table
+    _another_process_declares(app, page.key, 1)
+    assert set(VERSION.findall(client.get(page.url).get_data(as_text=True))) == {"2"}
+    history = client.get(f"{page.url}/history").get_data(as_text=True)
+    assert history.count("Nobody said Yes") == before["/history"].count("Nobody said Yes") + 1
+    report = client.get(f"{page.url}/report").get_data(as_text=True)
+    assert KEY.sub("", report) != KEY.sub("", before["/report"])
+
+
+def test_a_kept_page_is_never_served_to_a_wrong_or_players_link(start_night, client, app):
+    page = start_night()
+    page.declare("Ben")
+    for path in PAGES:
+        assert client.get(page.url + path).status_code == 200  # kept now
+    with app.app_context():
+        from companion.models import Night
+        from companion.extensions import db
+
+        viewer = db.session.scalar(db.select(Night.viewer_key).where(Night.keeper_key == page.key))
+    near = page.key[:-1] + ("A" if page.key[-1] != "A" else "B")
+    for path in PAGES:
+        assert client.get(f"/k/{viewer}{path}").status_code == 403  # the players' link cannot look here
+        assert client.get(f"/k/{near}{path}").status_code == 404
+        assert client.get(f"/k/{page.key}x{path}").status_code == 404
+        assert client.get(f"/k/{page.key[:20]}{path}").status_code == 404
+
+
+def test_a_kept_page_reads_the_night_without_the_orm_and_keeps_the_security_headers(start_night, client, app):
+    from sqlalchemy import event
+
+    from companion.extensions import db
+
+    page = start_night()
+    page.declare("Ben")
+    for path in PAGES:
+        client.get(page.url + path)
+    statements: list[str] = []
+    with app.app_context():
+        engine = db.engine
+    listener = lambda *args: statements.append(args[2])  # noqa: E731 - (conn, cursor, statement, ...)
+    event.listen(engine, "before_cursor_execute", listener)
+    try:
+        for path in PAGES:
+            response = client.get(page.url + path)
+            assert response.status_code == 200
+            assert response.headers["Content-Type"] == "text/html; charset=utf-8"
+            assert response.headers["Cache-Control"] == "no-store"
+            assert "frame-ancestors 'none'" in response.headers["Content-Security-Policy"]
+            assert response.headers["Referrer-Policy"] == "no-referrer"
+            assert response.headers["X-Robots-Tag"] == "noindex"
+    finally:
+        event.remove(engine, "before_cursor_execute", listener)
+    assert statements == []  # the one row is read on a driver connection; the page itself is kept
+
+
+def test_a_second_browser_opening_a_kept_page_lists_the_night_as_its_own(start_night, client, app):
+    page = start_night(name="Saturday")
+    page.declare("Ben")
+    client.get(page.url)  # kept
+    other = app.test_client()
+    assert other.get(page.url).status_code == 200  # served from what is kept
+    assert "Saturday" in other.get("/nights").get_data(as_text=True)
+    assert "Saturday" not in app.test_client().get("/nights").get_data(as_text=True)
