@@ -16,40 +16,21 @@ Run: .venv/bin/python bench/nap_table_bench.py   (prints plain lines; see bench/
 
 from __future__ import annotations
 
-import gzip
 import re
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
 
-from companion import create_app  # noqa: E402
-from companion.extensions import db  # noqa: E402
 from pages import TablePage, night_form  # noqa: E402
+from table_bench import make_app, page_weight, time_action  # noqa: E402  (one bench app, one timing loop)
 
 FOUR = ["Ann", "Ben", "Cat", "Dan"]
 FIVE = FOUR + ["Eve"]
-
-
-def make_app(tmp: Path):
-    app = create_app(
-        {
-            "TESTING": True,
-            "SECRET_KEY": "bench-secret-key-long-enough-for-the-benchmark",
-            "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp / 'bench.sqlite'}",
-            "WTF_CSRF_ENABLED": False,
-            "TAP_GUARD_MS": 0,  # the bench taps faster than a person (companion/views/taps.py)
-            "NIGHT_LIMIT": 10_000,
-        }
-    )
-    with app.app_context():
-        db.create_all()
-    return app
 
 
 def nap_game(client, players: list[str], variant: str) -> TablePage:  # type: ignore[no-untyped-def]
@@ -132,37 +113,21 @@ def count_taps(client) -> dict[str, int]:  # type: ignore[no-untyped-def]
     return taps
 
 
-def page_weight(client, url: str) -> tuple[int, int, int]:  # type: ignore[no-untyped-def]
-    html = client.get(url).get_data()
-    assets = re.findall(rb'(?:href|src)="(/static/[^"]+)"', html)
-    bodies = [html] + [client.get(a.decode()).get_data() for a in assets]
-    return sum(len(b) for b in bodies), sum(len(gzip.compress(b)) for b in bodies), len(assets)
-
-
 def time_deals(page: TablePage, runs: int) -> float:
-    """Median seconds to record a deal (then undo it, so the table stays put)."""
-    samples = []
-    for _ in range(runs):
-        stamp = page.stamp("deal")
-        start = time.perf_counter()
-        response = page.client.post(f"{page.url}/deal", data={**stamp, "bidder": "Cat", "bid": "nap", "result": "failed"})
-        samples.append(time.perf_counter() - start)
-        assert response.status_code == 303, response.status_code
-        page.refresh()
-        page.undo()
-    return statistics.median(samples)
+    """Median seconds to record a deal (a failed Nap, recorded then undone)."""
+    return time_action(page, "deal", {"bidder": "Cat", "bid": "nap", "result": "failed"}, runs)
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        app = make_app(Path(tmp))
+        app = make_app(Path(tmp), NIGHT_LIMIT=10_000)
         client = app.test_client()
         for what, taps in count_taps(client).items():
             print(f"taps for {what}: {taps}")
         page = nap_game(client, FOUR, "purchase")  # the busiest screen: exchanges and penalties
         raw, zipped, assets = page_weight(client, page.url)
         print(f"Nap table screen weight (Purchase Nap): {raw / 1024:.1f} KB raw, {zipped / 1024:.1f} KB gzip "
-              f"(HTML + {assets} assets; goal <= 40 KB)")
+              f"(HTML + {len(assets)} assets; goal <= 40 KB)")
 
         fresh = nap_game(client, FOUR, "pool")
         runs = 51

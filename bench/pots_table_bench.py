@@ -25,10 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
 
-from companion import create_app  # noqa: E402
-from companion.extensions import db  # noqa: E402
 from pages import TablePage  # noqa: E402
+from table_bench import make_app  # noqa: E402  (one bench app for every bench)
 
 FOUR = ["Ann", "Ben", "Cat", "Dan"]
 
@@ -144,13 +144,7 @@ def start(client, preset: str, players: list[str], **rules: str) -> TablePage:  
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        app = create_app({
-            "TESTING": True, "SECRET_KEY": "bench-secret-key-long-enough-for-the-benchmark",
-            "SQLALCHEMY_DATABASE_URI": f"sqlite:///{Path(tmp) / 'bench.sqlite'}",
-            "WTF_CSRF_ENABLED": False, "TAP_GUARD_MS": 0,
-        })
-        with app.app_context():
-            db.create_all()
+        app = make_app(Path(tmp))
         client = app.test_client()
 
         keeper = Scorekeeper(start(client, "high_card", FOUR))

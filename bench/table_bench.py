@@ -36,14 +36,17 @@ from pages import TablePage  # noqa: E402
 SIX = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]
 
 
-def make_app(tmp: Path):
+def make_app(tmp: Path, **extra: object):
+    """The app every bench drives: SQLite in ``tmp`` with ``synchronous=FULL`` as served, CSRF off,
+    no tap guard (a bench taps faster than a person: companion/views/taps.py); ``extra`` config on top."""
     app = create_app(
         {
             "TESTING": True,
             "SECRET_KEY": "bench-secret-key-long-enough-for-the-benchmark",
             "SQLALCHEMY_DATABASE_URI": f"sqlite:///{tmp / 'bench.sqlite'}",
             "WTF_CSRF_ENABLED": False,
-            "TAP_GUARD_MS": 0,  # the bench taps faster than a person (companion/views/taps.py)
+            "TAP_GUARD_MS": 0,
+            **extra,
         }
     )
     with app.app_context():
@@ -89,18 +92,23 @@ def page_weight(client, url: str) -> tuple[int, int, list[str]]:
     return raw, zipped, [a.decode() for a in assets]
 
 
-def time_recording(page: TablePage, runs: int) -> float:
-    """Median seconds to record a stage (declare, then undo it so the table stays put)."""
+def time_action(page: TablePage, action: str, data: dict[str, object], runs: int) -> float:
+    """Median seconds of the POST that records ``action`` with ``data`` (then undone, so the table stays put)."""
     samples = []
     for _ in range(runs):
-        stamp = page.stamp("declare")
+        stamp = page.stamp(action)
         start = time.perf_counter()
-        response = page.client.post(f"{page.url}/declare", data={**stamp, "yes": ["Ben"], "confirm": "1"})
+        response = page.client.post(f"{page.url}/{action}", data={**stamp, **data})
         samples.append(time.perf_counter() - start)
         assert response.status_code == 303, response.status_code
         page.refresh()
         page.undo()
     return statistics.median(samples)
+
+
+def time_recording(page: TablePage, runs: int) -> float:
+    """Median seconds to record a stage (a lone Yes, declared then undone)."""
+    return time_action(page, "declare", {"yes": ["Ben"], "confirm": "1"}, runs)
 
 
 def main() -> None:
