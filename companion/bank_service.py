@@ -182,11 +182,13 @@ def extra_net_chips(night: Night) -> dict[str, int]:
 def night_extra(night: Night) -> tuple[str, dict[str, int]] | None:
     """What the night's own ledger adds beside its games (the Bonus Round, the bank's counts), if anything.
 
-    None while the night settles on chip counts that do not balance yet: the report then
-    says why instead of showing a plan (see :func:`settle_block`).
+    While the night settles on chip counts that do not balance yet, the standings are the
+    app's tally (the games and the Bonus Round's payments, what each count will be checked
+    against) and the report says why it shows no plan (see :func:`settle_block`).
     """
     if settle_block(night) is not None:
-        return None
+        bonus = {p: bank_state(night).ledger.bonus_net.get(p, 0) for p in night.players}
+        return ("Bonus Round", bonus) if any(bonus.values()) else None
     chips = extra_net_chips(night)
     if not any(chips.values()):
         return None

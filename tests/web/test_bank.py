@@ -587,3 +587,24 @@ def test_bonus_payments_count_in_the_report_the_standings_and_the_plan(client, a
         flows[payer] -= int(chips)
         flows[payee] += int(chips)
     assert flows == expected  # the payments square the games and the bonus together
+
+
+def test_on_chip_counts_the_standings_are_the_tally_the_counts_will_be_checked_against(client, app, night, monkeypatch):
+    """The night above, settled on chip counts, everyone in for 100.  Ben rolls 1-1, a bonus cell:
+    everyone pays him 2 at the table.  Until the counts are in, the table's standings are the app's
+    tally (the game, then the bonus): Ann −1 − 2 = −3, Ben −5 + 6 = +1, Cat +3 − 2 = +1, Dan −1 − 2 = −3
+    (the pot of 4 still out).  The counts that match it: the game closes at Ann 0, Ben −4, Cat +4,
+    Dan 0, so 100 + 0 − 2 = 98, 100 − 4 + 6 = 102, 100 + 4 − 2 = 102, 98; then Ann and Dan each
+    pay 2 (0.50 EUR)."""
+    bank = BankPage(client, night)
+    bank.settle_on("bank")
+    bank.everyone("100")
+    fill_grid(client, night)
+    fixed_dice(monkeypatch, 1, 1)
+    BankPage(client, night, "bonus").post("bonus/roll", {"roller": "Ben"})
+    assert _table_nets(client.get(night.url).get_data(as_text=True)) == {"Ann": -3, "Ben": 1, "Cat": 1, "Dan": -3}
+    bank.refresh()
+    for name, count in (("Ann", "98"), ("Ben", "102"), ("Cat", "102"), ("Dan", "98")):
+        assert bank.player(name, "cash_out", count).status_code == 303
+    assert "every count matches bought + the app" in bank.html
+    assert sorted(bank.plan()) == ["Ann>Ben:2", "Dan>Cat:2"] or sorted(bank.plan()) == ["Ann>Cat:2", "Dan>Ben:2"]
