@@ -1,29 +1,33 @@
 """The end-of-night report: who won what, and who pays whom.
 
-Pure (no Flask, no database; ``tests/test_purity.py`` checks it): a
-:class:`~companion.games.napalm.Table` and the night's money settings in, a frozen
+Pure (no Flask, no database; ``tests/test_purity.py`` checks it) and game-agnostic:
+it imports no game package (``tests/test_purity.py`` checks that too).  The night's
+games (each a state, its rules, its closing and its
+:class:`~companion.games.base.GameKind`) and the money settings in, a frozen
 :class:`Report` out.  The pages, the CSV and JSON downloads and the per-player
 history all read the same :class:`Report`, so they cannot disagree.
 
 Where the figures come from
 ---------------------------
-Every figure is a sum over the *live* records of the night (undone actions
-and the undos themselves cancel out and are left out), split by game:
+Each game gives its part of the report (:class:`GamePart`): its game lines, each
+player's :class:`Figures` per line, and its closing as a :class:`PotClosing`.  A
+game whose kind has a ``report_part`` breaks itself down (Napalm: game by game to
+its token target, :mod:`companion.games.napalm.report`); any other gets
+:func:`transfer_part`, a sum over the *live* records of the game (undone actions
+and the undos themselves cancel out and are left out):
 
-* **antes**: chips a player put into the pot (a cost, shown negative); a pot
-  carried in from the previous night counts as its contributors' antes in the
-  first game (they put those chips in the middle then; whoever wins the first
-  game takes them);
-* **side bets**: chips won from and lost to each other Yes player at showdowns;
-* **pots**: the pot of each finished game, to its winner;
-* **unfinished pot**: what the night's setting gives each player out of the
-  pot of a game still running (see :mod:`companion.games.napalm.closing`).  With
-  "carry" the chips stay in the pot for the next night, and each player's antes
-  in it are left out of tonight's balances: they count as returned here.
+* **antes**: chips a player put into a pot or pool (a cost, shown negative);
+* **side bets**: chips passed from one player to another;
+* **pots**: chips a player took out of a pot or pool;
+* **unfinished pot**: what the game's closing gives each player back out of a
+  pot or pool still in play when it ended (chips carried to the next night count
+  as returned to their owners: they are left out of tonight's balances).
 
-A player's net chips are ``pots + unfinished pot + side bets won - side bets
-lost - antes``; the report checks that this equals the closing balance, and
-the closing balances add up to zero.
+The night's own ledger (the Bonus Round, the bank's counts) is one more part
+(:func:`ledger_part`).  :func:`build_night_report` adds the parts up.  A player's net
+chips are ``pots + unfinished pot + side bets won - side bets lost - antes``; the
+report checks that this equals the closing balance, and the closing balances add
+up to zero (less what is carried).
 
 Money
 -----
@@ -42,10 +46,10 @@ Who pays whom
 * **Pair by pair**: every side bet is paid to the player who won it, netted per
   pair; the pot is attributed game by game: the antes a player put into a
   game's pot go to whoever took that pot (in a finished game, each player pays
-  the winner the antes they put in; in the unfinished game, the night's setting
+  the winner the antes they put in; in an unfinished game, its closing
   decides: returned antes or a carried pot move nothing between players, a pot
-  split among the leaders is paid to them from the others' antes in the fewest
-  payments).  Side bets and pot shares between the same two players are netted
+  shared otherwise (Napalm's split among the token leaders) is paid from the
+  others' antes in the fewest payments).  Side bets and pot shares between the same two players are netted
   into one payment, whose parts are kept for the page.
 """
 
@@ -201,9 +205,10 @@ class GameLine:
     #: for an unfinished game: whether its last hand had started (a stage recorded in it);
     #: "unfinished at hand 2" only then, else "unfinished after 1 hand" (issue 14, item 8)
     started: bool = True
-    #: a game other than Napalm: what happened in it, in words (its line then says only this)
+    #: a game broken down by its records (:func:`transfer_part`): what happened in it, in words
+    #: (its line then says only this)
     text: str = ""
-    #: a game other than Napalm: each live record's summary, in order ("Cat made 2: +6; …")
+    #: such a game: each live record's summary, in order ("Cat made 2: +6; …")
     records: tuple[str, ...] = ()
     #: not a game: what the night's own ledger adds (the Bonus Round, the bank's counts)
     extra: bool = False
