@@ -12,26 +12,10 @@ from flask import Flask, current_app
 
 from . import nightfile
 from .games import IllegalAction, RecordError
-from .ledger.settle import settle_up
 from .games.napalm import history as hh
-from .games.napalm.closing import close_night
 
-
-def replay_summary(parsed: hh.History) -> dict:
-    """The standings of a hand-history file, with the payments that settle it."""
-    table = parsed.table
-    summary = hh.standings(table)
-    closing = close_night(table, parsed.settings.unfinished_pot)
-    summary["unfinished_pot"] = {"choice": closing.choice, "pot": closing.pot, "carried": closing.carried}
-    if closing.carried:
-        # the next night's file starts with these as its "carried_in"
-        summary["unfinished_pot"]["carried_shares"] = closing.carried_shares
-    summary["payments"] = [
-        {"from": p.payer, "to": p.payee, "chips": p.chips} for p in settle_up(closing.net)
-    ]
-    if closing.pot:
-        summary["note"] = closing.note
-    return summary
+#: what ``replay`` prints for a ``napalm-hand-history/1`` file: the game's own summary
+replay_summary = hh.replay_summary
 
 
 @click.command("replay")

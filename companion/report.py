@@ -1,29 +1,33 @@
 """The end-of-night report: who won what, and who pays whom.
 
-Pure (no Flask, no database; ``tests/test_purity.py`` checks it): a
-:class:`~companion.games.napalm.Table` and the night's money settings in, a frozen
+Pure (no Flask, no database; ``tests/test_purity.py`` checks it) and game-agnostic:
+it imports no game package (``tests/test_purity.py`` checks that too).  The night's
+games (each a state, its rules, its closing and its
+:class:`~companion.games.base.GameKind`) and the money settings in, a frozen
 :class:`Report` out.  The pages, the CSV and JSON downloads and the per-player
 history all read the same :class:`Report`, so they cannot disagree.
 
 Where the figures come from
 ---------------------------
-Every figure is a sum over the *live* records of the night (undone actions
-and the undos themselves cancel out and are left out), split by game:
+Each game gives its part of the report (:class:`GamePart`): its game lines, each
+player's :class:`Figures` per line, and its closing as a :class:`PotClosing`.  A
+game whose kind has a ``report_part`` breaks itself down (Napalm: game by game to
+its token target, :mod:`companion.games.napalm.report`); any other gets
+:func:`transfer_part`, a sum over the *live* records of the game (undone actions
+and the undos themselves cancel out and are left out):
 
-* **antes**: chips a player put into the pot (a cost, shown negative); a pot
-  carried in from the previous night counts as its contributors' antes in the
-  first game (they put those chips in the middle then; whoever wins the first
-  game takes them);
-* **side bets**: chips won from and lost to each other Yes player at showdowns;
-* **pots**: the pot of each finished game, to its winner;
-* **unfinished pot**: what the night's setting gives each player out of the
-  pot of a game still running (see :mod:`companion.games.napalm.closing`).  With
-  "carry" the chips stay in the pot for the next night, and each player's antes
-  in it are left out of tonight's balances: they count as returned here.
+* **antes**: chips a player put into a pot or pool (a cost, shown negative);
+* **side bets**: chips passed from one player to another;
+* **pots**: chips a player took out of a pot or pool;
+* **unfinished pot**: what the game's closing gives each player back out of a
+  pot or pool still in play when it ended (chips carried to the next night count
+  as returned to their owners: they are left out of tonight's balances).
 
-A player's net chips are ``pots + unfinished pot + side bets won - side bets
-lost - antes``; the report checks that this equals the closing balance, and
-the closing balances add up to zero.
+The night's own ledger (the Bonus Round, the bank's counts) is one more part
+(:func:`ledger_part`).  :func:`build_night_report` adds the parts up.  A player's net
+chips are ``pots + unfinished pot + side bets won - side bets lost - antes``; the
+report checks that this equals the closing balance, and the closing balances add
+up to zero (less what is carried).
 
 Money
 -----
@@ -42,10 +46,10 @@ Who pays whom
 * **Pair by pair**: every side bet is paid to the player who won it, netted per
   pair; the pot is attributed game by game: the antes a player put into a
   game's pot go to whoever took that pot (in a finished game, each player pays
-  the winner the antes they put in; in the unfinished game, the night's setting
+  the winner the antes they put in; in an unfinished game, its closing
   decides: returned antes or a carried pot move nothing between players, a pot
-  split among the leaders is paid to them from the others' antes in the fewest
-  payments).  Side bets and pot shares between the same two players are netted
+  shared otherwise (Napalm's split among the token leaders) is paid from the
+  others' antes in the fewest payments).  Side bets and pot shares between the same two players are netted
   into one payment, whose parts are kept for the page.
 """
 
@@ -55,28 +59,29 @@ import csv
 import io
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from decimal import Decimal, localcontext
 from typing import Any
 
 from .ledger.money import format_money, to_money, value_text
 from .ledger.settle import Payment, pairwise_debts, settle_up
-from .games.base import GameClosing
-from .games.napalm.closing import CHOICES, Closing, close_night
-from .games.napalm.table import POT, Table
+from .games.base import GameClosing, GameKind, GameState
 
 __all__ = [
     "ChipCount",
     "CountLine",
     "Figures",
     "GameLine",
+    "GamePart",
     "PairLine",
     "PlanLine",
     "PlayerReport",
+    "PotClosing",
     "Report",
     "build_night_report",
-    "build_report",
     "chip_count",
+    "ledger_part",
+    "transfer_part",
 ]
 
 VIEWS = ("plan", "pairwise")
@@ -200,9 +205,10 @@ class GameLine:
     #: for an unfinished game: whether its last hand had started (a stage recorded in it);
     #: "unfinished at hand 2" only then, else "unfinished after 1 hand" (issue 14, item 8)
     started: bool = True
-    #: a game other than Napalm: what happened in it, in words (its line then says only this)
+    #: a game broken down by its records (:func:`transfer_part`): what happened in it, in words
+    #: (its line then says only this)
     text: str = ""
-    #: a game other than Napalm: each live record's summary, in order ("Cat made 2: +6; …")
+    #: such a game: each live record's summary, in order ("Cat made 2: +6; …")
     records: tuple[str, ...] = ()
     #: not a game: what the night's own ledger adds (the Bonus Round, the bank's counts)
     extra: bool = False
@@ -260,14 +266,48 @@ class PairLine:
 
 
 @dataclass(frozen=True)
+class PotClosing:
+    """The night's closing as the report shows it: the balances, and what became of a pot left in play.
+
+    A game's report part makes it from its own closing (:meth:`GameKind.close`, or its own
+    richer one); the report layer only reads it.  ``net`` are the closing balances (they
+    sum to minus ``carried``); ``pot`` the chips left in the game at the table; ``shares``
+    what each player receives from that pot tonight; ``carried`` the chips set aside for
+    the next night and ``stakes`` each player's chips in that pot (so
+    :attr:`carried_shares` is who owns what is carried); ``note`` says it in words.
+    ``choice`` is the word the JSON export writes for the setting that decided the pot
+    ("return_antes": each stake goes back to whoever put it in, as a game's own rules
+    do); ``setting_text`` is that setting in words, "" when the game's own rules decided;
+    ``carries`` whether it sets the pot aside for the next night.
+    """
+
+    pot: int
+    net: dict[str, int]
+    shares: dict[str, int]
+    carried: int
+    note: str
+    stakes: dict[str, int] = field(default_factory=dict)
+    choice: str = "return_antes"
+    setting_text: str = ""
+    carries: bool = False
+
+    @property
+    def carried_shares(self) -> dict[str, int]:
+        """Who the carried chips belong to (the next night's ``carried_in``); {} when nothing is carried."""
+        if not self.carried:
+            return {}
+        return {name: chips for name, chips in self.stakes.items() if chips and not self.shares.get(name)}
+
+
+@dataclass(frozen=True)
 class Report:
     name: str
     players: tuple[PlayerReport, ...]  # in seat order
     games: tuple[GameLine, ...]
     chip_value: Decimal
     currency: str
-    closing: Closing
-    choice_text: str  # what the unfinished-pot setting says, in words
+    closing: PotClosing
+    choice_text: str  # what the setting that decided the unfinished pot says, in words ("" when none did)
     plan: tuple[PlanLine, ...]
     pairwise: tuple[PairLine, ...]
     recorded: tuple[Payment, ...]  # every "paid" event, in the order recorded
@@ -424,31 +464,30 @@ def _cell(text: str) -> str:
 
 @dataclass(frozen=True)
 class GamePart:
-    """One game's share of a report: its players' figures, its game lines, its closing."""
+    """One game's share of a report: its players' figures, its game lines, its closing.
+
+    A game makes its own (``report_part`` on its :class:`~companion.games.base.GameKind`)
+    or gets :func:`transfer_part`; :func:`build_night_report` adds the parts up.
+    """
 
     players: tuple[str, ...]
     figures: dict[str, tuple[Figures, ...]]  # per player, one per game line
     games_won: dict[str, int]
     stack_change: dict[str, int]
     games: tuple[GameLine, ...]
-    closing: Closing
+    closing: PotClosing
     carried_in: dict[str, int]
-    #: the closing follows the night's unfinished-pot setting (Napalm's), so the report names it;
-    #: any other game's closing is its own rules', said in its own note
-    follows_setting: bool = True
 
 
-def build_report(
-    table: Table,
+def report_from_part(
+    part: GamePart,
     *,
     chip_value: Decimal,
     currency: str = "",
-    unfinished_pot: str = "return_antes",
     paid: Iterable[tuple[str, str, int]] = (),
     name: str = "",
-    carried_on: Mapping[str, int] | None = None,
 ) -> Report:
-    """The report of ``table`` as it stands, the night ending now.
+    """The report of one part as the whole night: each player's totals, checked, and who pays whom.
 
     ``paid`` are the settle-up payments recorded so far, ``(payer, payee, chips)``
     in the order recorded.  Each marks the first unpaid matching line of the
@@ -457,12 +496,52 @@ def build_report(
     the other view) are listed by :meth:`Report.unmatched`, and
     :attr:`Report.remaining` settles what is left counting every one of them.
     """
-    part = game_part(table, unfinished_pot, carried_on)
     return _settle(name, part.players, part, chip_value, currency, paid)
 
 
+#: one game of a night as :func:`build_night_report` takes it: (title, state, rules), then
+#: optionally its closing (:meth:`GameKind.close`) and its kind
+NightGame = (
+    tuple[str, Any, Any]
+    | tuple[str, Any, Any, GameClosing | None]
+    | tuple[str, Any, Any, GameClosing | None, GameKind | None]
+)
+
+
+def _kind_of(state: GameState) -> GameKind | None:
+    """The registered game whose state ``state`` is (for entries given without their kind)."""
+    from .games import kind_of_state  # the registry, late: the games' report parts import this module
+
+    return kind_of_state(state)
+
+
+def game_report_part(
+    number: int,
+    title: str,
+    state: GameState,
+    rules: Any,
+    closing: GameClosing | None = None,
+    kind: GameKind | None = None,
+    carried_on: Mapping[str, int] | None = None,
+) -> GamePart:
+    """One game's part of the report, as its kind breaks it down, else from its records' transfers.
+
+    ``number`` is the game's place in the night (1, 2, …), or 0 for the night's only
+    game with nothing beside it (its lines then carry no night numbering).
+    """
+    kind = kind if kind is not None else _kind_of(state)
+    own = getattr(kind, "report_part", None)
+    if own is not None:
+        return own(number, title, state, rules, closing, carried_on)
+    if closing is None:
+        if kind is None:  # pragma: no cover - every game of a night is registered
+            raise ValueError(f"{title}: a game with no kind needs its closing")
+        closing = kind.close(state, rules)
+    return transfer_part(number or 1, title, state, closing)
+
+
 def build_night_report(
-    games: Sequence[tuple[str, Any, str] | tuple[str, Any, str, GameClosing | None]],
+    games: Sequence[NightGame],
     seated: Sequence[str],
     *,
     chip_value: Decimal,
@@ -472,37 +551,33 @@ def build_night_report(
     carried_on: Mapping[str, int] | None = None,
     extra: tuple[str, Mapping[str, int]] | None = None,
 ) -> Report:
-    """The report of a night of several games: ``games`` are (title, state, unfinished-pot setting, closing) in order.
+    """The report of a night of games: ``games`` are (title, state, rules, closing, kind), in order.
 
-    Each game counts as it closed (a game followed by another was stopped when the
-    next started, and its closing dealt with its pot); the night's plan settles
-    the sum, once.  A Napalm game is broken down game by game to its token target
-    (:func:`game_part`); any other game by the transfers of its records
-    (:func:`transfer_part`), with ``closing`` its game's own.  A night of one Napalm
-    game is exactly :func:`build_report`.  ``extra`` is what the night's own ledger adds
+    ``rules`` are the game's rules as its kind reads them, ``closing`` its
+    :class:`~companion.games.base.GameClosing` and ``kind`` its
+    :class:`~companion.games.base.GameKind` (both optional: the kind is looked up in the
+    registry by its state, the closing asked of the kind).  Each game counts as it closed
+    (a game followed by another was stopped when the next started, and its closing dealt
+    with its pot); the night's plan settles the sum, once.  A game whose kind has a
+    ``report_part`` breaks itself down (Napalm: game by game to its token target); any
+    other is broken down by the transfers of its records (:func:`transfer_part`).  A
+    night of one game that breaks itself down, with nothing beside it, is that game's
+    part alone (:func:`report_from_part`).  ``extra`` is what the night's own ledger adds
     beside its games, (what it is, chips per player summing to 0): the Bonus Round's
-    payments, or on chip counts the bank's results less the games' balances; it is
-    its own line of the report and counts in the plan.
+    payments, or on chip counts the bank's results less the games' balances; it is its
+    own line of the report and counts in the plan.
     """
     extra_chips = {n: c for n, c in (extra[1] if extra else {}).items() if c}
-    if len(games) == 1 and isinstance(games[0][1], Table) and not extra_chips:
-        title, table, choice = games[0][:3]
-        return build_report(
-            table, chip_value=chip_value, currency=currency, unfinished_pot=choice, paid=paid, name=name,
-            carried_on=carried_on,
-        )
-    parts = []
-    for number, entry in enumerate(games, start=1):
-        title, table, choice = entry[:3]
-        game_closing = entry[3] if len(entry) > 3 else None  # type: ignore[misc]
-        if isinstance(table, Table):
-            part = game_part(table, choice, carried_on)
-            text = CHOICES[part.closing.choice]
-            lines = tuple(replace(g, night_game=number, title=title, choice_text=text) for g in part.games)
-            parts.append(replace(part, games=lines))
-        else:
-            assert game_closing is not None, "a game other than Napalm is closed by its own rules"
-            parts.append(transfer_part(number, title, table, game_closing))
+    entries = [_entry(game) for game in games]
+    if len(entries) == 1 and not extra_chips:
+        title, state, rules, game_closing, kind = entries[0]
+        if getattr(kind, "report_part", None) is not None:
+            part = game_report_part(0, title, state, rules, game_closing, kind, carried_on)
+            return report_from_part(part, chip_value=chip_value, currency=currency, paid=paid, name=name)
+    parts = [
+        game_report_part(number, title, state, rules, game_closing, kind, carried_on)
+        for number, (title, state, rules, game_closing, kind) in enumerate(entries, start=1)
+    ]
     if extra is not None and extra_chips:
         parts.append(ledger_part(extra[0], seated, extra_chips))
     players = tuple(seated)
@@ -512,19 +587,20 @@ def build_night_report(
     }
     closings = [part.closing for part in parts]
     # the game at the table: the last game (the night's own ledger, when shown, comes after it)
-    at_table_part = [part for part in parts if not part.games or not part.games[0].extra][-1]
-    at_table = at_table_part.closing
+    at_table = [part for part in parts if not part.games or not part.games[0].extra][-1].closing
     carrying = [c for c in closings if c.carried]
     # The pot and its shares are the game at the table's: the table already counts the games
     # before it as they closed, so only its pot is "dealt with" between the table and the plan.
-    closing = Closing(
-        choice=at_table.choice,
+    closing = PotClosing(
         pot=at_table.pot,
         net={n: sum(c.net.get(n, 0) for c in closings) for n in players},
         shares={n: at_table.shares.get(n, 0) for n in players},
         carried=sum(c.carried for c in closings),
         note=" ".join(f"{ordinal(i)} game: {c.note}" for i, c in enumerate(closings, start=1) if c.pot),
         stakes={n: sum(c.stakes.get(n, 0) for c in carrying) for n in players},
+        choice=at_table.choice,
+        setting_text=at_table.setting_text,
+        carries=at_table.carries,
     )
     merged = GamePart(
         players=players,
@@ -534,9 +610,15 @@ def build_night_report(
         games=tuple(g for part in parts for g in part.games),
         closing=closing,
         carried_in=parts[0].carried_in,
-        follows_setting=at_table_part.follows_setting,
     )
     return _settle(name, players, merged, chip_value, currency, paid)
+
+
+def _entry(game: NightGame) -> tuple[str, Any, Any, GameClosing | None, GameKind | None]:
+    title, state, rules = game[:3]
+    game_closing = game[3] if len(game) > 3 else None  # type: ignore[misc]
+    kind = game[4] if len(game) > 4 else None  # type: ignore[misc]
+    return title, state, rules, game_closing, kind
 
 
 def ledger_part(title: str, seated: Sequence[str], chips: Mapping[str, int]) -> GamePart:
@@ -552,17 +634,16 @@ def ledger_part(title: str, seated: Sequence[str], chips: Mapping[str, int]) -> 
         n: (Figures(antes=max(0, -chips.get(n, 0)), pots=max(0, chips.get(n, 0))),) for n in players
     }
     line = GameLine(0, None, 0, 0, night_game=0, title=title, text=title, extra=True)
-    closing = Closing(choice="return_antes", pot=0, net={n: chips.get(n, 0) for n in players},
-                      shares=dict.fromkeys(players, 0), carried=0, note="")
+    closing = PotClosing(pot=0, net={n: chips.get(n, 0) for n in players},
+                         shares=dict.fromkeys(players, 0), carried=0, note="")
     return GamePart(
         players=players, figures=figures, games_won=dict.fromkeys(players, 0),
         stack_change={n: chips.get(n, 0) for n in players}, games=(line,), closing=closing, carried_in={},
-        follows_setting=False,
     )
 
 
 def transfer_part(number: int, title: str, state: Any, game_closing: GameClosing) -> GamePart:
-    """A game's figures from the transfers of its live records, for any game but Napalm.
+    """A game's figures from the transfers of its live records: any game without a ``report_part``.
 
     Chips a player pays into a pot or pool count as antes, chips taken out of one as
     pots, chips paid from one player to another as side bets between the two; what
@@ -608,9 +689,9 @@ def transfer_part(number: int, title: str, state: Any, game_closing: GameClosing
         0, None, left, count, night_game=number, title=title, choice_text=game_closing.note,
         text=text, records=tuple(r.summary for r in live),
     )
-    closing = Closing(
-        choice="return_antes", pot=left, net=dict(game_closing.net), shares=back,
-        carried=game_closing.carried_total, note=game_closing.note,
+    closing = PotClosing(
+        pot=left, net=dict(game_closing.net), shares=back, carried=game_closing.carried_total,
+        note=game_closing.note,
     )
     return GamePart(
         players=players,
@@ -620,88 +701,6 @@ def transfer_part(number: int, title: str, state: Any, game_closing: GameClosing
         games=(line,),
         closing=closing,
         carried_in={},
-        follows_setting=False,
-    )
-
-
-def game_part(table: Table, unfinished_pot: str, carried_on: Mapping[str, int] | None = None) -> GamePart:
-    """One game's figures, game lines and closing (see the module's docstring for where they come from)."""
-    players = table.players
-    closing = close_night(table, unfinished_pot, carried_on)  # carried_on: the next night's pot (item 16)
-    position = table.position
-    live = table.live_records()
-
-    # The games: every finished one, and the one running if anything happened in it.
-    current = position.game
-    if any(r.game == current for r in live) or closing.pot:
-        numbers = list(range(1, current + 1))
-    else:
-        numbers = list(range(1, current))
-    index = {g: i for i, g in enumerate(numbers)}
-
-    antes = [Counter[str]() for _ in numbers]
-    pots = [Counter[str]() for _ in numbers]
-    tokens = [Counter[str]() for _ in numbers]
-    won = [{n: Counter[str]() for n in players} for _ in numbers]  # won[g][winner][loser]
-    lost = [{n: Counter[str]() for n in players} for _ in numbers]  # lost[g][loser][winner]
-    for record in live:
-        g = index[record.game]
-        for t in record.transfers:
-            if t.reason == "ante" and t.payee is POT and t.payer is not None:
-                antes[g][t.payer] += t.chips
-            elif t.reason == "side bet" and t.payer is not None and t.payee is not None:
-                won[g][t.payee][t.payer] += t.chips
-                lost[g][t.payer][t.payee] += t.chips
-            elif t.reason == "pot" and t.payer is POT and t.payee is not None:
-                pots[g][t.payee] += t.chips
-            else:  # pragma: no cover - a live record never holds anything else
-                raise ValueError(f"unexpected transfer in record #{record.seq}: {t}")
-        for who, delta in record.tokens:
-            tokens[g][who] += delta
-    carried_in = table.carried_in
-    if carried_in:
-        # the first game's pot started with them: its contributors' antes from the previous night
-        antes[index[1]].update(carried_in)
-
-    # What the end of the night gives each player out of the unfinished pot
-    # (with "carry": the antes in it, left out of tonight's balances).
-    table_net = table.net_chips
-    back = {n: closing.net[n] - table_net[n] for n in players}
-    unfinished_game = index.get(current) if closing.pot else None
-
-    results = {r.number: r for r in position.games}
-    games = tuple(
-        GameLine(g, results[g].winner, results[g].pot, results[g].hands)
-        if g in results
-        else GameLine(
-            g, None, closing.pot, position.hand,
-            started=int(position.stage) != 1 or position.phase.value != "declare",
-        )
-        for g in numbers
-    )
-    figures = {
-        player: tuple(
-            Figures(
-                antes=antes[g][player],
-                won_from=tuple((o, won[g][player][o]) for o in players if won[g][player][o]),
-                lost_to=tuple((o, lost[g][player][o]) for o in players if lost[g][player][o]),
-                pots=pots[g][player],
-                unfinished=back[player] if g == unfinished_game else 0,
-                tokens=tokens[g][player],
-            )
-            for g in range(len(numbers))
-        )
-        for player in players
-    }
-    return GamePart(
-        players=players,
-        figures=figures,
-        games_won={p: sum(1 for r in position.games if r.winner == p) for p in players},
-        # a carried-in share was in the middle from the start, never in the player's stack
-        stack_change={p: table_net[p] + carried_in.get(p, 0) + closing.shares[p] for p in players},
-        games=games,
-        closing=closing,
-        carried_in=carried_in,
     )
 
 
@@ -783,7 +782,7 @@ def _settle(
         chip_value=chip_value,
         currency=currency,
         closing=closing,
-        choice_text=CHOICES[closing.choice] if part.follows_setting else "",
+        choice_text=closing.setting_text,
         plan=plan_lines,
         pairwise=pair_lines,
         recorded=recorded,

@@ -61,3 +61,48 @@ def test_every_game_package_is_checked() -> None:
     checked = {p.relative_to(PACKAGE).parts[1] for p in PURE if p.relative_to(PACKAGE).parts[0] == "games" and len(p.relative_to(PACKAGE).parts) > 2}
     packages = {p.name for p in PACKAGE.joinpath("games").iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert packages and checked == packages
+
+
+#: The layers outside companion/games/ that must know no game by name (docs/adding-a-game.md):
+#: they may import the games' protocol (companion.games.base) and the registry, never a game.
+GAME_AGNOSTIC = [PACKAGE / "report.py", PACKAGE / "views" / "report.py"]
+GAME_PACKAGES = sorted(
+    p.name for p in PACKAGE.joinpath("games").iterdir() if p.is_dir() and (p / "__init__.py").exists()
+)
+
+
+def game_packages_imported(path: Path) -> set[str]:
+    """The game packages ``path`` imports, absolutely or relatively, at any depth of the module."""
+    found: set[str] = set()
+    here = ["companion", *path.resolve().relative_to(PACKAGE).parts[:-1]] if path.is_relative_to(PACKAGE) else ["companion"]
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative to the module's package (a stray file counts as in companion/)
+                package = here[: len(here) - node.level + 1]
+                base = ".".join([*package, base] if base else package)
+            modules = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for module in modules:
+            parts = module.split(".")
+            if parts[:2] == ["companion", "games"] and len(parts) > 2 and parts[2] in GAME_PACKAGES:
+                found.add(parts[2])
+    return found
+
+
+@pytest.mark.parametrize("path", GAME_AGNOSTIC, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_the_report_layer_imports_no_game_package(path: Path) -> None:
+    assert GAME_PACKAGES and not game_packages_imported(path)
+
+
+def test_the_game_check_would_catch_a_game_import(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "from .games.napalm.closing import close_night\nfrom .games import nap\n"
+        "import companion.games.pots.engine\nfrom .games.base import GameClosing\n"
+        "def f():\n    from companion.games.betting import game\n"
+    )
+    assert game_packages_imported(bad) == {"napalm", "nap", "pots", "betting"}

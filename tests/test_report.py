@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from companion.charts import net_chart
 from companion.games.napalm import Rules, Table
 from companion.games.napalm.closing import close_night
-from companion.report import build_report, chip_count
+from companion.games.napalm.report import build_report
+from companion.report import chip_count
 
 FOUR = ("Ann", "Ben", "Cat", "Dan")
 

@@ -4,7 +4,8 @@ A night is the players seated tonight and the games they play, one after
 another.  Each game is a plug-in, as OpenSpiel registers games by short name
 behind one State API: a package under :mod:`companion.games` whose pure part
 implements :class:`GameKind` (rules, the fold of its actions, its event codec,
-its records in a night file, the closing of an unfinished game), and whose web
+its records in a night file, the closing of an unfinished game, and if it likes
+its own part of the end-of-night report), and whose web
 part (forms and templates) implements :class:`companion.games.web.GameScreens`.
 The ledger, the night, the report and the web layer only ever talk to these
 two protocols, so adding a game is one package and one line in the registry.
@@ -93,6 +94,15 @@ class GameKind(Protocol):
     """A kind of game: its rules, its fold, its events and its records in a night file.
 
     Every method is pure: values in, values out.
+
+    How the end-of-night report shows the game is the game's to say, optionally: a kind
+    with a ``report_part(number, title, state, rules, closing, carried_on)`` method returns
+    its own :class:`companion.report.GamePart` (built from the report's types: a game may
+    import the report layer, never the other way round); ``number`` is the game's place
+    in the night, 0 for the night's only game with nothing beside it; ``closing`` is what
+    :meth:`close` gave; ``carried_on`` the pot the next night took on, by contributor (None
+    before that night exists).  A kind without it is broken down by the transfers of its
+    live records (:func:`companion.report.transfer_part`).
     """
 
     #: short name, as in a night file's ``"game"`` and the database (``"napalm"``)
@@ -103,6 +113,8 @@ class GameKind(Protocol):
     records_key: str
     #: the kinds of event its actions are stored as
     event_kinds: frozenset[str]
+    #: the class of its fold, as :meth:`new_state` returns it (the registry finds a state's game by it)
+    state_type: type
     min_players: int
     max_players: int
 

@@ -37,7 +37,7 @@ from ..extensions import db
 from ..forms import CarryForm, PaidForm
 from ..ledger.money import format_money, to_money, value_text
 from ..models import Night
-from ..games.napalm import IllegalAction
+from ..games import IllegalAction
 from ..report import VIEWS, ChipCount, Report, build_night_report, chip_count
 from . import refused
 from . import stamped
@@ -73,9 +73,7 @@ def _build_report(night: Night, carried_on: dict[str, int] | None) -> Report:
         for e in services.events_of(night)
         if e.kind == "paid" and e.seq <= night.version
     ]
-    games = [
-        (p.title, p.state, str(p.setup.rules.get("unfinished_pot", "return_antes")), p.close()) for p in play.games
-    ]
+    games = [(p.title, p.state, p.rules, p.close(), p.game) for p in play.games]
     return build_night_report(
         games, play.seated, chip_value=settings.chip_value, currency=settings.currency, paid=paid, name=night.name,
         carried_on=carried_on, extra=bank_service.night_extra(night),

@@ -26,6 +26,8 @@ class Napalm:
     kind = "napalm"
     title = "Napalm"
     records_key = "stages"
+    #: the class of its fold (:func:`companion.games.kind_of_state` finds a state's game by it)
+    state_type = Table
     event_kinds = frozenset(codec.GAME_KINDS)
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
@@ -72,6 +74,20 @@ class Napalm:
         closing = close_night(state, rules.unfinished_pot)
         note = closing.note if closing.pot else ""
         return GameClosing(net=dict(closing.net), carried=closing.carried_shares, note=note)
+
+    def report_part(
+        self,
+        number: int,
+        title: str,
+        state: Table,
+        rules: Rules | str,
+        closing: GameClosing | None = None,
+        carried_on: Mapping[str, int] | None = None,
+    ) -> Any:
+        """Its part of the report, game by game to the token target (:mod:`.report`)."""
+        from .report import report_part  # late: the report layer imports the registry's base
+
+        return report_part(number, title, state, rules, closing, carried_on)
 
     def carries_over(self, rules: Rules) -> bool:
         return rules.unfinished_pot == "carry"

@@ -15,8 +15,10 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from companion import storable
+from companion.ledger.settle import settle_up
 
 from ..base import RecordError
+from .closing import close_night
 from .table import (
     Challenge,
     Declare,
@@ -332,3 +334,21 @@ def standings(table: Table) -> dict[str, Any]:
         "dealer": table.dealer,
         "next_stage": int(table.stage),
     }
+
+
+def replay_summary(parsed: History) -> dict[str, Any]:
+    """What ``flask replay`` prints for a hand history: the standings, the unfinished pot
+    closed by the file's setting (:mod:`.closing`), and the payments that settle it."""
+    table = parsed.table
+    summary = standings(table)
+    closing = close_night(table, parsed.settings.unfinished_pot)
+    summary["unfinished_pot"] = {"choice": closing.choice, "pot": closing.pot, "carried": closing.carried}
+    if closing.carried:
+        # the next night's file starts with these as its "carried_in"
+        summary["unfinished_pot"]["carried_shares"] = closing.carried_shares
+    summary["payments"] = [
+        {"from": p.payer, "to": p.payee, "chips": p.chips} for p in settle_up(closing.net)
+    ]
+    if closing.pot:
+        summary["note"] = closing.note
+    return summary
