@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, localcontext
 from typing import Any
 
-from .ledger.money import format_money, to_money, value_text
+from .ledger.money import to_money, value_text
 from .ledger.settle import Payment, pairwise_debts, settle_up
 from .games.base import GameClosing, GameKind, GameState
 
@@ -499,20 +499,9 @@ def report_from_part(
     return _settle(name, part.players, part, chip_value, currency, paid)
 
 
-#: one game of a night as :func:`build_night_report` takes it: (title, state, rules), then
-#: optionally its closing (:meth:`GameKind.close`) and its kind
-NightGame = (
-    tuple[str, Any, Any]
-    | tuple[str, Any, Any, GameClosing | None]
-    | tuple[str, Any, Any, GameClosing | None, GameKind | None]
-)
-
-
-def _kind_of(state: GameState) -> GameKind | None:
-    """The registered game whose state ``state`` is (for entries given without their kind)."""
-    from .games import kind_of_state  # the registry, late: the games' report parts import this module
-
-    return kind_of_state(state)
+#: one game of a night as :func:`build_night_report` takes it: its title, its fold, its rules
+#: (as its kind reads them), its closing (:meth:`GameKind.close`) and its kind
+NightGame = tuple[str, Any, Any, GameClosing, GameKind]
 
 
 def game_report_part(
@@ -520,8 +509,8 @@ def game_report_part(
     title: str,
     state: GameState,
     rules: Any,
-    closing: GameClosing | None = None,
-    kind: GameKind | None = None,
+    closing: GameClosing,
+    kind: GameKind,
     carried_on: Mapping[str, int] | None = None,
 ) -> GamePart:
     """One game's part of the report, as its kind breaks it down, else from its records' transfers.
@@ -529,14 +518,9 @@ def game_report_part(
     ``number`` is the game's place in the night (1, 2, …), or 0 for the night's only
     game with nothing beside it (its lines then carry no night numbering).
     """
-    kind = kind if kind is not None else _kind_of(state)
     own = getattr(kind, "report_part", None)
     if own is not None:
         return own(number, title, state, rules, closing, carried_on)
-    if closing is None:
-        if kind is None:  # pragma: no cover - every game of a night is registered
-            raise ValueError(f"{title}: a game with no kind needs its closing")
-        closing = kind.close(state, rules)
     return transfer_part(number or 1, title, state, closing)
 
 
@@ -555,8 +539,7 @@ def build_night_report(
 
     ``rules`` are the game's rules as its kind reads them, ``closing`` its
     :class:`~companion.games.base.GameClosing` and ``kind`` its
-    :class:`~companion.games.base.GameKind` (both optional: the kind is looked up in the
-    registry by its state, the closing asked of the kind).  Each game counts as it closed
+    :class:`~companion.games.base.GameKind`.  Each game counts as it closed
     (a game followed by another was stopped when the next started, and its closing dealt
     with its pot); the night's plan settles the sum, once.  A game whose kind has a
     ``report_part`` breaks itself down (Napalm: game by game to its token target); any
@@ -568,7 +551,7 @@ def build_night_report(
     own line of the report and counts in the plan.
     """
     extra_chips = {n: c for n, c in (extra[1] if extra else {}).items() if c}
-    entries = [_entry(game) for game in games]
+    entries = list(games)
     if len(entries) == 1 and not extra_chips:
         title, state, rules, game_closing, kind = entries[0]
         if getattr(kind, "report_part", None) is not None:
@@ -612,13 +595,6 @@ def build_night_report(
         carried_in=parts[0].carried_in,
     )
     return _settle(name, players, merged, chip_value, currency, paid)
-
-
-def _entry(game: NightGame) -> tuple[str, Any, Any, GameClosing | None, GameKind | None]:
-    title, state, rules = game[:3]
-    game_closing = game[3] if len(game) > 3 else None  # type: ignore[misc]
-    kind = game[4] if len(game) > 4 else None  # type: ignore[misc]
-    return title, state, rules, game_closing, kind
 
 
 def ledger_part(title: str, seated: Sequence[str], chips: Mapping[str, int]) -> GamePart:

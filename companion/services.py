@@ -16,7 +16,6 @@ trusting anything but the event log.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import re

@@ -13,6 +13,7 @@ import csv
 import io
 import json
 from collections import Counter
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -22,6 +23,7 @@ from hypothesis import strategies as st
 from companion.charts import net_chart
 from companion.games.napalm import Rules, Table
 from companion.games.napalm.closing import close_night
+from companion.games.napalm.game import NAPALM
 from companion.games.napalm.report import build_report
 from companion.report import chip_count
 
@@ -640,8 +642,12 @@ def test_a_night_of_two_games_is_one_report_each_game_counted_as_it_closed():
     first.declare(["Dan"])
     second = Table(["Ann", "Ben", "Cat"], "Ben", Rules(ante=2, tokens_to_win=1))
     second.declare(["Ann"])
+    games = []
+    for table, setting in ((first, "return_antes"), (second, "split_leaders")):
+        rules = replace(table.rules, unfinished_pot=setting)
+        games.append(("Napalm", table, rules, NAPALM.close(table, rules), NAPALM))
     r = build_night_report(
-        [("Napalm", first, "return_antes"), ("Napalm", second, "split_leaders")],
+        games,
         ["Ann", "Ben", "Cat", "Dan"], chip_value=Decimal("0.25"), currency="EUR", name="Friday",
     )
     assert {p.name: p.net_chips for p in r.players} == {"Ann": 4, "Ben": -6, "Cat": 2, "Dan": 0}

@@ -33,14 +33,6 @@ def game_kind(kind: object) -> GameKind:
     raise IllegalAction(f"unknown game {str(kind)[:40]!r} (known: {known})")
 
 
-def kind_of_state(state: object) -> GameKind | None:
-    """The game whose fold ``state`` is (its kind's ``state_type``), None when no game's."""
-    for game in GAMES.values():
-        if isinstance(state, game.state_type):
-            return game
-    return None
-
-
 def title_of(kind: str, rules: Mapping[str, Any] | None = None) -> str:
     """What players call a game of ``kind`` played with ``rules``.
 
@@ -62,5 +54,4 @@ def title_of(kind: str, rules: Mapping[str, Any] | None = None) -> str:
 
 __all__ = [
     "title_of", "GAMES", "GameClosing", "GameKind", "GameState", "IllegalAction", "RecordError", "game_kind",
-    "kind_of_state",
 ]

@@ -113,8 +113,6 @@ class GameKind(Protocol):
     records_key: str
     #: the kinds of event its actions are stored as
     event_kinds: frozenset[str]
-    #: the class of its fold, as :meth:`new_state` returns it (the registry finds a state's game by it)
-    state_type: type
     min_players: int
     max_players: int
 

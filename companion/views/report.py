@@ -35,7 +35,7 @@ from ..charts import net_chart
 from ..night_chart import chips_over_games, player_chart
 from ..extensions import db
 from ..forms import CarryForm, PaidForm
-from ..ledger.money import format_money, to_money, value_text
+from ..ledger.money import format_money, value_text
 from ..models import Night
 from ..games import IllegalAction
 from ..report import VIEWS, ChipCount, Report, build_night_report, chip_count

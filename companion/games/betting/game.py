@@ -23,8 +23,6 @@ class Betting:
     kind = "betting"
     title = "Poker with real betting"
     records_key = "deals"
-    #: the class of its fold (:func:`companion.games.kind_of_state` finds a state's game by it)
-    state_type = BettingTable
     event_kinds = frozenset(EVENT_KINDS)
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS

@@ -24,8 +24,6 @@ class Nap:
     kind = "nap"
     title = "Nap"
     records_key = "deals"
-    #: the class of its fold (:func:`companion.games.kind_of_state` finds a state's game by it)
-    state_type = Table
     event_kinds = frozenset(codec.EVENT_KINDS)
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS

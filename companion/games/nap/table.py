@@ -22,7 +22,7 @@ last won.  The position holds only what the rules need (O(players)), so the
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 
 from ..base import MAX_NAME_LENGTH, IllegalAction, validate_names
 from ..fold import FoldTable, Void

@@ -26,8 +26,6 @@ class Napalm:
     kind = "napalm"
     title = "Napalm"
     records_key = "stages"
-    #: the class of its fold (:func:`companion.games.kind_of_state` finds a state's game by it)
-    state_type = Table
     event_kinds = frozenset(codec.GAME_KINDS)
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
@@ -80,7 +78,7 @@ class Napalm:
         number: int,
         title: str,
         state: Table,
-        rules: Rules | str,
+        rules: Rules,
         closing: GameClosing | None = None,
         carried_on: Mapping[str, int] | None = None,
     ) -> Any:

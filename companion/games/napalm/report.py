@@ -56,19 +56,17 @@ def report_part(
     number: int,
     title: str,
     table: Table,
-    rules: Rules | str,
+    rules: Rules,
     closing: Any = None,
     carried_on: Mapping[str, int] | None = None,
 ) -> GamePart:
     """The night's ``number``-th game (0: its only one) as the report shows it.
 
-    ``rules`` are the game's :class:`~.table.Rules`, or just its unfinished-pot setting
-    ("return_antes", "split_leaders", "carry").  The pot is closed here, by that setting
-    and ``carried_on`` (the pot the next night took on, once it exists), so ``closing``
-    (the night's :class:`~companion.games.base.GameClosing`) is not needed.
+    The pot is closed here, by the rules' unfinished-pot setting and ``carried_on`` (the
+    pot the next night took on, once it exists), so ``closing`` (the night's
+    :class:`~companion.games.base.GameClosing`) is not needed.
     """
-    choice = rules if isinstance(rules, str) else rules.unfinished_pot
-    part = game_part(table, choice, carried_on)
+    part = game_part(table, rules.unfinished_pot, carried_on)
     if not number:
         return part
     text = part.closing.setting_text

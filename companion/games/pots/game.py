@@ -28,8 +28,6 @@ class Pots:
     kind = "pots"
     title = "Fixed-stake pots"
     records_key = "deals"
-    #: the class of its fold (:func:`companion.games.kind_of_state` finds a state's game by it)
-    state_type = PotTable
     event_kinds = frozenset(records.EVENT_KINDS)
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
