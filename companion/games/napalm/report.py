@@ -167,14 +167,8 @@ def build_report(
 ) -> Report:
     """The report of a night of one Napalm game, ``table`` as it stands, the night ending now.
 
-    The same report as :func:`companion.report.build_night_report` gives for that night.
-
-    ``paid`` are the settle-up payments recorded so far, ``(payer, payee, chips)``
-    in the order recorded.  Each marks the first unpaid matching line of the
-    plan and, separately, of the pairwise list; those that mark no line of a
-    list (the table changed after they were recorded, or they were marked in
-    the other view) are listed by :meth:`Report.unmatched`, and
-    :attr:`Report.remaining` settles what is left counting every one of them.
+    The same report as :func:`companion.report.build_night_report` gives for that night;
+    ``paid`` as :func:`companion.report.report_from_part` takes them.
     """
     part = game_part(table, unfinished_pot, carried_on)
     return report_from_part(part, chip_value=chip_value, currency=currency, paid=paid, name=name)
