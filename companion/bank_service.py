@@ -24,6 +24,7 @@ settled yet, or None).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -104,10 +105,10 @@ def verify(night: Night, kind: str, payload: dict[str, Any]) -> str:
 
 def records_chip_by_chip(night: Night) -> bool:
     """Whether every game of the night is one the app records chip by chip (then counts are checked
-    against bought + the tally).  A game kind says otherwise with ``records_chips = False``."""
+    against bought + the tally): :meth:`NightPlay.records_chip_by_chip`."""
     from . import services
 
-    return all(getattr(p.game, "records_chips", True) for p in services.play_for(night).games)
+    return services.play_for(night).records_chip_by_chip()
 
 
 def games_net(night: Night) -> dict[str, int]:
@@ -174,9 +175,17 @@ def extra_net_chips(night: Night) -> dict[str, int]:
     """
     state = bank_state(night)
     if state.ledger.settle_on != BANK:
-        return {p: state.ledger.bonus_net.get(p, 0) for p in night.players}
+        return _bonus(state, night.players)
+    return _counted_less_games(state, night.players)
+
+
+def _bonus(state: BankState, players: Sequence[str]) -> dict[str, int]:
+    return {p: state.ledger.bonus_net.get(p, 0) for p in players}
+
+
+def _counted_less_games(state: BankState, players: Sequence[str]) -> dict[str, int]:
     results = state.results or {}
-    return {p: results.get(p, 0) - state.games_net.get(p, 0) for p in night.players}
+    return {p: results.get(p, 0) - state.games_net.get(p, 0) for p in players}
 
 
 def night_extra(night: Night) -> tuple[str, dict[str, int]] | None:
@@ -186,14 +195,13 @@ def night_extra(night: Night) -> tuple[str, dict[str, int]] | None:
     app's tally (the games and the Bonus Round's payments, what each count will be checked
     against) and the report says why it shows no plan (see :func:`settle_block`).
     """
-    if settle_block(night) is not None:
-        bonus = {p: bank_state(night).ledger.bonus_net.get(p, 0) for p in night.players}
-        return ("Bonus Round", bonus) if any(bonus.values()) else None
-    chips = extra_net_chips(night)
-    if not any(chips.values()):
-        return None
-    on_counts = bank_state(night).ledger.settle_on == BANK
-    return ("The bank: chips counted less chips bought, less the games" if on_counts else "Bonus Round"), chips
+    state = bank_state(night)
+    if state.ledger.settle_on == BANK and state.block is None:
+        title = "The bank: chips counted less chips bought, less the games"
+        chips = _counted_less_games(state, night.players)
+    else:
+        title, chips = "Bonus Round", _bonus(state, night.players)
+    return (title, chips) if any(chips.values()) else None
 
 
 def bank_results(night: Night) -> dict[str, int] | None:

@@ -164,6 +164,12 @@ class NightPlay:
                 total[name] += chips
         return {name: chips for name, chips in total.items() if chips}
 
+    def records_chip_by_chip(self) -> bool:
+        """Whether the app records every chip of every game tonight (a game kind says otherwise with
+        ``records_chips = False``: poker with real betting); only then can chip counts be checked
+        player by player against the tally."""
+        return all(getattr(played.game, "records_chips", True) for played in self.games)
+
     def left_in_pot(self, closings: Sequence[GameClosing] | None = None) -> dict[str, int]:
         """Per player: chips of theirs left in the middle for the next night, less chips of theirs the
         pot carried in from the night before held; what a carried pot changes in the stacks counted

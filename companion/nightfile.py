@@ -252,9 +252,8 @@ def replay_summary(night: NightFile) -> dict[str, Any]:
         summary["carried"] = carried
     balances: dict[str, int] | None = net
     if night.ledger_events:  # the bank and the Bonus Round: the balances they make, None until the bank balances
-        chip_by_chip = all(getattr(played.game, "records_chips", True) for played in play.games)
         balances = night_ledger.replay_extras(
-            night.ledger_events, play.seated, net, summary, chip_by_chip, play.left_in_pot(closings)
+            night.ledger_events, play.seated, net, summary, play.records_chip_by_chip(), play.left_in_pot(closings)
         )
     summary["payments"] = [] if balances is None else [
         {"from": p.payer, "to": p.payee, "chips": p.chips} for p in settle_up(balances)

@@ -67,6 +67,13 @@ SCREENS: dict[str, GameScreens] = {
 }
 
 
+def offers_of(kind: str) -> dict[str, tuple[str, dict[str, Any]]]:
+    """The games a kind is played as under names of their own (a pot game's presets), by offer key:
+    ``(name, rules)``; {} for a game offered once by its title."""
+    offers = getattr(SCREENS.get(kind), "offers", None)
+    return offers() if offers is not None else {}
+
+
 def rules_text(kind: str, rules: Mapping[str, Any]) -> str:
     """``describe_rules`` of the game's screens, or "" for a game that has none."""
     describe = getattr(SCREENS.get(kind), "describe_rules", None)

@@ -310,11 +310,10 @@ class Bank:
         check = self.check(tally, in_pot)
         if not check.balanced:
             raise BankError(check.message)
-        pot = _pot_shares(self.players, in_pot)
         return {
-            name: check.cashed_out.get(name, 0) - check.bought.get(name, 0) + pot.get(name, 0)
+            name: check.cashed_out.get(name, 0) - check.bought.get(name, 0) + check.in_pot.get(name, 0)
             for name in self.players
-            if name in check.bought or name in pot
+            if name in check.bought or name in check.in_pot
         }
 
     def money_results(

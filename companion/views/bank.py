@@ -34,7 +34,7 @@ from ..forms import ActionForm
 from ..games import GAMES, IllegalAction, title_of
 from ..games.bonus import DICE, MAX_GAME_NAME, BonusGrid, cell_label
 from ..games.choice import as_offered, next_game_offers
-from ..games.web import SCREENS
+from ..games.web import SCREENS, offers_of
 from ..ledger.bank import MAX_CHIPS, BuyIn, Cancel, EveryoneBuysIn
 from ..ledger.money import value_text
 from ..models import Night
@@ -453,8 +453,7 @@ def _named_games() -> dict[tuple[str, str], str | None]:
     for kind in GAMES:
         if kind not in SCREENS:
             continue
-        offers = getattr(SCREENS[kind], "offers", None)
-        listed = offers() if offers is not None else {}
+        listed = offers_of(kind)
         if not listed:
             named[(kind, GAMES[kind].title)] = None
         for offer, (name, _rules) in listed.items():

@@ -28,7 +28,7 @@ from ..forms import KEY_PATTERN, ActionForm, NightBaseForm, RotateForm, UndoForm
 from ..games import GAMES
 from ..games.base import IllegalAction
 from ..games.fold import Void
-from ..games.web import SCREENS, GameScreens
+from ..games.web import SCREENS, GameScreens, offers_of
 from ..models import Night
 from ..security import RotationMemory
 from . import paging, refused, stamped, taps
@@ -201,12 +201,18 @@ def act(key: str, action: str):  # type: ignore[no-untyped-def]
 def history(key: str):  # type: ignore[no-untyped-def]
     link = keeper_link(key)  # one SELECT: enough when this process keeps this page at that version
     if link is not None:
-        page = stamped.kept_page(("history", link.keeper_key, request.args.get("page", "1")[:8]), link.id, link.version)
+        page = stamped.kept_page(_history_key(link), link.id, link.version)
         if page is not None:
             return page
     night = keeper_night(key)
-    what = ("history", night.keeper_key, request.args.get("page", "1")[:8])
-    return stamped.render_kept(what, night.id, night.version, lambda flashed: _history_page(night, flashed))
+    return stamped.render_kept(
+        _history_key(night), night.id, night.version, lambda flashed: _history_page(night, flashed)
+    )
+
+
+def _history_key(link: Night | NightLink) -> tuple[Any, ...]:
+    """What a kept page of the history depends on besides (night, version): its link and which page."""
+    return ("history", link.keeper_key, request.args.get("page", "1")[:8])
 
 
 def _history_page(night: Night, flashed: Any) -> str:
@@ -393,8 +399,7 @@ def _next_game_form(night: Night, kind: str, formdata: Any = None) -> Any:
 
 def _offer_of(kind: str, key: str | None) -> tuple[str, tuple[str, Any]] | None:
     """One of the game's offers (``?offer=``: a game the group plays under its own name), or None."""
-    offers = getattr(SCREENS[kind], "offers", None)
-    found = (offers() if offers is not None else {}).get(key or "")
+    found = offers_of(kind).get(key or "")
     return (str(key), found) if found is not None else None
 
 
