@@ -16,7 +16,8 @@ The bank: the table's Bank link, "Settle on chip counts", then "Everyone buys in
    showdown: the loser Ben pays the winner Cat the pot's size, 4 (RULES.md), and Cat takes a
    token (1 of 5): the pot stays.  The table then shows Ann −1, Ben −1 − 4 = −5, Cat −1 + 4 = +3,
    Dan −1, pot 4 (−1 − 5 + 3 − 1 + 4 = 0).  The deal passes to Ben.
-2nd game, Tips to the Fat One, from Dealer's choice (its own button): the offer's screen ticks
+2nd game, Tips to the Fat One, from Dealer's choice (its own button; its screen's link to all
+   the pot games is tapped, then Tips's button there brings it back): the offer's screen ticks
    the dealer-to-be Ben and Cat on his left; the scorekeeper taps Cat off and Ann on; A 2, B 3,
    so C = 2 + 3 − 1 = 4, D = 3 + 4 − 1 = 6, E = 4 + 6 − 1 = 9: each stakes 24, the pots are
    A 4, B 6, C 8, D 12, E 18 (48).  Starting it stops Napalm: its pot of 4 goes back, 1 to each,
@@ -116,6 +117,14 @@ def test_a_dealers_choice_poker_night_under_the_bank_settles_once(live_server, n
     assert offers.first.get_attribute("data-game") == "napalm"  # played tonight: first
     assert "Tips to the Fat One" in offers.all_inner_texts()
     phone.tap(offers.filter(has_text=re.compile(r"^Tips to the Fat One$")), "choice, tips to the fat one")
+    assert page.locator("form.next-game h2").inner_text() == "Tips to the Fat One"
+    # the way back to every pot game, then Tips again by its own button: a finger-sized link each way
+    other = page.get_by_role("link", name="all the pot games")
+    box = other.bounding_box()
+    assert box is not None and box["height"] >= 44, box
+    phone.tap(other, "next game, all the pot games")
+    assert page.get_by_label("Which pot game").is_visible()
+    phone.tap(page.locator(".offers").get_by_role("link", name="Tips to the Fat One", exact=True), "next game, tips again")
     assert page.locator("form.next-game h2").inner_text() == "Tips to the Fat One"
     ticked = [b.get_attribute("value") for b in page.locator('input[name="players"]:checked').all()]
     assert ticked == ["Ben", "Cat"]  # the dealer-to-be and his left
