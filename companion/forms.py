@@ -119,6 +119,9 @@ class NextGameForm(ActionForm):
     """Start the night's next game: which, who plays it, who deals first; its rules are mixed in per game."""
 
     game = SelectField("Game", choices=[])
+    #: the game whose rules the page showed: a submit that picked another game shows that one's instead
+    rules_of = HiddenField()
+    show_rules = SubmitField("Show its rules")
     players = MultiCheckboxField("Who plays", choices=[], validate_choice=True)
     first_dealer = SelectField("First dealer", choices=[])
     submit = SubmitField("Start this game")
@@ -158,6 +161,9 @@ class NightBaseForm(KnownFieldsOnly, StartForm):
     """
 
     game = HiddenField(default="napalm")  # the first game's short name (the page's picker sets it)
+    #: the game whose rules the page showed: a submit that picked another game shows that one's instead
+    rules_of = HiddenField()
+    show_rules = SubmitField("Show its rules")
     name = StringField("Name of the night", validators=[Optional(), Length(max=80)])
     seat_1 = StringField("Seat 1", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG)])
     seat_2 = StringField("Seat 2", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG)])

@@ -111,6 +111,29 @@
     form.addEventListener("input", relabel);
   });
 
+  // The game lists (First game on the home page, Game on the next-game screen): picking a game
+  // puts its own rules under the list at once, so the rules shown are always the picked game's
+  // (issue 20, item 5).  Without JavaScript, or before they arrive, the server shows them
+  // instead of starting anything: the form says whose rules it showed (rules_of).
+  document.querySelectorAll("select[data-pick-game]").forEach(pickGame);
+  function pickGame(select) {
+    var form = select.closest("form");
+    select.addEventListener("change", function () {
+      var shown = form.querySelector(".rules-of"), kind = select.value;
+      if (!shown || shown.getAttribute("data-rules-of") === kind) return;
+      shown.setAttribute("aria-busy", "true");
+      fetch(select.getAttribute("data-pick-game") + "?game=" + encodeURIComponent(kind), {credentials: "same-origin"})
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (html) {
+          if (!html || select.value !== kind) return;  // picked again since: that fetch puts its rules
+          var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("form .rules-of");
+          if (fresh && fresh.getAttribute("data-rules-of") === kind) shown.replaceWith(document.importNode(fresh, true));
+        })
+        .catch(function () {})
+        .then(function () { shown.removeAttribute("aria-busy"); });
+    });
+  }
+
   // A tie among some: with others ticked, "Ben won" records Ben and them tied; say so on the button.
   document.querySelectorAll("fieldset.tie").forEach(function (tie) {
     var form = tie.closest("form");

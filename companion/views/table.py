@@ -34,7 +34,7 @@ from ..security import RotationMemory
 from . import paging, refused, stamped, taps
 from .common import NightLink, device_label, keeper_link, keeper_night, remember, standings_of
 from ..nightfile import Money
-from .home import move_seat_up
+from .home import move_seat_up, picked_another_game
 
 bp = Blueprint("table", __name__, url_prefix="/k/<key>")
 
@@ -440,8 +440,16 @@ def next_game(key: str):  # type: ignore[no-untyped-def]
             form.first_dealer.data = defaults.first_dealer
             SCREENS[kind].fill_rules(form, defaults.rules)
         _fresh(form, night.version)
-        status = kept.status if kept is not None and kept.form == "next_game" else 200
-        return _render_next_game(night, kind, form, status, offer=offer)
+        status = kept.status if kept is not None else 200
+        return _render_next_game(night, kind, form, status, message=kept.message if kept else None, offer=offer)
+    shown = request.form.get("rules_of") or kind  # a page that says nothing showed the picked game's
+    if shown != kind or request.form.get("show_rules"):
+        # the picked game's own rules and players, shown before anything starts (issue 20, item 5)
+        if shown not in SCREENS:
+            abort(400, "choose one of the games offered")
+        if request.form.get("show_rules"):
+            return refused.refuse(location, 200, version=night.version)
+        return refused.refuse(location, 422, message=picked_another_game(kind, "Start this game"), version=night.version)
     form = _next_game_form(night, kind, request.form)
     if not form.validate():
         return refused.refuse(location, 422, form_name="next_game", form=form, version=night.version)
