@@ -246,7 +246,7 @@ def night_form_class(rules_fields: type) -> type[NightBaseForm]:
 
 class ImportForm(KnownFieldsOnly, StartForm):
     file = FileField(
-        "Hand-history file (.json)",
-        validators=[FileRequired("choose a file"), FileAllowed(["json"], "a hand-history file ends in .json")],
+        "Night file (.json)",
+        validators=[FileRequired("choose a file"), FileAllowed(["json"], "a night file ends in .json")],
     )
     name = StringField("Name of the night", validators=[Optional(), Length(max=80)])

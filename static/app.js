@@ -161,6 +161,12 @@
       return c.slice(0, -1).replace(/^10$/, "T").toUpperCase() + (symbols[suit] || suit.toUpperCase());
     });
   }
+  // A card button's name as a screen reader says it: "8 of spades", not "8s" (issue 20, item 14).
+  function cardName(rank, suit) {
+    var ranks = {T: "10", J: "Jack", Q: "Queen", K: "King", A: "Ace"};
+    var suitNames = {s: "spades", h: "hearts", d: "diamonds", c: "clubs"};
+    return (ranks[rank] || rank) + " of " + suitNames[suit];
+  }
   document.querySelectorAll(".picker").forEach(function (picker) {
     var form = picker.closest("form"), inputs = Array.prototype.slice.call(form.querySelectorAll(".cardinput"));
     var note = form.querySelector(".picking");
@@ -175,7 +181,8 @@
       ranks.slice().reverse().forEach(function (r) {
         var b = document.createElement("button");
         b.type = "button"; b.className = s[0]; b.textContent = r + s[1];
-        b.setAttribute("aria-pressed", "false"); b.setAttribute("aria-label", r + s[0]);
+        b.setAttribute("aria-pressed", "false"); b.setAttribute("data-card", r + s[0]);
+        b.setAttribute("aria-label", cardName(r, s[0]));
         b.addEventListener("click", function () {
           var code = (r + s[0]).toUpperCase(), cards = parse(current.value);
           if (owner(code) && owner(code) !== current) return;  // another player's card
@@ -194,7 +201,7 @@
     }
     function mark() {
       picker.querySelectorAll("button").forEach(function (b) {
-        var who = owner(b.getAttribute("aria-label").toUpperCase());
+        var who = owner(b.getAttribute("data-card").toUpperCase());
         b.setAttribute("aria-pressed", who ? "true" : "false");
         b.disabled = !!who && who !== current;
       });

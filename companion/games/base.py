@@ -155,6 +155,11 @@ class GameKind(Protocol):
         """Who deals next if play goes on (in the night's next game, or the next night)."""
 
 
+def chips_text(count: int) -> str:
+    """A number of chips as a sentence says it: "1 chip", "4 chips" (never "1 chips")."""
+    return f"{count} chip{'' if abs(count) == 1 else 's'}"
+
+
 def seat_order(seated: Sequence[str], chosen: Sequence[str]) -> tuple[str, ...]:
     """``chosen`` (names of seated players, matched ignoring case) in seat order; IllegalAction otherwise."""
     folded = {name.casefold(): name for name in seated}

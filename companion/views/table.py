@@ -235,8 +235,9 @@ def _history_page(night: Night, flashed: Any) -> str:
 def export(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
     body = services.export_history(night)
-    # ASCII only: a header is Latin-1 on the wire, and waitress answers 500 to anything wider
-    filename = "napalm-" + "".join(c if c.isascii() and c.isalnum() else "-" for c in night.name)[:40] + ".json"
+    # ASCII only: a header is Latin-1 on the wire, and waitress answers 500 to anything wider.
+    # The night file, whatever games the night held (docs/night-file.md): not a game's "napalm-"
+    filename = "night-" + "".join(c if c.isascii() and c.isalnum() else "-" for c in night.name)[:40] + ".json"
     return Response(
         body,
         mimetype="application/json",

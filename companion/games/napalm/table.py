@@ -578,7 +578,8 @@ def _showdown(players: tuple[str, ...], rules: Rules, p: Position, action: Showd
     if not losers:
         summary = f"{_and(winners)} tied: nothing changes hands."
     elif len(winners) == 1:
-        summary = f"{winners[0]} won; {_and(losers)} paid {p.pot} each."
+        # "each" only for more than one payer: "Ben won; Eve paid 10" (issue 20, item 14)
+        summary = f"{winners[0]} won; {_and(losers)} paid {p.pot}{' each' if len(losers) > 1 else ''}."
     else:
         summary = f"{_and(winners)} tied for best; {_and(losers)} paid {p.pot} to each winner."
     return replace(outcome, transfers=transfers, winners=winners, summary=summary + shown_note)
