@@ -140,10 +140,14 @@ class NightPlay:
         """A stored event of game ``number`` as that game's action."""
         return self.game(number).game.from_event(kind, payload)
 
-    def push(self, number: int, kind: str, payload: Mapping[str, Any]) -> Any:
-        """Fold one stored event into game ``number``; returns the game's record."""
+    def push(self, number: int, kind: str, payload: Mapping[str, Any], seq: int | None = None) -> Any:
+        """Fold one stored event into game ``number``; returns the game's record.
+
+        ``seq`` is the event's number in the night: the game's record is shown by it (one
+        numbering for the whole night: issue 20, item 11).
+        """
         played = self.game(number)
-        return played.state.push(played.game.from_event(kind, payload))
+        return played.state.push(played.game.from_event(kind, payload), seq)
 
     def closings(self) -> list[GameClosing]:
         return [played.close() for played in self.games]

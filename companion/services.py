@@ -170,7 +170,7 @@ def _apply(play: NightPlay, event: Event, positions: Mapping[int, int]) -> None:
     if event.kind == GAME_STARTED:
         play.start(_setup_from_payload(event.payload))
     elif event.game_id is not None:
-        play.push(positions[event.game_id], event.kind, event.payload)
+        play.push(positions[event.game_id], event.kind, event.payload, event.seq)
 
 
 def play_for(night: Night) -> NightPlay:
@@ -718,7 +718,7 @@ def _append_locked(
             # the cached fold is at the version this action was verified at: advance it
             try:
                 if at_table:
-                    cached[1].push(current.number, kind, payload)
+                    cached[1].push(current.number, kind, payload, seq)
                 elif kind == GAME_STARTED:
                     cached[1].start(_setup_from_payload(payload))
                 _cache[night_id] = (seq, cached[1])

@@ -224,7 +224,8 @@ def _history_page(night: Night, flashed: Any) -> str:
         rows=(page := paging.page_of(list(reversed(rows)))).rows,  # newest first, in pages
         page=page,
         ledger=ledger,
-        voided={p.number: p.state.voided for p in play.games},
+        # each undone record of each game (by its seq in the game) → the night's number of its undo
+        voided={p.number: {seq: p.state.number_of(by) for seq, by in p.state.voided.items()} for p in play.games},
         several=len(play.games) > 1,
         describe=services.describe_ledger_event,
         flashed=flashed,
