@@ -100,6 +100,13 @@ class PlayedGame:
     def close(self) -> GameClosing:
         return self.game.close(self.state, self.rules)
 
+    def stopping(self) -> str:
+        """What stopping this game now does with its pot or pool, in numbers, as a sentence
+        ("Napalm stops: Unfinished game: pot of 4 chips; … returned (Ann 1, …)"): said before
+        the next game starts and again when it has (issue 20, item 6)."""
+        note = self.close().note
+        return f"{self.title} stops: {note}" if note else f"{self.title} stops with nothing left in its pot."
+
 
 @dataclass
 class NightPlay:

@@ -785,7 +785,7 @@ def _verify_start(play: NightPlay, payload: Mapping[str, Any]) -> str:
     if payload.get("position") != len(play.games) + 1:
         raise IllegalAction("another game started since this screen was shown")
     play.verify_start(_setup_from_payload(payload))
-    return describe_game_start(payload)
+    return f"{describe_game_start(payload)} {play.current.stopping()}"  # what became of the last game's pot
 
 
 def _verify_ledger_event(night: Night, kind: str, payload: dict[str, Any]) -> str:

@@ -414,6 +414,7 @@ def _render_next_game(  # type: ignore[no-untyped-def]
             title=offer[1][0] if offer is not None else GAMES[kind].title,
             offer=offer[0] if offer is not None else None,
             rules_template=SCREENS[kind].rules_template, st=standings_of(night), message=message,
+            stopping=services.play_for(night).current.stopping(),
         ),
         status,
     )
