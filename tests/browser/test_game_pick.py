@@ -145,3 +145,28 @@ def test_nap_picked_as_the_first_game_starts_nap_without_javascript(live_server,
     shots(page, "home, nap's rules shown without javascript")  # axe needs scripts
     tap(page, page.get_by_role("button", name="Start the night"), scripts=False)
     nap_is_the_first_game(page)
+
+
+def test_a_game_started_by_mistake_is_taken_back_by_its_control(live_server, new_phone, table_screen, shots):
+    """Nap started by mistake (Napalm's pot of 4 still on the table), taken back before any deal:
+    Napalm is at the table again as it was, Ann −1, Ben −5, Cat +3, Dan −1, pot 4, stage 3."""
+    axe = Axe(shots)
+    page = new_phone().new_page()
+    napalm_then_next_game(page, table_screen, live_server.url)
+    page.locator("#pick-game").select_option(label="Nap")
+    page.locator("form.next-game .rules-of[data-rules-of=nap]").wait_for()
+    tap(page, page.get_by_role("button", name="Start this game"))
+    assert "Tonight's 2nd game: Nap" in text_of(page, ".status")
+    take_back = page.get_by_role("button", name="Take back this game")
+    box = take_back.bounding_box()
+    assert box is not None and box["height"] >= 44  # a large tap target
+    axe.check(page, "nap started by mistake, take back offered")
+    tap(page, take_back)
+    assert "Game 2 of the night (Nap) taken back" in text_of(page, ".flash")
+    assert "Napalm is at the table again, as it was." in text_of(page, ".flash")
+    t = table_screen(page, NAMES)
+    t.check(pot=4, dealer="Ann", net=[-1, -5, 3, -1], tokens=[0, 0, 0, 1])
+    assert "Stage 3" in t.prompt
+    assert page.get_by_role("button", name="Take back this game").count() == 0
+    axe.check(page, "napalm at the table again")
+    assert not axe.failures, "\n".join(axe.failures)
