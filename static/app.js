@@ -126,9 +126,32 @@
     relabel();
   });
 
-  // Card picker: tap cards instead of typing them.  It fills one player's field at a time,
-  // says whose, and moves on by itself when that field has its cards; a card shown by one
-  // player cannot be tapped for another (one deck per hand; issue 14, item 5).
+  // The sticky confirm bar hides no tile (issue 20, item 10): a tile half under the bar invites a
+  // tap that lands on the bar and records without that player (the dealer, whose tile comes last).
+  // A screen whose tiles run under the bar opens scrolled just enough to show the last of them
+  // above it, as long as the question stays on the screen; scroll-padding (static/app.css) keeps
+  // a tile reached by the keyboard clear of the bar as well.
+  function clearOfBar(bar) {
+    var form = bar.closest("form"), question = document.getElementById("ask");
+    if (!form || !bar.offsetParent) return;
+    var top = bar.getBoundingClientRect().top;
+    var under = Array.prototype.filter.call(form.querySelectorAll(".toggle, .winners button"), function (tile) {
+      return tile.getBoundingClientRect().bottom > top;
+    });
+    if (!under.length || window.scrollY > 0) return;
+    var by = under[under.length - 1].getBoundingClientRect().bottom - top + 8;
+    if (question) by = Math.min(by, question.getBoundingClientRect().top - 8);
+    if (by > 0) window.scrollBy(0, by);
+  }
+  document.querySelectorAll(".ask form > .confirm").forEach(clearOfBar);
+
+  // Card picker: tap cards instead of typing them.  It fills one player's field at a time and
+  // moves on by itself when that field has its cards; a card shown by one player cannot be
+  // tapped for another (one deck per hand; issue 14, item 5).  The fields come in speaking
+  // order, which need not be the order the Yes players were tapped in, so whose field the cards
+  // go to is written large above the cards and stays in view while they are tapped, and a
+  // button per player picks whose cards come next (issue 20, item 9: cards meant for Ben went
+  // to Dan, and the app paid the wrong player).
   var ranks = "23456789TJQKA".split(""), suits = [["s", "♠"], ["h", "♥"], ["d", "♦"], ["c", "♣"]];
   var symbols = {"♠": "S", "♤": "S", "♥": "H", "♡": "H", "♦": "D", "♢": "D", "♣": "C", "♧": "C"};
   // "10h", "Th" and "T♥" are the same card: the picker counts typed and tapped cards alike
@@ -140,7 +163,7 @@
   }
   document.querySelectorAll(".picker").forEach(function (picker) {
     var form = picker.closest("form"), inputs = Array.prototype.slice.call(form.querySelectorAll(".cardinput"));
-    var note = form.querySelector(".picking");
+    var whose = form.querySelector(".whose"), note = form.querySelector(".picking"), choose = form.querySelector(".whose-pick");
     if (!inputs.length) return;
     var taken = parse(picker.getAttribute("data-taken") || "");
     function need(i) { return +i.getAttribute("data-count"); }
@@ -148,6 +171,16 @@
     function firstOpen() { return inputs.filter(function (i) { return parse(i.value).length < need(i); })[0] || inputs[0]; }
     var current = firstOpen();
     inputs.forEach(function (i) { i.addEventListener("focus", function () { current = i; mark(); }); });
+    // whose cards come next: one button per player, and one to empty the chosen player's field
+    function control(className, onTap) {
+      var b = document.createElement("button");
+      b.type = "button"; b.className = className;
+      b.addEventListener("click", function () { onTap(); mark(); });
+      if (choose) choose.appendChild(b);
+      return b;
+    }
+    var players = inputs.map(function (i) { return control("who", function () { current = i; }); });
+    var clear = control("clear", function () { current.value = ""; });
     suits.forEach(function (s) {
       ranks.slice().reverse().forEach(function (r) {
         var b = document.createElement("button");
@@ -169,6 +202,7 @@
       if (taken.indexOf(code) >= 0) return "taken";
       return inputs.filter(function (i) { return parse(i.value).indexOf(code) >= 0; })[0] || null;
     }
+    function count(i) { return parse(i.value).length + " of " + need(i); }
     function mark() {
       picker.querySelectorAll("button").forEach(function (b) {
         var who = owner(b.getAttribute("aria-label").toUpperCase());
@@ -176,13 +210,26 @@
         b.disabled = !!who && who !== current;
       });
       inputs.forEach(function (i) { i.closest("label").classList.toggle("filling", i === current); });
-      if (note) {
-        note.hidden = false;
-        note.textContent = "The cards you tap go to " + nameOf(current) + " (" + parse(current.value).length + " of " + need(current) + ")";
+      players.forEach(function (b, k) {
+        var i = inputs[k];
+        b.textContent = nameOf(i) + " " + parse(i.value).length + "/" + need(i);
+        b.setAttribute("aria-label", "Cards for " + nameOf(i) + ", " + count(i));
+        b.setAttribute("aria-pressed", i === current ? "true" : "false");
+      });
+      clear.textContent = "Clear";
+      clear.setAttribute("aria-label", "Clear " + nameOf(current) + "'s cards");
+      clear.disabled = !current.value.trim();
+      if (note) {  // "The cards you tap go to BEN (0 of 7)", the name large
+        var name = document.createElement("strong");
+        name.className = "whose-name"; name.textContent = nameOf(current);
+        note.textContent = "The cards you tap go to ";
+        note.appendChild(name);
+        note.appendChild(document.createTextNode(" (" + count(current) + ")"));
       }
     }
     inputs.forEach(function (i) { i.addEventListener("input", mark); });
     mark();
+    if (whose) whose.hidden = false;
     picker.hidden = false;
   });
 })();

@@ -302,9 +302,11 @@ def start_night(
     name: str = "Friday",
     shots: Shots | None = None,
     chip_value: str = "0.25",
+    first_dealer: str | None = None,
 ) -> None:
     """Fill the home page's form as a person would and start the night (a chip is worth 0.25 €
-    unless ``chip_value`` says otherwise; the form's own default is empty: chips only)."""
+    unless ``chip_value`` says otherwise; the form's own default is empty: chips only; the first
+    dealer is seat 1 unless ``first_dealer`` names another player)."""
     page.goto(base_url + "/")
     if shots:
         shots(page, "home")
@@ -314,6 +316,8 @@ def start_night(
         form.get_by_label(f"Seat {seat}", exact=True).fill(player)
     form.get_by_label("Tokens to win").fill(str(tokens_to_win))
     form.get_by_label("Value of one chip").fill(chip_value)
+    if first_dealer is not None:
+        form.locator("select.dealer-pick").select_option(label=first_dealer)
     with page.expect_navigation(wait_until="load") as navigation:
         form.get_by_role("button", name="Start the night").click()
     response = navigation.value
