@@ -20,10 +20,30 @@
   }
   document.addEventListener("click", function (e) {
     if (settled() || !e.target.closest) return;
-    if (e.target.closest("a, button, label, summary, input, select")) {
+    var control = e.target.closest("a, button, label, summary, input, select");
+    if (control) {
       e.preventDefault(); e.stopPropagation();
+      swallowed(control);
     }
   }, true);
+  // A swallowed tap shows that it was (issue 20, item 12): the control it landed on flashes and
+  // a note at the top of the screen says why, for 2 s, so a scorekeeper whose deliberate tap came
+  // too soon knows to tap again (and one whose tap was the second of a double tap, not to).
+  var swallowedFor = 0;
+  function swallowed(control) {
+    var shown = control.closest("label") || control, note = document.querySelector(".tap-again");
+    if (!note) {
+      note = document.createElement("p");
+      note.className = "tap-again"; note.setAttribute("role", "status");
+      document.body.appendChild(note);
+    }
+    note.textContent = "That tap came as the screen changed, so it did nothing. If you meant it, tap again.";
+    note.hidden = false;
+    document.querySelectorAll(".swallowed").forEach(function (c) { c.classList.remove("swallowed"); });
+    shown.classList.add("swallowed");
+    clearTimeout(swallowedFor);
+    swallowedFor = setTimeout(function () { note.hidden = true; shown.classList.remove("swallowed"); }, 2000);
+  }
   // Players' page: follow the table live with conditional GETs (304 when unchanged).
   var live = document.getElementById("live");
   var staleNote = document.querySelector(".stale");

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from browser.phone import double_tap, start_night
+from browser.phone import start_night
 
 pytestmark = pytest.mark.browser
 
@@ -153,3 +153,63 @@ def test_no_tile_hides_under_the_sticky_confirm_bar(live_server, new_phone, tabl
     dealer = page.locator("label.toggle", has=page.locator(f'input[name="yes"][value="{names[0]}"]'))
     dealer.tap()
     assert dealer.locator("input").is_checked()
+
+
+# --- item 12: a tap swallowed by the double-tap guard shows that it was --------------------------
+
+
+def _events(live_server) -> int:  # type: ignore[no-untyped-def]
+    from companion.extensions import db
+    from companion.models import Event
+
+    with live_server.app.app_context():
+        return db.session.query(Event).count()
+
+
+def _tap_middle(page, control) -> None:  # type: ignore[no-untyped-def]
+    box = _box(control)
+    page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def test_a_tap_the_double_tap_guard_swallows_shows_that_it_did_nothing(live_server, new_phone, table_screen):
+    page = new_phone().new_page()
+    names = ["Ann", "Ben", "Cat"]
+    start_night(page, live_server.url, names, tokens_to_win=5)
+    live_server.app.config["TAP_GUARD_MS"] = 1000  # as served (the tests' robots have it off)
+    t = table_screen(page, names)
+    page.wait_for_timeout(1100)  # a person reads the first screen
+    note = page.locator(".tap-again")
+    assert note.count() == 0  # a tap that acts shows nothing
+    # the first tap records stage 1; a second lands on stage 2's "Nobody said Yes" as soon as it
+    # shows (the message above the table moved it down: tapped where it is now), and is swallowed
+    with page.expect_navigation(wait_until="load"):
+        _tap_middle(page, page.get_by_role("button", name="Nobody said Yes"))
+    _tap_middle(page, page.get_by_role("button", name="Nobody said Yes"))
+    assert page.evaluate("performance.now()") < 1000, "the machine was too slow to tap within the guard"
+    page.wait_for_timeout(300)
+    assert "Stage 2" in t.prompt and _events(live_server) == 1
+    assert note.is_visible()
+    assert note.inner_text() == "That tap came as the screen changed, so it did nothing. If you meant it, tap again."
+    # the button it landed on is marked, and only it
+    marked = page.locator(".swallowed")
+    assert marked.count() == 1 and marked.inner_text() == "Nobody said Yes"
+    assert marked.evaluate("(b) => getComputedStyle(b).outlineStyle") == "dashed"
+    t.shot("a swallowed tap")
+    # a brief cue: gone within about 2 s, and the next tap records
+    page.wait_for_timeout(2100)
+    assert note.is_hidden() and page.locator(".swallowed").count() == 0
+    t.nobody()
+    assert "Stage 3" in t.prompt and _events(live_server) == 2
+
+
+def test_a_swallowed_tap_on_a_tile_marks_the_tile_and_leaves_it_unticked(live_server, new_phone, table_screen):
+    page = new_phone().new_page()
+    names = ["Ann", "Ben", "Cat"]
+    start_night(page, live_server.url, names, tokens_to_win=5)
+    live_server.app.config["TAP_GUARD_MS"] = 1000
+    page.reload()  # a tile tapped at once on a freshly loaded screen
+    tile = page.locator("label.toggle", has=page.locator('input[name="yes"][value="Ben"]'))
+    tile.tap()
+    assert not tile.locator("input").is_checked()
+    assert "swallowed" in (tile.get_attribute("class") or "")
+    assert page.locator(".tap-again").is_visible()
