@@ -62,12 +62,22 @@
       staleNote.hidden = false;
       staleNote.className = "stale flash warn";
       staleNote.textContent = "This link was replaced: ask the scorekeeper for the new QR code.";
+      notLive(true);
       return;
     }
     var failing = status === 0 || status === 429 || status >= 500;
     staleNote.hidden = !failing;
     staleNote.className = failing ? "stale flash warn" : "stale muted";
     if (failing) staleNote.textContent = "Not updating since " + clock(lastOk) + ": these standings may be out of date.";
+    notLive(failing);
+  }
+  // The note sits at the top of the page, above the standings, and stays there as the page
+  // scrolls; the standings under it are marked as no longer live (issue 20, item 7: at the foot
+  // of a long page, the note went unseen while the top kept the old standings as if live).
+  function notLive(stale) {
+    live.classList.toggle("not-live", stale);
+    if (stale) live.setAttribute("aria-describedby", "stale-note"); else live.removeAttribute("aria-describedby");
+    staleNote.id = "stale-note";
   }
   // after(status), if given, runs after each poll: the status, or 0 when the network failed.
   function poll(el, onChange, after) {
