@@ -175,6 +175,30 @@
   }
   document.querySelectorAll(".ask form > .confirm").forEach(clearOfBar);
 
+  // The report's audit is one tap away, in <details class="audit"> (issue 20, item 16).  A link
+  // to a part of it (a player's chips, from the players' page) opens it, and a printout shows it
+  // all, with each payment's "Why?": static/app.css does so where the browser styles
+  // ::details-content; this does it everywhere else, and closes them again after printing.
+  function openTarget() {
+    var target = location.hash.length > 1 && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    var closed = target && target.closest("details.audit:not([open])");
+    if (closed) { closed.open = true; target.scrollIntoView(); }
+  }
+  if (document.querySelector("details.audit")) {
+    openTarget();
+    window.addEventListener("hashchange", openTarget);
+    var openedToPrint = [];
+    window.addEventListener("beforeprint", function () {
+      openedToPrint = Array.prototype.filter.call(
+        document.querySelectorAll("details.audit:not([open]), details.why:not([open]), details.records:not([open])"),
+        function (d) { d.open = true; return true; });
+    });
+    window.addEventListener("afterprint", function () {
+      openedToPrint.forEach(function (d) { d.open = false; });
+      openedToPrint = [];
+    });
+  }
+
   // Card picker: tap cards instead of typing them.  It fills one player's field at a time and
   // moves on by itself when that field has its cards; a card shown by one player cannot be
   // tapped for another (one deck per hand; issue 14, item 5).  The fields come in speaking
