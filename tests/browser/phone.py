@@ -280,6 +280,14 @@ class Phone:
         return " ".join(self.page.locator("main").inner_text().split())
 
 
+def open_audit(page: Page) -> None:
+    """Tap the report's "How these were worked out": the games, player by player, the pots (issue 20, item 16)."""
+    audit = page.locator("details.audit")
+    if audit.get_attribute("open") is None:
+        audit.locator(":scope > summary").click()
+    assert audit.get_attribute("open") is not None
+
+
 def double_tap(page: Page, button: Any, gap_ms: int) -> None:
     """Two finger taps at the same spot ``gap_ms`` apart, as a hurried thumb does."""
     button.scroll_into_view_if_needed()  # a thumb taps what is on the screen
