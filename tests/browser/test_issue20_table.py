@@ -10,6 +10,7 @@ import re
 import pytest
 
 from browser.phone import start_night
+from browser.test_accessibility import Axe
 
 pytestmark = pytest.mark.browser
 
@@ -24,7 +25,7 @@ def _box(locator) -> dict[str, float]:  # type: ignore[no-untyped-def]
 
 
 def test_cards_go_to_the_player_the_scorekeeper_picks_whatever_the_speaking_order(
-    live_server, new_phone, table_screen
+    live_server, new_phone, table_screen, shots
 ):
     page = new_phone().new_page()
     names = ["Ann", "Ben", "Cat", "Dan", "Eve"]
@@ -57,7 +58,8 @@ def test_cards_go_to_the_player_the_scorekeeper_picks_whatever_the_speaking_orde
         picker.get_by_role("button", name=code, exact=True).click()
     assert t.card_field("Ben").input_value() == "As Ah"
     assert t.card_field("Dan").input_value() == "Ks Qd"
-    t.shot("cards picked for ben then dan")
+    axe = Axe(shots)
+    axe.check(page, "cards picked for ben then dan")
     t.rank_cards()
     # Stage 1, the best two-card high hand: Ben's pair of aces beats Dan's K-Q.  The loser
     # pays the winner the pot, 5: Ben -1 + 5 = 4, Dan -1 - 5 = -6; the pot stays 5.
@@ -71,9 +73,11 @@ def test_cards_go_to_the_player_the_scorekeeper_picks_whatever_the_speaking_orde
     assert "cards are back" in page.locator("details.cards").inner_text()
     assert t.card_field("Ben").input_value() == "As Ah"
     assert t.card_field("Dan").input_value() == "Ks Qd"
+    axe.check(page, "cards given back after an undo")
     t.rank_cards()  # nothing typed again: the same result
     assert "Ben won" in t.flash, t.flash
     t.check(pot=5, dealer="Cat", net=[-1, 4, -1, -6, -1], tokens=[0, 0, 0, 0, 0])
+    assert not axe.failures, "\n".join(axe.failures)
 
 
 def test_clear_empties_only_the_chosen_players_field(live_server, new_phone, table_screen):
@@ -171,7 +175,7 @@ def _tap_middle(page, control) -> None:  # type: ignore[no-untyped-def]
     page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
-def test_a_tap_the_double_tap_guard_swallows_shows_that_it_did_nothing(live_server, new_phone, table_screen):
+def test_a_tap_the_double_tap_guard_swallows_shows_that_it_did_nothing(live_server, new_phone, table_screen, shots):
     page = new_phone().new_page()
     names = ["Ann", "Ben", "Cat"]
     start_night(page, live_server.url, names, tokens_to_win=5)
@@ -194,7 +198,9 @@ def test_a_tap_the_double_tap_guard_swallows_shows_that_it_did_nothing(live_serv
     marked = page.locator(".swallowed")
     assert marked.count() == 1 and marked.inner_text() == "Nobody said Yes"
     assert marked.evaluate("(b) => getComputedStyle(b).outlineStyle") == "dashed"
-    t.shot("a swallowed tap")
+    axe = Axe(shots)
+    axe.check(page, "a swallowed tap")
+    assert not axe.failures, "\n".join(axe.failures)
     # a brief cue: gone within about 2 s, and the next tap records
     page.wait_for_timeout(2100)
     assert note.is_hidden() and page.locator(".swallowed").count() == 0
