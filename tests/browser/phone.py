@@ -280,6 +280,21 @@ class Phone:
         return " ".join(self.page.locator("main").inner_text().split())
 
 
+def box_of(locator: Any) -> dict[str, float]:
+    """Where ``locator`` is on the screen now (x, y, width, height in CSS px); it must be shown."""
+    box = locator.bounding_box()
+    assert box is not None, f"{locator} is not on the page"
+    return box
+
+
+def replace_players_link(keeper: Page) -> None:
+    """On the scorekeeper's share page, make a new players' link: the old one answers 404 for good."""
+    keeper.goto(keeper.url.split("?")[0] + "/share")
+    keeper.get_by_label("Replace a link").select_option("viewer")
+    with keeper.expect_navigation(wait_until="load"):
+        keeper.get_by_role("button", name="Make a new link").click()
+
+
 def open_audit(page: Page) -> None:
     """Tap the report's "How these were worked out": the games, player by player, the pots (issue 20, item 16)."""
     audit = page.locator("details.audit")

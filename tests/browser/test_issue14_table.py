@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from browser.phone import double_tap, start_night
+from browser.phone import double_tap, replace_players_link, start_night
 
 pytestmark = pytest.mark.browser
 
@@ -204,10 +204,7 @@ def test_a_players_page_that_stops_updating_says_so(live_server, new_phone, tabl
         player.unroute("**/live*")
         wait_until(note.is_hidden, 15, "the note going away once the page updates again")
     # the scorekeeper replaces the players' link: the old one answers 404 for good
-    keeper.goto(keeper.url + "/share")
-    keeper.get_by_label("Replace a link").select_option("viewer")
-    with keeper.expect_navigation(wait_until="load"):
-        keeper.get_by_role("button", name="Make a new link").click()
+    replace_players_link(keeper)
     wait_until(note.is_visible, 15, "the note that the link was replaced")
     assert note.inner_text() == "This link was replaced: ask the scorekeeper for the new QR code."
     shots(player, "players page link replaced")

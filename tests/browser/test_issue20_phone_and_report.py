@@ -9,16 +9,10 @@ import re
 
 import pytest
 
-from browser.phone import start_night
+from browser.phone import box_of, replace_players_link, start_night
 from browser.test_accessibility import Axe
 
 pytestmark = pytest.mark.browser
-
-
-def _box(locator) -> dict[str, float]:  # type: ignore[no-untyped-def]
-    box = locator.bounding_box()
-    assert box is not None, f"{locator} is not on the page"
-    return box
 
 
 # --- item 7: a players' page that is no longer live says so at its top ---------------------------
@@ -30,11 +24,11 @@ def _says_so_at_the_top(player, note) -> None:  # type: ignore[no-untyped-def]
     height = player.viewport_size["height"]
     player.evaluate("window.scrollTo(0, document.body.scrollHeight)")
     player.wait_for_timeout(100)
-    box = _box(note)
+    box = box_of(note)
     assert 0 <= box["y"] and box["y"] + box["height"] <= height, f"scrolled down, the note is off the screen: {box}"
     player.evaluate("window.scrollTo(0, 0)")
     player.wait_for_timeout(100)
-    box, standings = _box(note), _box(player.locator("table.standings"))
+    box, standings = box_of(note), box_of(player.locator("table.standings"))
     assert box["y"] + box["height"] <= standings["y"], f"the note {box} is not above the standings {standings}"
     assert box["y"] + box["height"] <= height
     live = player.locator("#live")
@@ -77,10 +71,7 @@ def test_a_replaced_or_stalled_players_page_says_so_at_the_top_and_its_standings
     assert "not-live" not in (player.locator("#live").get_attribute("class") or "")
 
     # the scorekeeper replaces the players' link
-    keeper.goto(keeper.url + "/share")
-    keeper.get_by_label("Replace a link").select_option("viewer")
-    with keeper.expect_navigation(wait_until="load"):
-        keeper.get_by_role("button", name="Make a new link").click()
+    replace_players_link(keeper)
     wait_until(note.is_visible, 15, "the note that the link was replaced")
     assert note.inner_text() == "This link was replaced: ask the scorekeeper for the new QR code."
     _says_so_at_the_top(player, note)
@@ -151,13 +142,13 @@ def test_the_reports_first_screen_is_who_pays_whom_and_the_audit_is_one_tap_away
     for li in payments:
         mark = li.get_by_role("button", name="Mark paid")
         for what in (li, mark):
-            box = _box(what)
+            box = box_of(what)
             assert box["y"] + box["height"] <= height, f"{li.inner_text()!r}: {box} below the first screen"
     for name, chips in NETS.items():
         row = keeper.locator(f'table.net-table tbody tr[data-player="{name}"]')
         assert row.locator("td").nth(0).inner_text().replace("−", "-") == (f"{chips:+d}" if chips else "0")
         assert row.locator("td").nth(1).inner_text().replace("−", "-") == MONEY[name]
-        box = _box(row)
+        box = box_of(row)
         assert box["y"] + box["height"] <= height, f"{name}'s net {box} is below the first screen"
     shots(keeper, "report first screen")
     axe = Axe(shots)

@@ -9,16 +9,10 @@ import re
 
 import pytest
 
-from browser.phone import start_night
+from browser.phone import box_of, start_night
 from browser.test_accessibility import Axe
 
 pytestmark = pytest.mark.browser
-
-
-def _box(locator) -> dict[str, float]:  # type: ignore[no-untyped-def]
-    box = locator.bounding_box()
-    assert box is not None, f"{locator} is not on the page"
-    return box
 
 
 # --- item 9: the cards go to the player they were meant for -----------------------------------
@@ -52,7 +46,7 @@ def test_cards_go_to_the_player_the_scorekeeper_picks_whatever_the_speaking_orde
     # tapping the last row of the picker, the name is still on the screen above the cards
     last = picker.get_by_role("button", name="2c", exact=True)
     last.scroll_into_view_if_needed()
-    shown, card = _box(name), _box(last)
+    shown, card = box_of(name), box_of(last)
     assert 0 <= shown["y"] and shown["y"] + shown["height"] <= card["y"], (shown, card)
     for code in ("Ks", "Qd"):
         picker.get_by_role("button", name=code, exact=True).click()
@@ -116,14 +110,14 @@ def _every_tile_reachable_clear_of_the_bar(page, bar) -> None:  # type: ignore[n
     and a tap at each tile's middle lands on the tile, not on the bar."""
     height = page.viewport_size["height"]
     tiles = page.locator("form label.toggle").all()
-    bar_top = _box(bar)["y"]
+    bar_top = box_of(bar)["y"]
     for tile in tiles:
-        box = _box(tile)
+        box = box_of(tile)
         if box["y"] < height:  # on the first view: clear of the bar
             assert box["y"] + box["height"] <= bar_top, f"{tile.inner_text()!r} {box} runs under the bar at {bar_top}"
     for tile in tiles:
         for _ in range(40):
-            box, bar_top = _box(tile), _box(bar)["y"]
+            box, bar_top = box_of(tile), box_of(bar)["y"]
             if box["y"] >= 0 and box["y"] + box["height"] <= bar_top:
                 break
             page.mouse.wheel(0, 40)  # a short swipe up the screen
@@ -171,7 +165,7 @@ def _events(live_server) -> int:  # type: ignore[no-untyped-def]
 
 
 def _tap_middle(page, control) -> None:  # type: ignore[no-untyped-def]
-    box = _box(control)
+    box = box_of(control)
     page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
