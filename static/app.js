@@ -163,17 +163,18 @@
   // a tile reached by the keyboard clear of the bar as well.
   function clearOfBar(bar) {
     var form = bar.closest("form"), question = document.getElementById("ask");
-    if (!form || !bar.offsetParent) return;
-    var top = bar.getBoundingClientRect().top;
+    if (!form || bar.closest("details:not([open])") || window.scrollY > 0) return;
+    var box = bar.getBoundingClientRect(), top = box.top;
+    if (Math.abs(box.bottom - window.innerHeight) > 1) return;  // not stuck at the foot of the screen
     var under = Array.prototype.filter.call(form.querySelectorAll(".toggle, .winners button"), function (tile) {
-      return tile.getBoundingClientRect().bottom > top;
+      return tile.getBoundingClientRect().bottom > top && tile.compareDocumentPosition(bar) & Node.DOCUMENT_POSITION_FOLLOWING;
     });
-    if (!under.length || window.scrollY > 0) return;
+    if (!under.length) return;
     var by = under[under.length - 1].getBoundingClientRect().bottom - top + 8;
     if (question) by = Math.min(by, question.getBoundingClientRect().top - 8);
     if (by > 0) window.scrollBy(0, by);
   }
-  document.querySelectorAll(".ask form > .confirm").forEach(clearOfBar);
+  document.querySelectorAll(".ask .confirm").forEach(clearOfBar);
 
   // The report's audit is one tap away, in <details class="audit"> (issue 20, item 16).  A link
   // to a part of it (a player's chips, from the players' page) opens it, and a printout shows it
