@@ -76,8 +76,7 @@
   // of a long page, the note went unseen while the top kept the old standings as if live).
   function notLive(stale) {
     live.classList.toggle("not-live", stale);
-    if (stale) live.setAttribute("aria-describedby", "stale-note"); else live.removeAttribute("aria-describedby");
-    staleNote.id = "stale-note";
+    if (stale) live.setAttribute("aria-describedby", staleNote.id); else live.removeAttribute("aria-describedby");
   }
   // after(status), if given, runs after each poll: the status, or 0 when the network failed.
   function poll(el, onChange, after) {
