@@ -53,32 +53,37 @@ def shown(value: str, length: int = 20) -> str:
     return cut + ("\u2026" if len(value) > length else "")
 
 
-def whole_number(value: object, what: str = "the number", *, low: int | None = 0, high: int | None = None) -> int:
+def whole_number(
+    value: object, what: str = "the number", *, low: int | None = 0, high: int | None = None, unit: str = ""
+) -> int:
     """Read a whole number written in digits 0-9; :class:`Unreadable` with a sentence otherwise.
 
     ``low`` and ``high`` bound it (None: no bound); a ``-`` is refused as "cannot be
-    negative" when ``low`` is 0 or more, so ``"-0"`` is refused there too.
+    negative" when ``low`` is 0 or more, so ``"-0"`` is refused there too.  ``unit``
+    ("chips") is named in the messages.
     """
+    of = f" of {unit}" if unit else ""
     if not isinstance(value, str):
-        raise Unreadable(f"{what} must be written in digits 0-9")
+        raise Unreadable(f"{what} must be a whole number{of} in digits 0-9")
     written = trimmed(value)
     if not written:
-        raise Unreadable(f"enter {what} in digits 0-9")
+        raise Unreadable(f"enter {what} as a whole number{of}")
     match = _WHOLE.fullmatch(written)
     if match is None:
-        raise Unreadable(f"{what} must be written in digits 0-9, not \u201c{shown(written)}\u201d")
+        raise Unreadable(f"{what} must be a whole number{of} in digits 0-9, not \u201c{shown(written)}\u201d")
     if match["sign"] == "-" and low is not None and low >= 0:
-        raise Unreadable(f"{what} cannot be negative (you entered \u201c{shown(written)}\u201d)")
+        raise Unreadable(f"{what} cannot be negative (you entered {shown(written)})")
     digits = match["digits"].lstrip("0") or "0"
     if len(digits) > MAX_DIGITS:
         raise Unreadable(f"{what} has more than {MAX_DIGITS} digits")
     number = -int(digits) if match["sign"] == "-" else int(digits)
+    units = f" {unit}" if unit else ""
     if low is not None and high is not None and not low <= number <= high:
-        raise Unreadable(f"{what} must be {low:,} to {high:,}")
+        raise Unreadable(f"{what} must be {low:,} to {high:,}{units}")
     if low is not None and number < low:
-        raise Unreadable(f"{what} must be at least {low:,}")
+        raise Unreadable(f"{what} must be at least {low:,}{units}")
     if high is not None and number > high:
-        raise Unreadable(f"{what} must be at most {high:,}")
+        raise Unreadable(f"{what} must be at most {high:,}{units}")
     return number
 
 

@@ -84,7 +84,7 @@ def _fresh(form: Any, night: Night) -> Any:
 def chips_from(text: str | None, what: str, low: int = 1) -> int:
     """A number of chips as typed; IllegalAction with a sentence the scorekeeper can act on."""
     try:
-        return whole_number(text or "", what, low=low, high=MAX_CHIPS)  # companion.reading: one reader
+        return whole_number(text or "", what, low=low, high=MAX_CHIPS, unit="chips")  # companion.reading: one reader
     except Unreadable as error:
         raise IllegalAction(str(error)) from None
 

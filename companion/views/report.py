@@ -43,6 +43,7 @@ from ..reading import Unreadable, trimmed, whole_number
 from ..report import VIEWS, ChipCount, Report, build_night_report, chip_count
 from . import refused
 from . import stamped
+from .downloads import attachment
 from .common import NightLink, device_label, keeper_link, keeper_night, remember, standings_of, viewer_night
 from .home import my_nights
 
@@ -246,15 +247,11 @@ def viewer(key: str):  # type: ignore[no-untyped-def]
     return plain_report(night, keeper=False)
 
 
-def _filename(night: Night, ext: str) -> str:
-    return "napalm-report-" + "".join(c if c.isalnum() else "-" for c in night.name)[:40] + "." + ext
-
-
 def _csv(night: Night) -> Response:
     return Response(
         report_of(night).to_csv(_view()),
         mimetype="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="{_filename(night, "csv")}"'},
+        headers={"Content-Disposition": attachment("napalm-report", night.name, "csv")},
     )
 
 
@@ -262,7 +259,7 @@ def _json(night: Night) -> Response:
     response = Response(
         _dumps(report_of(night).as_dict()),
         mimetype="application/json",
-        headers={"Content-Disposition": f'attachment; filename="{_filename(night, "json")}"'},
+        headers={"Content-Disposition": attachment("napalm-report", night.name, "json")},
     )
     return response
 
