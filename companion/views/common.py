@@ -48,15 +48,18 @@ def read_row(engine: Engine, sql: str, key: str) -> tuple[Any, ...] | None:
     connection is in autocommit for it, so no BEGIN and ROLLBACK round trips).  Every
     phone asks for a night's version this way on every poll and every kept page, so
     any process behind the same database answers with what it holds now.  A failed
-    read (a connection the server dropped) is thrown away and answers None: the
-    caller then takes the ORM path (on PostgreSQL its pool pings before each use).
+    read (a connection the server dropped) is thrown away and answers None, and so does
+    a database that cannot be reached: the caller then takes the ORM path (on PostgreSQL
+    its pool pings before each use), which says "try again" (503) if it fails too.
     """
     param = _PARAM.get(engine.dialect.paramstyle)
     if param is None:  # pragma: no cover - a driver with another style: the ORM path
         return None
     try:
         connection = engine.raw_connection()
-    except DBAPIError:
+    except (DBAPIError, engine.dialect.loaded_dbapi.Error):
+        # the pool hands on the driver's own error when no connection can be made (the
+        # database is down): the ORM path then raises it as SQLAlchemy's, answered 503
         return None
     try:
         # the poll pool's connections are in autocommit already; the app's are not
