@@ -50,29 +50,33 @@ def lan_address() -> str | None:
 
 #: Open connections one process keeps: every phone at every table holds one (keep-alive) while it polls,
 #: and a socket that sent half a request holds one too, without holding a thread (see waitress_options).
-CONNECTION_LIMIT = 1000
+CONNECTION_LIMIT = 2000
 #: Files one process may have open: its connections, the database's files and the listening socket.
 OPEN_FILES = 4096
+#: files kept for other uses than connections (database, pool, logs, imports' temporary files)
+SPARE_FILES = 100
 
 
-def waitress_options(app: Flask, threads: int) -> dict[str, object]:
+def waitress_options(app: Flask, threads: int, open_files: int = OPEN_FILES) -> dict[str, object]:
     """What each waitress process is told: the limits that keep a slow or idle client cheap.
 
     Waitress reads whole requests in its one I/O loop and hands a thread only a request
     that has fully arrived, so a socket that sends half a header and stops costs a
     connection slot and a small buffer, never a thread: the table keeps being answered.
-    The bounds make each such socket cheap: a header larger than 64 KB or a body larger
+    The bounds make each such socket cheap: a header larger than 32 KB or a body larger
     than the app takes is refused at once, a body past 64 KB waits in a temporary file
-    rather than in memory, and a connection idle for a minute is closed.
+    rather than in memory (so 2,000 connections hold 64 MB of headers at most), and a
+    connection idle for a minute is closed, half a request or not.  The connections
+    stay under the files the process may open (``open_files``).
     """
     return {
         "threads": threads,
         "ident": "companion",
-        "connection_limit": CONNECTION_LIMIT,
+        "connection_limit": max(10, min(CONNECTION_LIMIT, open_files - SPARE_FILES)),
         # poll() rather than select(): select() cannot watch more than 1024 sockets.
         "asyncore_use_poll": True,
         "channel_timeout": 60,
-        "max_request_header_size": 65_536,
+        "max_request_header_size": 32_768,
         "max_request_body_size": int(app.config["MAX_CONTENT_LENGTH"]) + 65_536,
         "inbuf_overflow": 65_536,
         "backlog": 1024,
@@ -116,7 +120,7 @@ def serve_command(host: str, port: int, threads: int, workers: int) -> None:
     app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
     upgrade()
     app.config["LISTEN_HOST"] = host  # the QR code may use the LAN address only if it reaches us
-    raise_open_files_limit()
+    open_files = raise_open_files_limit()
     lan = lan_address()
     click.echo(f"companion: serving on http://{host}:{port}/ ({workers} process{'es' if workers > 1 else ''} "
                f"x {threads} threads)")
@@ -125,11 +129,11 @@ def serve_command(host: str, port: int, threads: int, workers: int) -> None:
     if workers > 1:
         from .processes import serve_processes
 
-        serve_processes(app, host, port, workers, waitress_options(app, threads))
+        serve_processes(app, host, port, workers, waitress_options(app, threads, open_files))
         return
     from waitress import serve
 
-    serve(app, host=host, port=port, **waitress_options(app, threads))
+    serve(app, host=host, port=port, **waitress_options(app, threads, open_files))
 
 
 @click.command("backup")
