@@ -150,15 +150,15 @@ def declare_nobody(keeper: Phone, table: str) -> int:
     return keeper.request("POST", f"{table}/declare", form)[0]
 
 
-def workers_of(process: subprocess.Popen) -> int:
-    count = 0
+def children_of(process: subprocess.Popen) -> set[int]:
+    found = set()
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
             if stat.read_text().rsplit(")", 1)[1].split()[1] == str(process.pid):
-                count += 1
+                found.add(int(stat.parent.name))
         except (OSError, IndexError):
             continue
-    return count
+    return found
 
 
 def test_two_worker_processes_follow_the_table_live(server):
@@ -166,9 +166,9 @@ def test_two_worker_processes_follow_the_table_live(server):
     if Path("/proc/self/stat").exists():
         # the first worker may answer /healthz before the second is forked
         deadline = time.monotonic() + 30
-        while workers_of(process) < 2 and time.monotonic() < deadline:
+        while len(children_of(process)) < 2 and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert workers_of(process) == 2
+        assert len(children_of(process)) == 2
     keeper, table, live = start_night(port, database)
     status, headers, _ = Phone(port).request("GET", live)
     assert status == 200
@@ -243,3 +243,26 @@ def test_two_hundred_half_open_sockets_leave_the_table_answered_within_a_second(
         for sock in opened:
             sock.close()
         stop()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the processes from /proc")
+def test_a_worker_process_that_dies_is_replaced_and_stopping_the_server_stops_them_all(server):
+    port, database, process = server
+    deadline = time.monotonic() + 30
+    while len(children_of(process)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    first = children_of(process)
+    assert len(first) == 2
+    victim = min(first)
+    os.kill(victim, 9)  # SIGKILL: as the kernel's out-of-memory killer would
+    deadline = time.monotonic() + 15
+    while (len(children_of(process)) < 2 or victim in children_of(process)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    now = children_of(process)
+    assert len(now) == 2 and victim not in now, now
+    keeper, table, live = start_night(port, database)
+    for _ in range(4):  # either process answers, the new one too
+        assert Phone(port).request("GET", live)[0] == 200
+    process.terminate()
+    assert process.wait(timeout=20) == 0
+    assert not any(Path(f"/proc/{pid}").exists() for pid in now), "a worker outlived the server"
