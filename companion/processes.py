@@ -8,8 +8,10 @@ complete one; each process here is a plain waitress server on the shared socket,
 kernel gives each new connection to whichever process accepts it first.
 
 The parent builds the app once, binds the socket, forks the children and watches them:
-a child that dies is replaced; SIGTERM or SIGINT stops them all (each finishes the
-requests it has in hand) and then the parent.
+a child that dies is replaced (but five in a row that die within 5 s of starting stop
+the server, with status 1: something is wrong that a new process will not mend);
+SIGTERM or SIGINT stops them all (each finishes the requests it has in hand) and then
+the parent.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ from flask import Flask
 
 #: how long stopping waits for the children before it kills them
 STOP_SECONDS = 10.0
+#: a process that ends sooner than this after it started failed to start; this many in a row stop the server
+START_SECONDS = 5.0
+MAX_FAILED_STARTS = 5
 
 
 def listening_socket(host: str, port: int, backlog: int) -> socket.socket:
@@ -78,8 +83,9 @@ def serve_processes(app: Flask, host: str, port: int, workers: int, options: dic
         raise click.ClickException("--workers needs a Unix system; use --threads")
     sock = listening_socket(host, port, int(options.get("backlog", 1024)))
     _drop_pooled_connections(app, close=True)  # the children open their own
-    children: set[int] = set()
+    children: dict[int, float] = {}  # pid -> when it was started
     stopping = False
+    failed_starts = 0
 
     def stop(_signum: int, _frame: object) -> None:
         nonlocal stopping
@@ -91,8 +97,9 @@ def serve_processes(app: Flask, host: str, port: int, workers: int, options: dic
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the child
             _child(app, sock, options)
-        children.add(pid)
+        children[pid] = time.monotonic()
 
+    exit_status = 0
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     for _ in range(workers):
@@ -104,7 +111,13 @@ def serve_processes(app: Flask, host: str, port: int, workers: int, options: dic
             except ChildProcessError:
                 pid, status = 0, 0
             if pid and pid in children:
-                children.discard(pid)
+                lived = time.monotonic() - children.pop(pid)
+                failed_starts = failed_starts + 1 if lived < START_SECONDS else 0
+                if failed_starts >= MAX_FAILED_STARTS:
+                    print(f"companion: {failed_starts} processes in a row ended within {START_SECONDS:.0f} s "
+                          "of starting; stopping", file=sys.stderr, flush=True)
+                    exit_status = 1
+                    break
                 if not stopping:
                     print(f"companion: process {pid} ended ({status}); starting another", file=sys.stderr, flush=True)
                     time.sleep(0.5)  # a child that dies at once must not spin the parent
@@ -124,7 +137,7 @@ def serve_processes(app: Flask, host: str, port: int, workers: int, options: dic
             except ChildProcessError:
                 break
             if pid:
-                children.discard(pid)
+                children.pop(pid, None)
             else:
                 time.sleep(0.05)
         for pid in children:
@@ -134,3 +147,5 @@ def serve_processes(app: Flask, host: str, port: int, workers: int, options: dic
             except (ProcessLookupError, ChildProcessError):
                 pass
         sock.close()
+    if exit_status:
+        sys.exit(exit_status)

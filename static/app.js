@@ -209,7 +209,7 @@
       .then(function () { return true; }, function () { return false; })
       .then(function (ok) { if (timer) clearTimeout(timer); return ok; });
   }
-  var unsent = null;   // {form, submitter, note}: the tap waiting for the network
+  var unsent = null;   // {form, submitter}: the tap waiting for the network
   var sending = false; // a tap is being checked or sent: further taps on this screen do nothing
   var retry = null;
   function say(form, text) {
@@ -231,9 +231,7 @@
         unsent = null;
         clearInterval(retry); retry = null;
         form.setAttribute("data-sending", "");
-        if (submitter && form.requestSubmit) form.requestSubmit(submitter);
-        else if (form.requestSubmit) form.requestSubmit();
-        else form.submit();
+        form.requestSubmit(submitter);  // the button tapped goes with the form, as a tap sends it
         return;
       }
       sending = false;
@@ -245,12 +243,13 @@
   }
   document.addEventListener("submit", function (e) {
     var form = e.target;
-    if (!scorekeeperForm(form)) return;
+    // a browser that cannot say which button was tapped, or send it again, posts as before
+    if (!scorekeeperForm(form) || !e.submitter || !form.requestSubmit) return;
     if (form.hasAttribute("data-sending")) { form.removeAttribute("data-sending"); return; }  // checked: goes
     e.preventDefault();
     if (sending) return;  // the same tap again while the first is on its way
     if (unsent && unsent.form !== form) { var old = unsent.form.querySelector(".unsent"); if (old) old.remove(); }
-    send(form, e.submitter || null);
+    send(form, e.submitter);
   });
   window.addEventListener("online", function () { if (unsent && !sending) send(unsent.form, unsent.submitter); });
   // back to this screen from the next one (the browser's page cache): nothing is on its way
