@@ -82,6 +82,35 @@ def chips_over_games(
     return series, starts
 
 
+#: a generous width of one character of a label at font-size 10 (digits and "G" in the usual sans fonts)
+LABEL_CHAR = 7.0
+
+
+def game_labels(marks: list[tuple[float, str]]) -> list[tuple[float, str, int, str]]:
+    """Where each game's label goes: ``(x, anchor, y, text)`` for the marks ``(x of the line, text)``.
+
+    A label sits right of its line, above the plot; one that would run past the chart's right
+    edge ends at its line instead (a clipped "G6 G" was printed, issue 20, item 16).  Games
+    of a record or two start a few pixels apart: a label that would overlap the one before
+    goes to the row under the plot, and where both rows are taken it is left out (its
+    dashed line and the line's title stay).
+    """
+    rows = (TOP - 3, HEIGHT - 3)
+    ends = dict.fromkeys(rows, float("-inf"))  # the right end of the last label in each row
+    placed: list[tuple[float, str, int, str]] = []
+    for at, text in marks:
+        width = LABEL_CHAR * len(text)
+        left, anchor = at + 2, "start"
+        if left + width > WIDTH:
+            left, anchor = at - 2 - width, "end"
+        for row in rows:
+            if left >= ends[row] + 3:
+                ends[row] = left + width
+                placed.append((left if anchor == "start" else left + width, anchor, row, text))
+                break
+    return placed
+
+
 def player_chart(name: str, points: list[int], game_starts: list[int], *, first_game: int = 1) -> str:
     """A line of ``name``'s net chips over the night, games marked; "" with nothing recorded."""
     if len(points) < 2:
@@ -115,7 +144,10 @@ def player_chart(name: str, points: list[int], game_starts: list[int], *, first_
             f'<line x1="{_fmt(x(start))}" y1="{TOP}" x2="{_fmt(x(start))}" y2="{HEIGHT - BOTTOM}" '
             f'stroke="{MARK}" stroke-width="1" stroke-dasharray="3 3"><title>game {n} starts</title></line>'
         )
-        out.append(f'<text x="{_fmt(x(start) + 2)}" y="{TOP - 3}" font-size="10" fill="{MARK}">G{n}</text>')
+    marks = [(x(start), f"G{n}") for n, start in enumerate(game_starts, start=first_game + 1)]
+    for at, anchor, row, text in game_labels(marks):
+        ends = ' text-anchor="end"' if anchor == "end" else ""
+        out.append(f'<text x="{_fmt(at)}" y="{row}"{ends} font-size="10" fill="{MARK}">{text}</text>')
     path = " ".join(f"{_fmt(x(i))},{_fmt(y(v))}" for i, v in enumerate(points))
     out.append(f'<polyline points="{path}" fill="none" stroke="{LINE}" stroke-width="2"/>')
     colour = GOOD if final >= 0 else BAD

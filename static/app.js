@@ -20,10 +20,30 @@
   }
   document.addEventListener("click", function (e) {
     if (settled() || !e.target.closest) return;
-    if (e.target.closest("a, button, label, summary, input, select")) {
+    var control = e.target.closest("a, button, label, summary, input, select");
+    if (control) {
       e.preventDefault(); e.stopPropagation();
+      swallowed(control);
     }
   }, true);
+  // A swallowed tap shows that it was (issue 20, item 12): the control it landed on flashes and
+  // a note at the top of the screen says why, for 2 s, so a scorekeeper whose deliberate tap came
+  // too soon knows to tap again (and one whose tap was the second of a double tap, not to).
+  var swallowedFor = 0;
+  function swallowed(control) {
+    var shown = control.closest("label") || control, note = document.querySelector(".tap-again");
+    if (!note) {
+      note = document.createElement("p");
+      note.className = "tap-again"; note.setAttribute("role", "status");
+      document.body.appendChild(note);
+    }
+    note.textContent = "That tap came as the screen changed, so it did nothing. If you meant it, tap again.";
+    note.hidden = false;
+    document.querySelectorAll(".swallowed").forEach(function (c) { c.classList.remove("swallowed"); });
+    shown.classList.add("swallowed");
+    clearTimeout(swallowedFor);
+    swallowedFor = setTimeout(function () { note.hidden = true; shown.classList.remove("swallowed"); }, 2000);
+  }
   // Players' page: follow the table live with conditional GETs (304 when unchanged).
   var live = document.getElementById("live");
   var staleNote = document.querySelector(".stale");
@@ -42,12 +62,21 @@
       staleNote.hidden = false;
       staleNote.className = "stale flash warn";
       staleNote.textContent = "This link was replaced: ask the scorekeeper for the new QR code.";
+      notLive(true);
       return;
     }
     var failing = status === 0 || status === 429 || status >= 500;
     staleNote.hidden = !failing;
     staleNote.className = failing ? "stale flash warn" : "stale muted";
     if (failing) staleNote.textContent = "Not updating since " + clock(lastOk) + ": these standings may be out of date.";
+    notLive(failing);
+  }
+  // The note sits at the top of the page, above the standings, and stays there as the page
+  // scrolls; the standings under it are marked as no longer live (issue 20, item 7: at the foot
+  // of a long page, the note went unseen while the top kept the old standings as if live).
+  function notLive(stale) {
+    live.classList.toggle("not-live", stale);
+    if (stale) live.setAttribute("aria-describedby", staleNote.id); else live.removeAttribute("aria-describedby");
   }
   // after(status), if given, runs after each poll: the status, or 0 when the network failed.
   function poll(el, onChange, after) {
@@ -126,9 +155,57 @@
     relabel();
   });
 
-  // Card picker: tap cards instead of typing them.  It fills one player's field at a time,
-  // says whose, and moves on by itself when that field has its cards; a card shown by one
-  // player cannot be tapped for another (one deck per hand; issue 14, item 5).
+  // The sticky confirm bar hides no tile (issue 20, item 10): a tile half under the bar invites a
+  // tap that lands on the bar and records without that player (the dealer, whose tile comes last).
+  // A screen whose tiles run under the bar opens scrolled just enough to show the last of them
+  // above it, as long as the question stays on the screen; scroll-padding (static/app.css) keeps
+  // a tile reached by the keyboard clear of the bar as well.
+  function clearOfBar(bar) {
+    var form = bar.closest("form"), question = document.getElementById("ask");
+    if (!form || bar.closest("details:not([open])") || window.scrollY > 0) return;
+    var box = bar.getBoundingClientRect(), top = box.top;
+    if (Math.abs(box.bottom - window.innerHeight) > 1) return;  // not stuck at the foot of the screen
+    var under = Array.prototype.filter.call(form.querySelectorAll(".toggle, .winners button"), function (tile) {
+      return tile.getBoundingClientRect().bottom > top && tile.compareDocumentPosition(bar) & Node.DOCUMENT_POSITION_FOLLOWING;
+    });
+    if (!under.length) return;
+    var by = under[under.length - 1].getBoundingClientRect().bottom - top + 8;
+    if (question) by = Math.min(by, question.getBoundingClientRect().top - 8);
+    if (by > 0) window.scrollBy(0, by);
+  }
+  document.querySelectorAll(".ask .confirm").forEach(clearOfBar);
+
+  // The report's audit is one tap away, in <details class="audit"> (issue 20, item 16).  A link
+  // to a part of it (a player's chips, from the players' page) opens it, and a printout shows it
+  // all, with each payment's "Why?": static/app.css does so where the browser styles
+  // ::details-content; this does it everywhere else, and closes them again after printing.
+  function openTarget() {
+    var target = location.hash.length > 1 && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    var closed = target && target.closest("details.audit:not([open])");
+    if (closed) { closed.open = true; target.scrollIntoView(); }
+  }
+  if (document.querySelector("details.audit")) {
+    openTarget();
+    window.addEventListener("hashchange", openTarget);
+    var openedToPrint = [];
+    window.addEventListener("beforeprint", function () {
+      openedToPrint = Array.prototype.filter.call(
+        document.querySelectorAll("details.audit:not([open]), details.why:not([open]), details.records:not([open])"),
+        function (d) { d.open = true; return true; });
+    });
+    window.addEventListener("afterprint", function () {
+      openedToPrint.forEach(function (d) { d.open = false; });
+      openedToPrint = [];
+    });
+  }
+
+  // Card picker: tap cards instead of typing them.  It fills one player's field at a time and
+  // moves on by itself when that field has its cards; a card shown by one player cannot be
+  // tapped for another (one deck per hand; issue 14, item 5).  The fields come in speaking
+  // order, which need not be the order the Yes players were tapped in, so whose field the cards
+  // go to is written large above the cards and stays in view while they are tapped, and a
+  // button per player picks whose cards come next (issue 20, item 9: cards meant for Ben went
+  // to Dan, and the app paid the wrong player).
   var ranks = "23456789TJQKA".split(""), suits = [["s", "♠"], ["h", "♥"], ["d", "♦"], ["c", "♣"]];
   var symbols = {"♠": "S", "♤": "S", "♥": "H", "♡": "H", "♦": "D", "♢": "D", "♣": "C", "♧": "C"};
   // "10h", "Th" and "T♥" are the same card: the picker counts typed and tapped cards alike
@@ -140,7 +217,7 @@
   }
   document.querySelectorAll(".picker").forEach(function (picker) {
     var form = picker.closest("form"), inputs = Array.prototype.slice.call(form.querySelectorAll(".cardinput"));
-    var note = form.querySelector(".picking");
+    var whose = form.querySelector(".whose"), note = form.querySelector(".picking"), choose = form.querySelector(".whose-pick");
     if (!inputs.length) return;
     var taken = parse(picker.getAttribute("data-taken") || "");
     function need(i) { return +i.getAttribute("data-count"); }
@@ -148,6 +225,16 @@
     function firstOpen() { return inputs.filter(function (i) { return parse(i.value).length < need(i); })[0] || inputs[0]; }
     var current = firstOpen();
     inputs.forEach(function (i) { i.addEventListener("focus", function () { current = i; mark(); }); });
+    // whose cards come next: one button per player, and one to empty the chosen player's field
+    function control(className, onTap) {
+      var b = document.createElement("button");
+      b.type = "button"; b.className = className;
+      b.addEventListener("click", function () { onTap(); mark(); });
+      if (choose) choose.appendChild(b);
+      return b;
+    }
+    var players = inputs.map(function (i) { return control("who", function () { current = i; }); });
+    var clear = control("clear", function () { current.value = ""; });
     suits.forEach(function (s) {
       ranks.slice().reverse().forEach(function (r) {
         var b = document.createElement("button");
@@ -169,6 +256,7 @@
       if (taken.indexOf(code) >= 0) return "taken";
       return inputs.filter(function (i) { return parse(i.value).indexOf(code) >= 0; })[0] || null;
     }
+    function count(i) { return parse(i.value).length + " of " + need(i); }
     function mark() {
       picker.querySelectorAll("button").forEach(function (b) {
         var who = owner(b.getAttribute("aria-label").toUpperCase());
@@ -176,13 +264,26 @@
         b.disabled = !!who && who !== current;
       });
       inputs.forEach(function (i) { i.closest("label").classList.toggle("filling", i === current); });
-      if (note) {
-        note.hidden = false;
-        note.textContent = "The cards you tap go to " + nameOf(current) + " (" + parse(current.value).length + " of " + need(current) + ")";
+      players.forEach(function (b, k) {
+        var i = inputs[k];
+        b.textContent = nameOf(i) + " " + parse(i.value).length + "/" + need(i);
+        b.setAttribute("aria-label", "Cards for " + nameOf(i) + ", " + count(i));
+        b.setAttribute("aria-pressed", i === current ? "true" : "false");
+      });
+      clear.textContent = "Clear";
+      clear.setAttribute("aria-label", "Clear " + nameOf(current) + "'s cards");
+      clear.disabled = !current.value.trim();
+      if (note) {  // "The cards you tap go to BEN (0 of 7)", the name large
+        var name = document.createElement("strong");
+        name.className = "whose-name"; name.textContent = nameOf(current);
+        note.textContent = "The cards you tap go to ";
+        note.appendChild(name);
+        note.appendChild(document.createTextNode(" (" + count(current) + ")"));
       }
     }
     inputs.forEach(function (i) { i.addEventListener("input", mark); });
     mark();
+    if (whose) whose.hidden = false;
     picker.hidden = false;
   });
 })();

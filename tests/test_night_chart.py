@@ -64,3 +64,33 @@ def test_a_night_of_two_games_is_one_line_per_player_from_each_game_to_the_next(
     # points: game 1 start, after its one record; game 2 start (where game 1 closed), after its record
     assert series == {"Ann": [0, -1, 0, 2], "Ben": [0, -1, 0, 0], "Cat": [0, 0, 0, -2]}
     assert starts == [2]
+
+
+def _labels(svg: str) -> list[tuple[float, float, int, str]]:
+    """Each game label's (left, right, row, text), its width taken as 7 px a character at font-size 10."""
+    found = []
+    for x, y, end, text in re.findall(r'<text x="([\d.]+)" y="(\d+)"( text-anchor="end")? [^>]*>(G\d+)</text>', svg):
+        width = 7 * len(text)
+        left = float(x) - width if end else float(x)
+        found.append((left, left + width, int(y), text))
+    return found
+
+
+def test_a_game_that_starts_at_the_last_action_is_labelled_inside_the_chart():
+    # 13 points from x = 40 to x = 332 (the chart is 340 wide, 8 kept on the right): a game
+    # starting at the last point has its line at x = 332; "G2" to its right would run to
+    # 334 + 14 = 348, past 340 (printed as "G"): it ends at the line instead, 330.
+    svg = player_chart("Ann", [0] * 12 + [3], [12])
+    assert _labels(svg) == [(316.0, 330.0, 11, "G2")]
+
+
+def test_games_that_start_close_together_have_labels_that_do_not_overlap():
+    # 61 points, 292 / 60 = 4.87 px apart: games 2, 3 and 4 start at points 50, 51 and 52
+    # (x = 283.3, 288.2, 293.1), each 14 px wide.  G2 above the plot; G3 would overlap it:
+    # under the plot; G4 overlaps both: left out (its dashed line stays).
+    svg = player_chart("Ann", list(range(61)), [50, 51, 52])
+    labels = _labels(svg)
+    assert [(row, text) for _, _, row, text in labels] == [(11, "G2"), (117, "G3")]
+    assert svg.count("stroke-dasharray") == 3 and "game 4 starts" in svg
+    for left, right, _, _ in labels:
+        assert 0 <= left and right <= 340

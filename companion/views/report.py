@@ -24,6 +24,7 @@ Routes (``<key>`` is a night's secret link):
 from __future__ import annotations
 
 import json
+import re
 from decimal import Decimal
 from typing import Any
 
@@ -38,15 +39,19 @@ from ..forms import CarryForm, PaidForm
 from ..ledger.money import format_money, value_text
 from ..models import Night
 from ..games import IllegalAction
+from ..reading import Unreadable, trimmed, whole_number
 from ..report import VIEWS, ChipCount, Report, build_night_report, chip_count
 from . import refused
 from . import stamped
+from .downloads import attachment
 from .common import NightLink, device_label, keeper_link, keeper_night, remember, standings_of, viewer_night
 from .home import my_nights
 
 bp = Blueprint("report", __name__)
 
 MAX_CHIPS = 10**9
+#: the chip count's fields: a seat's count (c3) and buy-in (b3)
+_COUNT_FIELD = re.compile(r"[bc][0-9]{1,2}", re.ASCII)
 
 
 def report_of(night: Night) -> Report:
@@ -95,19 +100,19 @@ def _view() -> str:
 
 
 def _whole(text: str | None, what: str, errors: dict[str, str], field: str) -> int | None:
-    text = (text or "").strip()
-    if not text:
+    if not trimmed(text or ""):
         return None
-    if not text.isdigit() or int(text) > MAX_CHIPS:
+    try:
+        return whole_number(text, what, low=0, high=MAX_CHIPS)
+    except Unreadable:  # "²", "\u0663", 5,000 digits: refused as every way in refuses them
         errors[field] = f"{what}: a whole number of chips, 0 or more"
         return None
-    return int(text)
 
 
 def count_of(report: Report) -> tuple[ChipCount | None, dict[str, str], dict[str, str]]:
     """The chip count asked for in the query string: (result, values to re-show, errors)."""
     args = request.args
-    values = {k: v for k, v in args.items() if k == "buy_in" or k[:1] in "bc" and k[1:].isdigit()}
+    values = {k: v[:20] for k, v in args.items() if k == "buy_in" or _COUNT_FIELD.fullmatch(k)}
     if not args.get("count"):
         return None, values, {}
     errors: dict[str, str] = {}
@@ -161,8 +166,8 @@ def render_report(  # type: ignore[no-untyped-def]
     paid_form = None
     if keeper and request.args.get("payer"):
         try:
-            chips = int(request.args.get("chips", ""))
-        except ValueError:
+            chips = whole_number(request.args.get("chips", ""), "chips", low=1, high=MAX_CHIPS)
+        except Unreadable:
             chips = 0
         confirm = report.find(view, request.args.get("payer", ""), request.args.get("payee", ""), chips)
         if confirm is None and message is None:
@@ -242,15 +247,11 @@ def viewer(key: str):  # type: ignore[no-untyped-def]
     return plain_report(night, keeper=False)
 
 
-def _filename(night: Night, ext: str) -> str:
-    return "napalm-report-" + "".join(c if c.isalnum() else "-" for c in night.name)[:40] + "." + ext
-
-
 def _csv(night: Night) -> Response:
     return Response(
         report_of(night).to_csv(_view()),
         mimetype="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="{_filename(night, "csv")}"'},
+        headers={"Content-Disposition": attachment("napalm-report", night.name, "csv")},
     )
 
 
@@ -258,7 +259,7 @@ def _json(night: Night) -> Response:
     response = Response(
         _dumps(report_of(night).as_dict()),
         mimetype="application/json",
-        headers={"Content-Disposition": f'attachment; filename="{_filename(night, "json")}"'},
+        headers={"Content-Disposition": attachment("napalm-report", night.name, "json")},
     )
     return response
 

@@ -280,6 +280,29 @@ class Phone:
         return " ".join(self.page.locator("main").inner_text().split())
 
 
+def box_of(locator: Any) -> dict[str, float]:
+    """Where ``locator`` is on the screen now (x, y, width, height in CSS px); it must be shown."""
+    box = locator.bounding_box()
+    assert box is not None, f"{locator} is not on the page"
+    return box
+
+
+def replace_players_link(keeper: Page) -> None:
+    """On the scorekeeper's share page, make a new players' link: the old one answers 404 for good."""
+    keeper.goto(keeper.url.split("?")[0] + "/share")
+    keeper.get_by_label("Replace a link").select_option("viewer")
+    with keeper.expect_navigation(wait_until="load"):
+        keeper.get_by_role("button", name="Make a new link").click()
+
+
+def open_audit(page: Page) -> None:
+    """Tap the report's "How these were worked out": the games, player by player, the pots (issue 20, item 16)."""
+    audit = page.locator("details.audit")
+    if audit.get_attribute("open") is None:
+        audit.locator(":scope > summary").click()
+    assert audit.get_attribute("open") is not None
+
+
 def double_tap(page: Page, button: Any, gap_ms: int) -> None:
     """Two finger taps at the same spot ``gap_ms`` apart, as a hurried thumb does."""
     button.scroll_into_view_if_needed()  # a thumb taps what is on the screen
@@ -302,9 +325,11 @@ def start_night(
     name: str = "Friday",
     shots: Shots | None = None,
     chip_value: str = "0.25",
+    first_dealer: str | None = None,
 ) -> None:
     """Fill the home page's form as a person would and start the night (a chip is worth 0.25 €
-    unless ``chip_value`` says otherwise; the form's own default is empty: chips only)."""
+    unless ``chip_value`` says otherwise; the form's own default is empty: chips only; the first
+    dealer is seat 1 unless ``first_dealer`` names another player)."""
     page.goto(base_url + "/")
     if shots:
         shots(page, "home")
@@ -314,6 +339,8 @@ def start_night(
         form.get_by_label(f"Seat {seat}", exact=True).fill(player)
     form.get_by_label("Tokens to win").fill(str(tokens_to_win))
     form.get_by_label("Value of one chip").fill(chip_value)
+    if first_dealer is not None:
+        form.locator("select.dealer-pick").select_option(label=first_dealer)
     with page.expect_navigation(wait_until="load") as navigation:
         form.get_by_role("button", name="Start the night").click()
     response = navigation.value

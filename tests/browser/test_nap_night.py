@@ -30,7 +30,7 @@ import re
 
 import pytest
 
-from browser.phone import double_tap, start_night
+from browser.phone import double_tap, open_audit, start_night
 from browser.test_accessibility import Axe, open_every_details
 
 pytestmark = pytest.mark.browser
@@ -198,6 +198,7 @@ def test_a_night_of_napalm_then_pool_nap_tapped_on_a_phone(live_server, new_phon
         paid[payer] = paid.get(payer, 0) - chips
         paid[payee] = paid.get(payee, 0) + chips
     assert paid == night, payments
+    open_audit(keeper)  # how the payments were worked out: one tap
     keeper.locator("details.records summary").click()  # "Each record": the game's deals, one line each
     report = text_of(keeper)
     assert "2nd game (Pool Nap): 3 records" in report, report[:2000]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from browser.phone import double_tap, start_night
+from browser.phone import double_tap, open_audit, start_night
 
 pytestmark = pytest.mark.browser
 
@@ -96,5 +96,6 @@ def test_two_games_started_from_the_table_then_one_settle_up(live_server, new_ph
         for li in keeper.locator("ol.payments li.payment").all()
     )
     assert payments == [("Ben", "Ann", "4", "1.00 €"), ("Ben", "Cat", "2", "0.50 €")], payments
+    open_audit(keeper)  # how the payments were worked out: one tap
     text = " ".join(keeper.locator("main").inner_text().split())
     assert "1st game (Napalm), game 1" in text and "2nd game (Napalm), game 1" in text

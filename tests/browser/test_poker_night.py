@@ -54,7 +54,7 @@ import time
 
 import pytest
 
-from browser.phone import Phone, double_tap, start_night
+from browser.phone import Phone, double_tap, open_audit, start_night
 from browser.test_accessibility import Axe
 
 pytestmark = pytest.mark.browser
@@ -230,6 +230,7 @@ def test_a_dealers_choice_poker_night_under_the_bank_settles_once(live_server, n
         for li in page.locator("ol.payments li.payment").all()
     )
     assert payments == [("Ben", "Ann", "25", "6.25 €"), ("Dan", "Cat", "15", "3.75 €")], payments
+    open_audit(page)  # how the payments were worked out: one tap
     text = phone.main()
     assert "2nd game (Tips to the Fat One)" in text, text[:1500]
     axe.check(page, "report")

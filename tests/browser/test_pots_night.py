@@ -24,7 +24,7 @@ import re
 
 import pytest
 
-from browser.phone import double_tap, start_night
+from browser.phone import double_tap, open_audit, start_night
 
 pytestmark = pytest.mark.browser
 
@@ -174,6 +174,7 @@ def test_napalm_then_tips_to_the_fat_one_then_high_card_settled_once(live_server
         for li in keeper.locator("ol.payments li.payment").all()
     )
     assert payments == [("Ben", "Ann", "12", "3.00 €"), ("Ben", "Cat", "2", "0.50 €"), ("Ben", "Dan", "6", "1.50 €")], payments
+    open_audit(keeper)  # how the payments were worked out: one tap
     for summary in keeper.locator("details.records summary").all():  # each game's records, tapped open
         summary.click()
     shots(keeper, "report with each record")

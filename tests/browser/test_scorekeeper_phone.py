@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from browser.phone import start_night
+from browser.phone import open_audit, start_night
 
 pytestmark = pytest.mark.browser
 
@@ -167,6 +167,7 @@ def test_a_game_played_on_the_scorekeepers_phone(live_server, new_phone, table_s
     page.get_by_role("link", name="Report").click()
     page.wait_for_load_state()
     shots(page, "report")
+    open_audit(page)  # "At the table now" and the unfinished pot: one tap away
     rows = {
         r.get_attribute("data-player"): int(r.locator("td.net").inner_text())
         for r in page.locator("table.standings tbody tr").all()

@@ -14,7 +14,7 @@ from wtforms import SelectField, StringField
 from wtforms.validators import InputRequired, Length, NumberRange
 
 from ...forms import CardsForm, ChallengeForm, DeclareForm, ShowdownForm, WholeNumberField
-from ...shown_cards import shown_this_hand
+from ...shown_cards import shown_this_hand, undone_cards
 from ..base import IllegalAction
 from .closing import LABELS as UNFINISHED_LABELS
 from .table import Challenge, Declare, Phase, Showdown, Table
@@ -48,12 +48,18 @@ def cards_form_class(yes: tuple[str, ...]) -> type[CardsForm]:
 
 
 def prefilled_cards(table: Table, yes: tuple[str, ...]) -> CardsForm:
-    """The cards form with what each Yes player already showed this hand; ``taken``: others' cards."""
+    """The cards form with what each Yes player already showed this hand; ``taken``: others' cards.
+
+    After an undo of this very showdown entered by cards, its cards are back in their
+    fields (``given_back``: the screen opens the cards form and says so).
+    """
     form = cards_form_class(yes)(formdata=None)
     shown = shown_this_hand(table) if yes else {}
+    given_back = undone_cards(table) if yes else {}
     for i, name in enumerate(yes):
-        getattr(form, f"cards_{i}").data = shown.get(name, "")
+        getattr(form, f"cards_{i}").data = given_back.get(name) or shown.get(name, "")
     form.taken = " ".join(cards for name, cards in shown.items() if name not in yes)  # type: ignore[attr-defined]
+    form.given_back = bool(given_back)  # type: ignore[attr-defined]
     return form
 
 
