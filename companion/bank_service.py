@@ -72,7 +72,9 @@ def ledger_of(night: Night) -> NightLedger:
     kept = services.derived("night-ledger", night.id, night.version)
     if kept is not None:
         return kept
-    ledger = NightLedger(tuple(night.players), Decimal(night.chip_value or 0), night.currency or "")
+    ledger = NightLedger(
+        tuple(night.players), Decimal(night.chip_value or 0), night.currency or "", records_chip_by_chip(night)
+    )
     for event in _events(night):
         if event.kind in KINDS:
             ledger.apply(event.seq, event.kind, event.payload)
@@ -80,7 +82,8 @@ def ledger_of(night: Night) -> NightLedger:
     return ledger
 
 
-def _marked_paid(night: Night) -> bool:
+def marked_paid(night: Night) -> bool:
+    """Whether a settle-up payment is marked paid (then the night's setting can no longer change)."""
     return (
         db.session.scalar(
             select(Event.id).where(Event.night_id == night.id, Event.kind == "paid", Event.seq <= night.version).limit(1)
@@ -97,7 +100,7 @@ def verify(night: Night, kind: str, payload: dict[str, Any]) -> str:
             raise IllegalAction(f"the night settles on chip counts: {block}")
         return ""
     ledger = ledger_of(night)
-    return ledger.verify(kind, payload, paid=kind == MODE_KIND and _marked_paid(night))
+    return ledger.verify(kind, payload, paid=kind == MODE_KIND and marked_paid(night))
 
 
 # --- what the report and the bank page read ----------------------------------------------------

@@ -37,12 +37,18 @@ MAX_LUCKY_CHIPS = 1_000_000
 
 @dataclass
 class NightLedger:
-    """The night's setting, bank and Bonus Round at one version of its log."""
+    """The night's setting, bank and Bonus Round at one version of its log.
+
+    ``chip_by_chip``: every game of the night so far records each chip (no Poker with real
+    betting): only then can the night settle on the app's tally once chips were bought.
+    ``chosen``: the setting last chosen on the Bank page (a ``settle_on`` event), if any;
+    :attr:`settle_on` is what the night settles on (:func:`basis`)."""
 
     players: tuple[str, ...]
     chip_value: Decimal
     currency: str = ""
-    settle_on: str = TALLY
+    chip_by_chip: bool = True
+    chosen: str | None = None
     bank: Bank = field(init=False)
     grid: BonusGrid | None = None
     lucky_chips: int = 1
@@ -58,6 +64,22 @@ class NightLedger:
         self.bank = Bank(self.players, self.chip_value, self.currency)
         self.bonus_net = {p: 0 for p in self.players}
 
+    @property
+    def settle_on(self) -> str:
+        """What the night settles on now: :data:`TALLY` or :data:`BANK` (:func:`basis`)."""
+        return basis(self.chosen, bool(self.bank.bought), self.chip_by_chip)[0]
+
+    @property
+    def settles_text(self) -> str:
+        """The one sentence the table, the Bank page and the report say it in (:func:`basis`)."""
+        on, why = basis(self.chosen, bool(self.bank.bought), self.chip_by_chip)
+        return f"This night settles on {SETTLE_ON[on]}{why}."
+
+    @property
+    def uses_bank(self) -> bool:
+        """Whether the night settles on the counts, or bought chips and chose the tally: worth saying."""
+        return self.settle_on == BANK or bool(self.bank.bought)
+
     # reading and verifying ---------------------------------------------------------------
 
     def verify(self, kind: str, payload: Mapping[str, Any], paid: bool = False) -> str:
@@ -68,6 +90,8 @@ class NightLedger:
             on = payload.get("on")
             if on not in SETTLE_ON:
                 raise IllegalAction("settle the night on the app's tally or on chip counts")
+            if on == TALLY and not self.chip_by_chip:
+                raise IllegalAction(BETTING_ON_COUNTS)
             if on == self.settle_on:
                 raise IllegalAction(f"the night already settles on {SETTLE_ON[on]}")
             if paid:
@@ -95,7 +119,7 @@ class NightLedger:
     def apply(self, seq: int, kind: str, payload: Mapping[str, Any]) -> None:
         """Fold one stored event (verified when it was recorded)."""
         if kind == MODE_KIND:
-            self.settle_on = payload["on"]
+            self.chosen = payload["on"]
         elif kind in BANK_KINDS:
             self.bank.push(bank_action(kind, payload), seq=seq)
         elif kind == "bonus_grid":
@@ -125,6 +149,33 @@ class NightLedger:
     def last_roll(self) -> tuple[int, BonusRecord] | None:
         rolls = self.rolls
         return rolls[-1] if rolls else None
+
+
+#: why a night with a betting game cannot settle on the tally
+BETTING_ON_COUNTS = (
+    "Poker with real betting is played tonight: the chips on the table settle its pots, so no tally knows "
+    "them and the night settles on chip counts"
+)
+
+
+def basis(chosen: str | None, bought: bool, chip_by_chip: bool) -> tuple[str, str]:
+    """What a night settles on, and why (a clause for :attr:`NightLedger.settles_text`).
+
+    RULES-POKER.md: "a night that uses the bank settles on the counts".  So from the first
+    buy-in (``bought``: chips are out of the bank) or the first game of Poker with real
+    betting (not ``chip_by_chip``: its pots are in no tally) the night is on the counts,
+    with nothing to switch.  One choice stays (docs/bank.md): a group that bought chips
+    for games the app records chip by chip may settle on the app's tally instead (the
+    tally then knows every chip, and nobody need count); a betting game overrides it."""
+    if not chip_by_chip:
+        return BANK, ": Poker with real betting is played tonight, and the chips on the table settle its pots"
+    if chosen == TALLY and bought:
+        return TALLY, ", as chosen on the Bank page: the chips bought and counted are not used"
+    if chosen == BANK:
+        return BANK, ", as chosen on the Bank page: each player's count less the chips they bought"
+    if bought:
+        return BANK, ": chips were bought from the bank, so each player's count less the chips they bought"
+    return TALLY, ": the games and the Bonus Round's payments (nobody has bought chips from the bank)"
 
 
 def bank_action(kind: str, payload: Mapping[str, Any]) -> BankAction:
@@ -195,11 +246,11 @@ FILE_KEYS = ("settle_on", "bank", "bonus")
 
 
 def file_keys(ledger: NightLedger) -> dict[str, Any]:
-    """What a night file holds of ``ledger``: the setting (when on the bank), the bank's live events
+    """What a night file holds of ``ledger``: the setting (when it is not what the rule gives), the bank's live events
     (cancelled ones and the cancels left out, as undone records are) and each grid with its rolls."""
     out: dict[str, Any] = {}
-    if ledger.settle_on == BANK:
-        out["settle_on"] = BANK
+    if ledger.settle_on != basis(None, bool(ledger.bank.bought), ledger.chip_by_chip)[0]:
+        out["settle_on"] = ledger.settle_on  # only a choice the rule would not make (read_file_keys)
     entries: list[dict[str, Any]] = []
     for event in ledger.bank.live_events():
         action = event.action
@@ -216,11 +267,15 @@ def file_keys(ledger: NightLedger) -> dict[str, Any]:
 
 
 def read_file_keys(
-    data: Mapping[str, Any], players: tuple[str, ...], chip_value: Decimal = Decimal("0"), currency: str = ""
+    data: Mapping[str, Any], players: tuple[str, ...], chip_value: Decimal = Decimal("0"), currency: str = "",
+    chip_by_chip: bool = True,
 ) -> tuple[NightLedger, list[tuple[str, dict[str, Any]]]]:
     """The night ledger a file's ``settle_on``, ``bank`` and ``bonus`` hold, and the events to store
-    for it, in order.  Strict: IllegalAction names the entry and the field."""
-    ledger = NightLedger(players, chip_value, currency)
+    for it, in order.  Strict: IllegalAction names the entry and the field.
+
+    ``settle_on`` is stored (after the bank's events) only when it says other than the rule
+    would (:func:`basis`): a file with bank records and no ``settle_on`` settles on the counts."""
+    ledger = NightLedger(players, chip_value, currency, chip_by_chip=chip_by_chip)
     events: list[tuple[str, dict[str, Any]]] = []
 
     def add(kind: str, payload: dict[str, Any], where: str) -> None:
@@ -231,11 +286,12 @@ def read_file_keys(
         events.append((kind, payload))
         ledger.apply(len(events), kind, payload)
 
-    on = data.get("settle_on", TALLY)
-    if on not in SETTLE_ON:
-        raise IllegalAction("'settle_on' must be \"tally\" (the app's tally, the default) or \"bank\" (chip counts)")
-    if on == BANK:
-        add(MODE_KIND, {"on": BANK}, "'settle_on'")
+    on = data.get("settle_on")
+    if on is not None and on not in SETTLE_ON:
+        raise IllegalAction(
+            "'settle_on' must be \"tally\" (the app's tally) or \"bank\" (chip counts, the default once the "
+            "file has bank records)"
+        )
     bank = data.get("bank", [])
     if not isinstance(bank, list):
         raise IllegalAction("'bank' must be a list of the bank's events, in the order recorded")
@@ -258,6 +314,8 @@ def read_file_keys(
                 raise IllegalAction(f"{where} ({key}): '{key}' must be a seated player's name")
             payload = {"player": entry[key], "chips": entry.get("chips")}
         add(FILE_BANK_KEYS[key], payload, f"{where} ({key})")
+    if on is not None and on != ledger.settle_on:
+        add(MODE_KIND, {"on": on}, "'settle_on'")
     rounds = data.get("bonus", [])
     if not isinstance(rounds, list):
         raise IllegalAction("'bonus' must be a list of grids, each with the rolls made under it")
@@ -341,7 +399,7 @@ def replay_extras(
     tally they add to the games' balances) and, on chip counts, the bank (the balances are then
     counts − bought, checked against bought + the tally).  Updates ``summary``'s players and
     returns the night's balances, or None while the bank does not balance (no payments)."""
-    ledger = NightLedger(tuple(seated), Decimal("0"))
+    ledger = NightLedger(tuple(seated), Decimal("0"), chip_by_chip=chip_by_chip)
     for seq, (kind, payload) in enumerate(events, start=1):
         ledger.apply(seq, kind, payload)
     tally = {p: games_net.get(p, 0) + ledger.bonus_net.get(p, 0) for p in seated}

@@ -91,6 +91,10 @@ class Standings:
     #: the game's macros for the common pages (status, columns, cells, mine, recent_line, notes)
     parts: str = "games/napalm/parts.html"
     view: Any = None  # the game's own view of its state (its screens' ``view``), for its templates
+    #: how the night settles, in the words of the Bank page and the report, when the bank is in use
+    #: (NightLedger.settles_text); "" on a night that never bought chips
+    settles: str = ""
+    settle_on: str = ""  # "tally" or "bank" with ``settles``
 
     @property
     def carried_total(self) -> int:

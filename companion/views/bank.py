@@ -177,6 +177,7 @@ def bank(key: str):  # type: ignore[no-untyped-def]
             form = _fresh(CancelForm(formdata=None), night)
             form.seq.data = str(event.seq)
         log.append({"event": event, "cancelled_by": b.cancelled.get(event.seq), "form": form})
+    marked = bank_service.marked_paid(night)
     setting = _fresh(SettingForm(formdata=None), night)
     setting.on.data = bank_service.TALLY if ledger.settle_on == bank_service.BANK else bank_service.BANK
     return (
@@ -188,6 +189,10 @@ def bank(key: str):  # type: ignore[no-untyped-def]
             settle_on=ledger.settle_on,
             SETTLE_ON=bank_service.SETTLE_ON,
             setting=setting,
+            # the switch only where it can do something: never once a payment is marked, never to
+            # the tally with a betting game in the night (issue 20, items 1 and 13)
+            switch=ledger.chip_by_chip and not marked,
+            marked=marked,
             everyone=everyone,
             rows=rows,
             log=log,
@@ -256,22 +261,37 @@ def bank_cancel(key: str):  # type: ignore[no-untyped-def]
 
 @bp.app_template_global()
 def bank_report(night: Night) -> dict[str, Any]:
-    """What templates/bank/_report.html shows on the report (templates/report/show.html includes it): the setting,
-    why the night cannot settle yet, the results on the counts, the Bonus Round's payments."""
+    """What the report shows of the bank (templates/bank/_report.html, and the payments' section of
+    templates/report/show.html): how the night settles, in the words of the table and the Bank page;
+    why it cannot settle yet and what to do about it; the results on the counts; the Bonus Round's
+    payments."""
     state = bank_service.bank_state(night)
     ledger = state.ledger
     bonus = dict(ledger.bonus_net) if ledger.rolls else None
+    on_counts = ledger.settle_on == bank_service.BANK
     return {
-        "shown": ledger.settle_on == bank_service.BANK or bonus is not None,
+        "shown": ledger.uses_bank or bonus is not None,
         "settle_on": ledger.settle_on,
-        "settle_on_text": bank_service.SETTLE_ON[ledger.settle_on],
+        "settles": ledger.settles_text,
         "block": state.block,
-        "results": state.results if ledger.settle_on == bank_service.BANK else None,
+        "todo": _todo(state) if state.block else "",
+        "results": state.results if on_counts else None,
         "bought": ledger.bank.bought,
         "cashed_out": ledger.bank.cashed_out,
         "bonus": bonus,
         "rolls": len(ledger.rolls),
     }
+
+
+def _todo(state: bank_service.BankState) -> str:
+    """What to do on the Bank page so that a night on the counts can settle (its check says why not)."""
+    check = state.check
+    if not state.ledger.bank.bought:
+        return "Record the buy-ins on the Bank page, then count each player's chips there (Cash out)."
+    if check.still_in:
+        return "Count their chips and record each count on the Bank page (Cash out); the payments then appear here."
+    return ("Recount on the Bank page: cancel the wrong cash-out in the bank's log, then record the right count; "
+            "the payments then appear here.")
 
 
 # --- the Bonus Round ----------------------------------------------------------------------------

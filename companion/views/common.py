@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+
 import hashlib
 import hmac
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from flask import abort, current_app, session
@@ -178,6 +179,9 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
             currency=settings.currency, recent=recent, seated=play.seated, earlier=earlier, title=current.title,
             extra=extra,
         )
+    ledger = bank_service.ledger_of(night)
+    if ledger.uses_bank:  # the table and the players' page say it in the Bank page's words
+        st = replace(st, settles=ledger.settles_text, settle_on=ledger.settle_on)
     services.keep_derived(what, night.id, night.version, st)
     return st
 

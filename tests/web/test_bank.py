@@ -110,7 +110,7 @@ def test_a_count_off_the_tally_is_shown_per_player_and_blocks_the_settle_up(clie
     # the report offers no payment while the bank does not balance, and a "Mark paid" sent
     # anyway (a report opened before, on another phone) is refused: nothing stored
     report = client.get(f"{night.url}/report").get_data(as_text=True)
-    assert "No payments yet: the night settles on chip counts" in report and "Mark paid" not in report
+    assert "No payments yet, and nothing to mark paid: the bank is not balanced." in report and "Mark paid" not in report
     before = len(events(app, night.key))
     stamp = {"version": str(len(events(app, night.key))), "request_key": services.new_key()}
     response = client.post(f"{night.url}/paid", data={**stamp, "payer": "Ben", "payee": "Cat", "chips": "4"})
@@ -245,11 +245,17 @@ def test_a_tap_in_the_first_moments_of_the_next_bank_screen_records_nothing(clie
 
 
 def test_the_setting_cannot_change_once_a_payment_is_marked(client, app, night):
+    bank = BankPage(client, night)
+    old_screen = bank.stamp("bank/setting")  # a Bank page opened before the payment was marked
     stamp = paid_stamp(client, night)
     assert client.post(f"{night.url}/paid", data={**stamp, "payer": "Ben", "payee": "Cat", "chips": "4"}).status_code == 303
-    bank = BankPage(client, night)
+    # issue 20 item 13: the switch is no longer offered, and the page says why
+    bank.refresh()
+    assert "/bank/setting" not in bank.html
+    assert "Settle-up payments are marked paid: what the night settles on can no longer change." in bank.html
     before = events(app, night.key)
-    assert bank.settle_on("bank").status_code == 422
+    old_screen["version"] = str(len(before))  # the older screen's form, sent at the current version
+    assert bank.post("bank/setting", {"on": "bank"}, stamp=old_screen).status_code == 422
     assert "settle-up payments are already marked: the night&#39;s setting can no longer change" in bank.html
     assert events(app, night.key) == before
 
@@ -501,7 +507,9 @@ def test_the_bank_and_the_rolls_go_out_in_the_night_file_and_come_back(client, a
         bank.player(name, "cash_out", count)
     exported = client.get(f"{night.url}/export.json").get_data(as_text=True)
     document = json.loads(exported)
-    assert document["settle_on"] == "bank"
+    # issue 20 item 1: the rule changed: bank records settle the night on the counts, so the file
+    # need not say so ("settle_on" is written only for a choice the rule would not make)
+    assert "settle_on" not in document
     assert document["bank"] == [{"everyone_buys_in": 100}] + [
         {"cash_out": n, "chips": c} for n, c in zip(PLAYERS, (98, 102, 102, 98))
     ]
@@ -526,7 +534,8 @@ def test_the_report_include_shows_the_bank_and_the_bonus_payments(client, app, n
     with app.test_request_context():
         n = db.session.scalar(db.select(Night).where(Night.keeper_key == night.key))
         html = render_template_string(include, night=n, keeper=True)
-        assert "This night settles on <strong>the app&#39;s tally</strong>." in html
+        assert "This night settles on the app&#39;s tally: the games and the Bonus Round&#39;s payments " \
+               "(nobody has bought chips from the bank)." in html
         assert "Bonus Round payments (1 roll), in the balances:" in html
         assert '<span data-bonus="Ben">Ben +6</span>' in html and '<span data-bonus="Ann">Ann -2</span>' in html
     bank = BankPage(client, night)
@@ -535,10 +544,13 @@ def test_the_report_include_shows_the_bank_and_the_bonus_payments(client, app, n
     with app.test_request_context():
         n = db.session.scalar(db.select(Night).where(Night.keeper_key == night.key))
         html = render_template_string(include, night=n, keeper=True)
-        assert "Not settled yet: Still to cash out: Ann, Ben, Cat and Dan." in html
-        assert f'href="/k/{n.keeper_key}/bank"' in html
+        # why there are no payments is said once, in the payments' section (issue 20 item 4)
+        assert "This night settles on chip counts (the bank)" in html and "Not settled yet" not in html
         players = render_template_string(include, night=n, keeper=False)
-        assert n.keeper_key not in players and "Not settled yet" in players
+        assert n.keeper_key not in players
+    report = client.get(f"{night.url}/report").get_data(as_text=True)
+    assert report.count("Not settled yet: Still to cash out: Ann, Ben, Cat and Dan.") == 1
+    assert f'href="{night.url}/bank"' in report
     for name, count in zip(PLAYERS, ("98", "102", "102", "98")):
         bank.player(name, "cash_out", count)
     with app.test_request_context():
