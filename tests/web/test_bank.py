@@ -12,6 +12,7 @@ On counts: Ben −4, Cat +4; Ben pays Cat 4 chips (1.00 EUR).
 from __future__ import annotations
 
 import json
+from html import unescape
 import random
 import re
 from typing import Any
@@ -620,3 +621,127 @@ def test_on_chip_counts_the_standings_are_the_tally_the_counts_will_be_checked_a
         assert bank.player(name, "cash_out", count).status_code == 303
     assert "every count matches bought + the app" in bank.html
     assert sorted(bank.plan()) == ["Ann>Ben:2", "Dan>Cat:2"] or sorted(bank.plan()) == ["Ann>Cat:2", "Dan>Ben:2"]
+
+
+# --- issue 20 item 1: a night that uses the bank settles on the counts, without the switch -------------
+
+
+def start_poker(client, night) -> None:  # type: ignore[no-untyped-def]
+    """After the Napalm game of the fixture, a game of Poker with real betting, everyone in, Ann deals."""
+    html = client.get(f"{night.url}/next-game?game=betting").get_data(as_text=True)
+    stamp = {k: re.search(rf'name="{k}"[^>]*value="([^"]+)"', html).group(1) for k in ("version", "request_key")}
+    form = {"game": "betting", "players": list(PLAYERS), "first_dealer": "Ann", "variant": "Texas hold'em"}
+    assert client.post(f"{night.url}/next-game", data={**stamp, **form}).status_code == 303
+
+
+def payments_offered(report: str) -> list[str]:
+    """The report's payments that carry a "Mark paid" button, as payer>payee:chips."""
+    offered = []
+    for chunk in report.split('<li class="payment"')[1:]:
+        found = re.match(r' data-payer="([^"]+)" data-payee="([^"]+)" data-chips="(\d+)">', chunk)
+        if found and "Mark paid" in chunk.split('<li class="payment')[0].split("</ol>")[0]:
+            offered.append("{}>{}:{}".format(*found.groups()))
+    return offered
+
+
+def test_the_first_buy_in_puts_the_night_on_the_counts_without_touching_the_switch(client, app, night):
+    """Napalm (Ann 0, Ben −4, Cat +4, Dan 0), then Poker with real betting, whose pots the app never sees.
+    Everyone buys in 100 (400 out), Ben rebuys 20 (420 out).  Counts: Ann 90, Ben 106, Cat 124, Dan 100:
+    90 + 106 + 124 + 100 = 420 = bought, the bank balances.  Results, count − bought: Ann 90 − 100 = −10,
+    Ben 106 − 120 = −14, Cat 124 − 100 = +24, Dan 0.  Fewest payments: Cat is the only one owed, so
+    Ann pays Cat 10 (2.50 EUR) and Ben pays Cat 14 (3.50 EUR).  On the old default (the tally) the report
+    offered only the Napalm game's Ben pays Cat 4."""
+    start_poker(client, night)
+    bank = BankPage(client, night)
+    assert bank.everyone("100").status_code == 303
+    assert bank.player("Ben", "rebuy", "20").status_code == 303
+    sentence = ("This night settles on chip counts (the bank): Poker with real betting is played tonight, "
+                "and the chips on the table settle its pots.")
+    assert 'data-settle-on="bank"' in bank.html and sentence in unescape(bank.html)
+    # the same words on the table and on the report; no tally switch (it could not be right)
+    assert sentence in unescape(client.get(night.url).get_data(as_text=True))
+    assert "/bank/setting" not in bank.html
+    report = unescape(client.get(f"{night.url}/report").get_data(as_text=True))
+    assert sentence in report
+    # not balanced yet: no payment, no Mark paid, and what to do
+    assert "No payments yet, and nothing to mark paid: the bank is not balanced." in report
+    assert "Not settled yet: Still to cash out: Ann, Ben, Cat and Dan." in report
+    assert "Count their chips and record each count on the Bank page (Cash out)" in report
+    assert "Mark paid" not in report and 'class="payments"' not in report
+    for name, count in zip(PLAYERS, ("90", "106", "124")):
+        bank.player(name, "cash_out", count)
+    report = client.get(f"{night.url}/report").get_data(as_text=True)
+    assert "Not settled yet: Still to cash out: Dan." in unescape(report) and "Mark paid" not in report
+    bank.player("Dan", "cash_out", "100")
+    assert [bank.figure(n, "result") for n in PLAYERS] == [-10, -14, 24, 0]
+    report = client.get(f"{night.url}/report").get_data(as_text=True)
+    assert sorted(payments_offered(report)) == ["Ann>Cat:10", "Ben>Cat:14"]
+    assert "2.50 EUR" in report and "3.50 EUR" in report
+
+
+def test_a_night_on_the_counts_that_does_not_balance_offers_no_payment(client, app, night):
+    """Napalm and poker; everyone buys in 100 (400); counts Ann 100, Ben 96, Cat 104, Dan 90: 390 back,
+    10 short.  The report says why and what to do; a Mark paid sent anyway is refused."""
+    start_poker(client, night)
+    bank = BankPage(client, night)
+    bank.everyone("100")
+    for name, count in zip(PLAYERS, ("100", "96", "104", "90")):
+        bank.player(name, "cash_out", count)
+    report = unescape(client.get(f"{night.url}/report").get_data(as_text=True))
+    assert "Not settled yet: The bank does not balance: 10 chips fewer cashed out (390) than bought (400)." in report
+    assert "Recount on the Bank page: cancel the wrong cash-out in the bank's log, then record the right count" in report
+    assert "Mark paid" not in report and 'class="payments"' not in report
+    before = len(events(app, night.key))
+    stamp = {"version": str(before), "request_key": services.new_key()}
+    response = client.post(f"{night.url}/paid", data={**stamp, "payer": "Dan", "payee": "Cat", "chips": "4"})
+    assert response.status_code == 422 and len(events(app, night.key)) == before
+
+
+def test_a_poker_night_with_nobody_bought_in_is_on_the_counts_and_says_to_buy_in(client, night):
+    start_poker(client, night)
+    report = unescape(client.get(f"{night.url}/report").get_data(as_text=True))
+    assert "Not settled yet: nobody has bought in yet" in report and "Mark paid" not in report
+    assert "Record the buy-ins on the Bank page" in report
+
+
+def test_a_night_recorded_chip_by_chip_may_choose_the_tally_and_the_report_says_so(client, app, night):
+    """Only Napalm (Ann 0, Ben −4, Cat +4, Dan 0): the tally knows every chip.  After the buy-in the night is
+    on the counts; the group chooses the tally instead: Ben pays Cat 4 (1.00 EUR) with nobody counting."""
+    bank = BankPage(client, night)
+    bank.everyone("100")
+    assert 'data-settle-on="bank"' in bank.html
+    assert bank.settle_on("tally").status_code == 303
+    said = "This night settles on the app's tally, as chosen on the Bank page: the chips bought and counted are not used."
+    assert said in unescape(bank.html)
+    report = client.get(f"{night.url}/report").get_data(as_text=True)
+    assert said in unescape(report)
+    assert payments_offered(report) == ["Ben>Cat:4"]
+
+
+def test_the_tally_is_refused_once_a_betting_game_is_in_the_night(client, app, night):
+    bank = BankPage(client, night)
+    stamp = bank.stamp("bank/setting")
+    start_poker(client, night)
+    before = events(app, night.key)
+    stamp["version"] = str(len(before))
+    assert bank.post("bank/setting", {"on": "tally"}, stamp=stamp).status_code == 422
+    assert "Poker with real betting is played tonight: the chips on the table settle its pots" in unescape(bank.html)
+    assert events(app, night.key) == before
+
+
+def test_an_imported_file_with_bank_records_settles_on_the_counts(client, app):
+    """A night file without "settle_on" but with bank records (issue 20 item 1): Napalm, Ben and Cat say
+    Yes, Cat wins (Ann 0, Ben −3, Cat +3), then poker; everyone bought 50; counts 40, 60, 50 (150 =
+    bought): count − bought = Ann −10, Ben +10, Cat 0, not the tally's Ben −3, Cat +3."""
+    document = {
+        "format": "companion-night/2", "players": ["Ann", "Ben", "Cat"],
+        "games": [{"game": "napalm", "rules": {"ante": 1, "ante_every": 1, "tokens_to_win": 5},
+                   "stages": [{"yes": ["Ben", "Cat"], "winners": ["Cat"]}]},
+                  {"game": "betting", "rules": {"variant": "Texas hold'em"}, "deals": [{"dealer": "Ann"}]}],
+        "bank": [{"everyone_buys_in": 50}, {"cash_out": "Ann", "chips": 40}, {"cash_out": "Ben", "chips": 60},
+                 {"cash_out": "Cat", "chips": 50}],
+    }
+    with app.app_context():
+        copy = services.import_history(json.dumps(document), name="Copy")
+        assert bank_service.ledger_of(copy).settle_on == "bank"
+        assert bank_service.bank_results(copy) == {"Ann": -10, "Ben": 10, "Cat": 0}
