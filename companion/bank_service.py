@@ -24,8 +24,9 @@ settled yet, or None).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -47,7 +48,9 @@ from .night_ledger import (  # noqa: F401 - the kinds and the fold, for the view
     SETTLING_KINDS,
     TALLY,
     NightLedger,
+    cashed_out,
     describe,
+    moves_cashed_out,
     settle_on_counts,
 )
 
@@ -100,7 +103,24 @@ def verify(night: Night, kind: str, payload: dict[str, Any]) -> str:
             raise IllegalAction(f"the night settles on chip counts: {block}")
         return ""
     ledger = ledger_of(night)
+    if kind == "bonus_roll" and isinstance(payload, dict) and payload.get("left_out", []) != list(cashed_out(ledger)):
+        raise IllegalAction("who has cashed out changed since this roll was made: roll again")
     return ledger.verify(kind, payload, paid=kind == MODE_KIND and marked_paid(night))
+
+
+def refuse_moving_cashed_out(night: Night, state: Any, action: Any) -> None:
+    """IllegalAction (with how to go on) when ``action`` at the table would move the chips of a player
+    already cashed out on a night settled on the counts: their count would no longer be their chips,
+    and the play would vanish from the settle-up.  The action is tried on a copy of the table (only
+    when someone has cashed out: most actions pay nothing for this)."""
+    ledger = ledger_of(night)
+    if not cashed_out(ledger):
+        return
+    after = copy.deepcopy(state)
+    after.push(action)
+    why = moves_cashed_out(ledger, state.net_chips, after.net_chips)
+    if why is not None:
+        raise IllegalAction(why)
 
 
 # --- what the report and the bank page read ----------------------------------------------------
@@ -258,7 +278,13 @@ def roll(
     grid = ledger._bonus().grid
     if roller not in night.players:
         raise IllegalAction(f"'{roller[:40]}' is not seated tonight")
-    rolled = roll_dice(grid, roller, rng)
+    left_out = cashed_out(ledger)  # their chips are counted: the roll's payments leave them out
+    if roller in left_out:
+        raise IllegalAction(
+            f"{roller} has cashed out, so cannot roll: choose a dealer still at the table, or cancel "
+            f"{roller}'s cash-out in the bank's log (Bank page) first"
+        )
+    rolled = replace(roll_dice(grid, roller, rng), left_out=left_out)
     return record(night.id, "bonus_roll", rolled.to_dict(), expected_version, request_key, recorded_by)
 
 

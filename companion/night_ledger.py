@@ -17,7 +17,8 @@ from decimal import Decimal
 from typing import Any
 
 from .games import IllegalAction
-from .games.bonus import BonusGrid, BonusRecord, BonusRound, Roll, SetLucky, check_faces, read_entry
+from .games.pots.engine import and_
+from .games.bonus import BonusGrid, BonusRecord, BonusRound, Roll, SetLucky, check_faces, left_out_of, read_entry
 from .ledger.bank import Bank, BankAction, BankCheck, BankError, BuyIn, Cancel, CashOut, EveryoneBuysIn, Rebuy
 
 TALLY, BANK = "tally", "bank"
@@ -178,6 +179,32 @@ def basis(chosen: str | None, bought: bool, chip_by_chip: bool) -> tuple[str, st
     return TALLY, ": the games and the Bonus Round's payments (nobody has bought chips from the bank)"
 
 
+def cashed_out(ledger: NightLedger) -> tuple[str, ...]:
+    """The players whose chips are counted and handed back, in seat order, while their counts settle the
+    night: nothing may move their chips any more (issue 20, item 2).  () on the tally."""
+    if ledger.settle_on != BANK:
+        return ()
+    out = ledger.bank.cashed_out
+    return tuple(p for p in ledger.players if p in out)
+
+
+def moves_cashed_out(
+    ledger: NightLedger, before: Mapping[str, int], after: Mapping[str, int]
+) -> str | None:
+    """Why an action that takes each player's chips from ``before`` to ``after`` cannot be recorded (it
+    moves the chips of a player already cashed out, so their count would no longer be theirs), with
+    how to go on; None when it moves none of theirs."""
+    moved = [p for p in cashed_out(ledger) if before.get(p, 0) != after.get(p, 0)]
+    if not moved:
+        return None
+    names = and_(moved)
+    has = "has" if len(moved) == 1 else "have"
+    return (
+        f"{names} {has} cashed out, and this would move their chips after their count. To go on: cancel "
+        f"{names}'s cash-out in the bank's log (Bank page), record this again, then count and cash out again."
+    )
+
+
 def bank_action(kind: str, payload: Mapping[str, Any]) -> BankAction:
     """A stored bank event as the bank's action (the bank checks the values)."""
     if not isinstance(payload, Mapping):
@@ -208,7 +235,7 @@ def bonus_action(grid: BonusGrid, kind: str, payload: Mapping[str, Any]) -> Roll
     game = payload.get("game")
     if payload.get("dice") != grid.dice or game != grid.game_at(faces_t):
         raise IllegalAction("that roll is not one of the grid's cells")
-    return Roll(grid.dice, faces_t, str(game), str(payload.get("roller")))
+    return Roll(grid.dice, faces_t, str(game), str(payload.get("roller")), left_out_of(payload.get("left_out", [])))
 
 
 def describe(kind: str, payload: Mapping[str, Any]) -> str:
@@ -231,7 +258,9 @@ def describe(kind: str, payload: Mapping[str, Any]) -> str:
         return f"The Bonus Round's grid ({grid.get('dice')}) was filled in."
     if kind == "bonus_roll":
         faces = "-".join(str(f) for f in p.get("faces") or ())
-        return f"Bonus Round: {p.get('roller')} rolled {faces}: {p.get('game')}."
+        left = p.get("left_out") or ()
+        out = f" (left out, cashed out: {', '.join(str(n) for n in left)})" if left else ""
+        return f"Bonus Round: {p.get('roller')} rolled {faces}: {p.get('game')}{out}."
     if kind == "bonus_lucky":
         faces = "-".join(str(f) for f in p.get("faces") or ())
         return f"Bonus Round: {p.get('player')}'s lucky number is {faces}."

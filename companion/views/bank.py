@@ -302,6 +302,24 @@ def _next_dealer(night: Night) -> str:
     return current.game.next_dealer(current.state)
 
 
+def _who_rolls(night: Night, ledger: bank_service.NightLedger) -> str:
+    """Who rolls next: the dealer the game at the table passes the deal to, unless that dealer made the
+    last roll already (then the next player on the left, as the deal will go: issue 20, item 13),
+    skipping players cashed out of the bank."""
+    players = list(night.players)
+    dealer = _next_dealer(night)
+    start = players.index(dealer) if dealer in players else 0
+    last = ledger.last_roll
+    if last is not None and last[1].action.roller == dealer:
+        start += 1
+    out = bank_service.cashed_out(ledger)
+    for step in range(len(players)):
+        name = players[(start + step) % len(players)]
+        if name not in out:
+            return name
+    return dealer
+
+
 @bp.get("/bonus")
 def bonus(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
@@ -309,7 +327,7 @@ def bonus(key: str):  # type: ignore[no-untyped-def]
     ledger = bank_service.ledger_of(night)
     roll_form = _fresh(RollForm(formdata=None), night)
     roll_form.roller.choices = [(n, n) for n in night.players]
-    roll_form.roller.data = _next_dealer(night)
+    roll_form.roller.data = _who_rolls(night, ledger)
     lucky_form = _fresh(LuckyForm(formdata=None), night)
     lucky_form.player.choices = [(n, n) for n in night.players]
     last = ledger.last_roll
@@ -325,6 +343,7 @@ def bonus(key: str):  # type: ignore[no-untyped-def]
             lucky_form=lucky_form,
             label=lambda faces: cell_label(ledger.grid.dice if ledger.grid else "2d6", faces),
             net=ledger.bonus_net,
+            left_out=bank_service.cashed_out(ledger),
         ),
         status,
     )

@@ -745,3 +745,84 @@ def test_an_imported_file_with_bank_records_settles_on_the_counts(client, app):
         copy = services.import_history(json.dumps(document), name="Copy")
         assert bank_service.ledger_of(copy).settle_on == "bank"
         assert bank_service.bank_results(copy) == {"Ann": -10, "Ben": 10, "Cat": 0}
+
+
+# --- issue 20 item 2: nothing moves a cashed-out player's chips --------------------------------------
+
+
+def test_play_that_would_move_a_cashed_out_players_chips_is_refused_with_how_to_go_on(client, app, night):
+    """Everyone buys in 100 (the night is on the counts); Cat cashes out.  In the next stage Ben and Cat
+    say Yes (no chip moves: recorded) and Ben wins the showdown: Cat, the loser, would pay Ben the
+    pot's size, chips out of her counted stack, so it is refused and nothing is stored.  Cancelling
+    Cat's cash-out lets it through."""
+    bank = BankPage(client, night)
+    bank.everyone("100")
+    bank.player("Cat", "cash_out", "104")
+    night.refresh()
+    assert night.declare("Ben", "Cat").status_code == 303  # a Yes moves no chip
+    before = events(app, night.key)
+    response = night.winner("Ben")
+    assert response.status_code == 422
+    assert ("Cat has cashed out, and this would move their chips after their count. To go on: cancel Cat&#39;s "
+            "cash-out in the bank&#39;s log (Bank page), record this again, then count and cash out again.") in night.html
+    assert events(app, night.key) == before
+    cash_out = [seq for seq, (kind, _) in enumerate(events(app, night.key), start=1) if kind == "cash_out"][-1]
+    bank.refresh()
+    assert bank.cancel(cash_out).status_code == 303
+    night.refresh()
+    assert night.winner("Ben").status_code == 303
+
+
+def test_a_poker_deal_after_an_early_leaver_cashed_out_is_recorded(client, app, night):
+    # a deal moves no chip the app records: Dan, who left early, is not in it
+    start_poker(client, night)
+    bank = BankPage(client, night)
+    bank.everyone("100")
+    bank.player("Dan", "cash_out", "100")
+    night.refresh()
+    assert night.post("deal", {}).status_code == 303
+
+
+def test_a_bonus_roll_leaves_out_a_cashed_out_player_and_says_so(client, app, night, monkeypatch):
+    """The grid's 1-1 is a bonus: everyone pays the dealer 2.  Everyone bought 100 (on the counts); Dan
+    cashed out.  Ben rolls 1-1: Ann and Cat pay him 2 each (Ann −2, Ben +4, Cat −2), Dan nothing."""
+    fill_grid(client, night)
+    bank = BankPage(client, night)
+    bank.everyone("100")
+    bank.player("Dan", "cash_out", "100")
+    bonus = BankPage(client, night, "bonus")
+    assert "<strong>Dan</strong> has cashed out: a roll leaves them out of its payments" in bonus.html
+    fixed_dice(monkeypatch, 1, 1)
+    assert bonus.post("bonus/roll", {"roller": "Ben"}).status_code == 303
+    assert "Ben rolled 1-1: Game 1-1. Bonus: everyone pays Ben 2. Left out of its payments, cashed out: Dan." in bonus.html
+    assert events(app, night.key)[-1] == (
+        "bonus_roll", {"dice": "2d6", "faces": [1, 1], "game": "Game 1-1", "roller": "Ben", "left_out": ["Dan"]})
+    with app.app_context():
+        n = db.session.scalar(db.select(Night).where(Night.keeper_key == night.key))
+        assert bank_service.ledger_of(n).bonus_net == {"Ann": -2, "Ben": 4, "Cat": -2, "Dan": 0}
+    # Dan cannot roll: his chips are counted
+    before = events(app, night.key)
+    fixed_dice(monkeypatch, 1, 1)
+    assert bonus.post("bonus/roll", {"roller": "Dan"}).status_code == 422
+    assert "Dan has cashed out, so cannot roll" in unescape(bonus.html)
+    assert events(app, night.key) == before
+    # the file keeps who was left out, so an import pays the same
+    exported = client.get(f"{night.url}/export.json").get_data(as_text=True)
+    assert json.loads(exported)["bonus"][0]["rolls"] == [
+        {"roller": "Ben", "faces": [1, 1], "game": "Game 1-1", "left_out": ["Dan"]}]
+    with app.app_context():
+        copy = services.import_history(exported, name="Copy")
+        assert bank_service.ledger_of(copy).bonus_net == {"Ann": -2, "Ben": 4, "Cat": -2, "Dan": 0}
+
+
+# --- issue 20 item 13: who rolls moves on after a roll ---------------------------------------------------
+
+
+def test_who_rolls_moves_on_to_the_next_dealer_after_a_roll(client, night, monkeypatch):
+    # Ann dealt the hand Cat won: Ben deals next and rolls; after his roll, Cat (on his left) is offered
+    fill_grid(client, night)
+    bonus = BankPage(client, night, "bonus")
+    assert re.search(r'<option selected value="Ben">|<option value="Ben" selected>', bonus.html)
+    fixed_dice(monkeypatch, 2, 2)
+    assert bonus.post("bonus/roll", {"roller": "Ben"}).status_code == 303
+    assert re.search(r'<option selected value="Cat">|<option value="Cat" selected>', bonus.html), bonus.html
