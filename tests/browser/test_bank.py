@@ -198,3 +198,65 @@ def test_a_poker_night_settles_on_the_counts_from_the_first_buy_in_without_the_s
     axe.check(page, "report, settled on the counts")
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     assert not axe.failures, "\n".join(axe.failures)
+
+
+def test_after_a_cash_out_the_table_refuses_to_move_those_chips_and_a_roll_leaves_them_out(
+    live_server, new_phone, table_screen, shots, problems
+):
+    """Issue 20 item 2 on a 360×740 phone.  Napalm, Ann deals: Ben and Cat say Yes (antes 1, pot 4),
+    Cat wins (Ben pays her 4).  Everyone buys in 100: the night is on the counts.  Cat cashes out.
+    Next stage: Ben and Cat say Yes (no chip moves: recorded); "Ben won" would make Cat pay Ben the
+    pot's size out of her counted stack: refused, with how to go on.  Cat's cash-out is cancelled from
+    the bank's log; "Ben won" is recorded.  Then Dan cashes out and the Bonus Round (every cell:
+    everyone pays the dealer 1) rolls: the roller gets 1 from each of the two others at the table,
+    +2, and Dan, left out, pays nothing: the page says so before and after the roll."""
+    page = new_phone().new_page()
+    phone = Phone(page, shots)
+    start_night(page, live_server.url, NAMES, tokens_to_win=5)
+    t = table_screen(page, NAMES)
+    t.declare("Ben", "Cat")
+    t.winner("Cat")
+
+    phone.link("Bank")
+    phone.button("Everyone buys in", "everyone bought in")
+    form = player_form(page, "Cat")
+    form.get_by_label("Chips for Cat").fill("104")
+    phone.tap(form.get_by_role("button", name="Cash out"), "cat cashed out")
+
+    phone.link("Table")
+    t.declare("Ben", "Cat")  # a Yes moves no chip: recorded
+    with page.expect_navigation(wait_until="load") as navigation:
+        page.get_by_role("button", name="Ben won").tap()
+    assert navigation.value is not None and navigation.value.status == 422
+    forgive_error_status(problems, 422)  # the refusal is the point here
+    said = " ".join(page.locator("main").inner_text().split())
+    assert ("Cat has cashed out, and this would move their chips after their count. To go on: cancel Cat's "
+            "cash-out in the bank's log (Bank page), record this again, then count and cash out again.") in said
+    shots(page, "table, ben won refused: cat has cashed out")
+
+    phone.link("Bank")
+    line = page.locator(".bank-lines li", has_text="Cat cashed out 104 chips")
+    phone.tap(line.get_by_role("button", name=re.compile(r"^Cancel #")), "bank, cat's cash-out cancelled")
+    phone.link("Table")
+    phone.tap(page.get_by_role("button", name="Ben won"), "table, ben won")
+
+    phone.link("Bank")
+    form = player_form(page, "Dan")
+    form.get_by_label("Chips for Dan").fill("100")
+    phone.tap(form.get_by_role("button", name="Cash out"), "dan cashed out")
+    phone.link("Bonus Round")
+    phone.tap(page.get_by_role("link", name="Fill a 6×6 grid (two dice)"), "bonus grid")
+    page.get_by_label(re.compile(r"^Quick fill")).fill("Napalm\nHigh Card")
+    page.get_by_label("Bonus cells: everyone pays the dealer").fill(
+        " ".join(f"{r}-{c}" for r in range(1, 7) for c in range(1, 7)))
+    page.locator('input[name="bonus_chips"]').fill("1")
+    phone.button("Save the grid", "bonus grid saved")
+    assert "Dan has cashed out: a roll leaves them out of its payments" in phone.main()
+    roller = page.get_by_label("Who rolls (the dealer)").input_value()
+    assert roller != "Dan"
+    phone.button("Roll 2 dice", "bonus round rolled, dan left out")
+    assert "Left out of its payments, cashed out: Dan." in page.locator(".bank-lines").inner_text()
+    bonus = {r.get_attribute("data-player"): r.locator("td.net").inner_text()
+             for r in page.locator("table.standings tbody tr").all()}
+    assert bonus == {n: ("+2" if n == roller else "0" if n == "Dan" else "-1") for n in NAMES}, bonus
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
