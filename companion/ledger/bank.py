@@ -122,6 +122,8 @@ class BankCheck:
     message: str
     #: the carried pot's change to each player's stack (``in_pot`` as checked; non-zero entries only)
     in_pot: dict[str, int] = field(default_factory=dict)
+    #: players who never bought in, though the tally moved their chips (their chips came from somewhere)
+    not_bought: tuple[str, ...] = ()
 
     @property
     def left_in_pot(self) -> int:
@@ -134,7 +136,7 @@ class BankCheck:
 
     @property
     def balanced(self) -> bool:
-        return not self.still_in and self.difference == 0 and not self.tally_differences
+        return not self.still_in and self.difference == 0 and not self.tally_differences and not self.not_bought
 
 
 class Bank:
@@ -266,19 +268,32 @@ class Bank:
         left_in_pot = sum(pot.values())
         difference = sum(cashed.values()) - sum(bought.values()) + left_in_pot
         tally_differences: dict[str, int] = {}
+        not_bought: list[str] = []
         if tally is not None:
             for name in self.players:
                 chips = tally.get(name, 0)
                 if isinstance(chips, bool) or not isinstance(chips, int):
                     raise BankError(f"the tally of {name} must be a whole number of chips")
-                if name in still_in:
-                    continue
                 expected = bought.get(name, 0) + chips - pot.get(name, 0)
-                if cashed.get(name, 0) != expected:
-                    tally_differences[name] = cashed.get(name, 0) - expected
+                if name not in bought:
+                    # no count to be off (issue 20, item 3): but their chips came from somewhere
+                    if expected and bought:
+                        not_bought.append(name)
+                    continue
+                if name not in cashed:  # only a count that exists can be off
+                    continue
+                if cashed[name] != expected:
+                    tally_differences[name] = cashed[name] - expected
         if still_in:
             to_check = still_in
             message = f"Still to cash out: {_and(still_in)}."
+        elif not_bought:
+            to_check = tuple(not_bought)
+            each = ", ".join(f"{n} {_signed(tally.get(n, 0))}" for n in not_bought)  # type: ignore[union-attr]
+            message = (
+                f"{_and(not_bought)} never bought in, yet the app's tally moved their chips ({each}): "
+                "record their buy-in, then their count."
+            )
         elif tally_differences:
             to_check = tuple(tally_differences)
             each = ", ".join(
@@ -302,7 +317,7 @@ class Bank:
             )
         else:
             to_check, message = (), ""
-        return BankCheck(bought, cashed, still_in, difference, tally_differences, to_check, message, pot)
+        return BankCheck(bought, cashed, still_in, difference, tally_differences, to_check, message, pot, tuple(not_bought))
 
     def results(self, tally: Mapping[str, int] | None = None, in_pot: Mapping[str, int] | None = None) -> dict[str, int]:
         """Each player's result in chips (cashed out − bought, + their chips in a carried pot: see

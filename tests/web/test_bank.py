@@ -826,3 +826,37 @@ def test_who_rolls_moves_on_to_the_next_dealer_after_a_roll(client, night, monke
     fixed_dice(monkeypatch, 2, 2)
     assert bonus.post("bonus/roll", {"roller": "Ben"}).status_code == 303
     assert re.search(r'<option selected value="Cat">|<option value="Cat" selected>', bonus.html), bonus.html
+
+
+# --- issue 20 item 3: the Bank page warns only about counts that exist ------------------------------------
+
+
+def test_no_count_is_off_before_anyone_has_counted(client, night):
+    # the tally is Ann 0, Ben −4, Cat +4, Dan 0: before the first buy-in, and after it with nobody counted,
+    # there is no count to be off, so nothing is amber and nothing is an alert
+    bank = BankPage(client, night)
+    assert 'class="diff"' not in bank.html and 'role="alert"' not in bank.html
+    bank.everyone("100")
+    assert 'class="diff"' not in bank.html and 'role="alert"' not in bank.html
+    assert 'role="status" class="flash bank-block"><p>Not settled yet: Still to cash out: Ann, Ben, Cat and Dan.' in bank.html
+    # "expected" is explained: bought 100 + the tally (Ben −4: 96), assuming the chips came from the bank
+    assert bank.figure("Ben", "expected") == 96
+    assert "it assumes they played all night with chips from the bank" in bank.html
+    # Ben counts 94, 2 short of 96: his row only is amber, and the check is an alert
+    bank.player("Ben", "cash_out", "94")
+    assert re.findall(r'class="diff" role="alert" data-difference="(-?\d+)"', bank.html) == ["-2"]
+
+
+def test_a_player_who_never_bought_in_but_played_is_named_without_a_count(client, night):
+    """Ann, Ben and Dan buy in 100; Cat (+4 on the tally) does not.  Counts Ann 100, Ben 96, Dan 100 match
+    bought + tally; Cat has no count, so no "count off" for her, but the night cannot settle: her +4
+    came from somewhere."""
+    bank = BankPage(client, night)
+    for name in ("Ann", "Ben", "Dan"):
+        bank.player(name, "buy_in", "100")
+    for name, count in (("Ann", "100"), ("Ben", "96"), ("Dan", "100")):
+        bank.player(name, "cash_out", count)
+    assert 'class="diff"' not in bank.html
+    assert ("Not settled yet: Cat never bought in, yet the app&#39;s tally moved their chips (Cat +4): "
+            "record their buy-in, then their count.") in bank.html
+    assert bank.plan() == []
