@@ -19,6 +19,7 @@ from typing import Any
 from .games import IllegalAction
 from .games.pots.engine import and_
 from .games.bonus import BonusGrid, BonusRecord, BonusRound, Roll, SetLucky, check_faces, left_out_of, read_entry
+from .ledger.money import chips_text
 from .ledger.bank import Bank, BankAction, BankCheck, BankError, BuyIn, Cancel, CashOut, EveryoneBuysIn, Rebuy
 
 TALLY, BANK = "tally", "bank"
@@ -238,19 +239,23 @@ def bonus_action(grid: BonusGrid, kind: str, payload: Mapping[str, Any]) -> Roll
     return Roll(grid.dice, faces_t, str(game), str(payload.get("roller")), left_out_of(payload.get("left_out", [])))
 
 
+def _chips(chips: Any) -> str:
+    return chips_text(chips) if isinstance(chips, int) and not isinstance(chips, bool) else f"{chips} chips"
+
+
 def describe(kind: str, payload: Mapping[str, Any]) -> str:
     """One line for the history (no other event needed to say it)."""
     p = payload
     if kind == MODE_KIND:
         return f"The night settles on {SETTLE_ON.get(str(p.get('on')), p.get('on'))}."
     if kind == "buy_in":
-        return f"{p.get('player')} bought in {p.get('chips')} chips."
+        return f"{p.get('player')} bought in {_chips(p.get('chips'))}."
     if kind == "rebuy":
-        return f"{p.get('player')} rebought {p.get('chips')} chips."
+        return f"{p.get('player')} rebought {_chips(p.get('chips'))}."
     if kind == "all_buy_in":
-        return f"Everyone bought in {p.get('chips')} chips."
+        return f"Everyone bought in {_chips(p.get('chips'))}."
     if kind == "cash_out":
-        return f"{p.get('player')} cashed out {p.get('chips')} chips, counted."
+        return f"{p.get('player')} cashed out {_chips(p.get('chips'))}, counted."
     if kind == "bank_cancel":
         return f"Bank correction: #{p.get('seq')} cancelled."
     if kind == "bonus_grid":

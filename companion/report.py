@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal, localcontext
 from typing import Any
 
-from .ledger.money import to_money, value_text
+from .ledger.money import chips_text, to_money, value_text
 from .ledger.settle import Payment, pairwise_debts, settle_up
 from .games.base import GameClosing, GameKind, GameState
 
@@ -844,7 +844,7 @@ def _pairwise(
 
 def _balance(p: PlayerReport) -> str:
     n = p.net_chips
-    where = f"{n} chips up" if n > 0 else (f"{-n} chips down" if n < 0 else "square")
+    where = f"{chips_text(n)} up" if n > 0 else (f"{chips_text(-n)} down" if n < 0 else "square")
     parts = p.total.parts()
     return f"{p.name} ends the night {where}" + (f" ({', '.join(parts)})" if parts else "")
 
@@ -856,9 +856,9 @@ def _split(name: str, role: str, payments: Sequence[Payment]) -> str | None:
     total = sum(p.chips for p in mine)
     if role == "pays":
         parts = ", ".join(f"{p.chips} to {p.payee}" for p in mine)
-        return f"{name} owes {total} chips in all, paid as {parts}."
+        return f"{name} owes {chips_text(total)} in all, paid as {parts}."
     parts = ", ".join(f"{p.chips} from {p.payer}" for p in mine)
-    return f"{name} is owed {total} chips in all, received as {parts}."
+    return f"{name} is owed {chips_text(total)} in all, received as {parts}."
 
 
 def _why_plan(payment: Payment, plan: Sequence[Payment], by_name: Mapping[str, PlayerReport]) -> tuple[str, ...]:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Union
 
-from .money import format_money, to_money
+from .money import chips_text, format_money, to_money
 
 #: The most chips one event may move (far beyond any home game).
 MAX_CHIPS = 10**9
@@ -311,7 +311,7 @@ class Bank:
             elif left_in_pot < 0:
                 expected_back = f"bought plus the pot carried in ({sum(bought.values()) - left_in_pot})"
             message = (
-                f"The bank does not balance: {abs(difference)} chip{'' if abs(difference) == 1 else 's'} {more} "
+                f"The bank does not balance: {chips_text(abs(difference))} {more} "
                 f"cashed out ({sum(cashed.values())}) than {expected_back}. "
                 f"Recount, biggest stacks first: {_and(to_check)}."
             )
@@ -407,14 +407,14 @@ def _summary(players: tuple[str, ...], action: BankAction, chip_value: Decimal, 
         return f" ({format_money(to_money(chips, chip_value), currency)})" if chip_value else ""
 
     if isinstance(action, EveryoneBuysIn):
-        return f"Everyone bought in {action.chips} chips{worth(action.chips)}: {_and(players)}."
+        return f"Everyone bought in {chips_text(action.chips)}{worth(action.chips)}: {_and(players)}."
     player = _player(players, action.player)  # type: ignore[union-attr]
     if isinstance(action, BuyIn):
-        return f"{player} bought in {action.chips} chips{worth(action.chips)}."
+        return f"{player} bought in {chips_text(action.chips)}{worth(action.chips)}."
     if isinstance(action, Rebuy):
-        return f"{player} rebought {action.chips} chips{worth(action.chips)}."
+        return f"{player} rebought {chips_text(action.chips)}{worth(action.chips)}."
     assert isinstance(action, CashOut)
-    return f"{player} cashed out {action.chips} chips, counted{worth(action.chips)}."
+    return f"{player} cashed out {chips_text(action.chips)}, counted{worth(action.chips)}."
 
 
 def _signed(n: int) -> str:

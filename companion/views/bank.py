@@ -36,7 +36,7 @@ from ..games.bonus import DICE, MAX_GAME_NAME, BonusGrid, cell_label
 from ..games.choice import as_offered, next_game_offers
 from ..games.web import SCREENS, offers_of
 from ..ledger.bank import MAX_CHIPS, BuyIn, Cancel, EveryoneBuysIn
-from ..ledger.money import value_text
+from ..ledger.money import chips_text, value_text
 from ..models import Night
 from . import refused, taps
 from .common import device_label, keeper_night
@@ -257,6 +257,12 @@ def bank_cancel(key: str):  # type: ignore[no-untyped-def]
         return _record(night, "bank_cancel", {"seq": int(text)}, f)
 
     return _submit(night, form, "bank.bank", act)
+
+
+@bp.app_template_filter("chips")
+def chips_filter(chips: int) -> str:
+    """``{{ n|chips }}``: "1 chip", "4 chips" (issue 20, item 14)."""
+    return chips_text(chips)
 
 
 @bp.app_template_global()

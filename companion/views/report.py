@@ -35,7 +35,7 @@ from ..charts import net_chart
 from ..night_chart import chips_over_games, player_chart
 from ..extensions import db
 from ..forms import CarryForm, PaidForm
-from ..ledger.money import format_money, value_text
+from ..ledger.money import chips_text, format_money, value_text
 from ..models import Night
 from ..games import IllegalAction
 from ..report import VIEWS, ChipCount, Report, build_night_report, chip_count
@@ -318,7 +318,7 @@ def paid(key: str):  # type: ignore[no-untyped-def]
         db.session.expire_all()
         return _refused(db.session.get(Night, night.id), 409, str(error), view)
     money = value_text(chips, report.chip_value, report.currency)
-    flash(("Already recorded: " if result.repeated else "Recorded: ") + f"{payer} paid {payee} {money} ({chips} chips).")
+    flash(("Already recorded: " if result.repeated else "Recorded: ") + f"{payer} paid {payee} {money} ({chips_text(chips)}).")
     return redirect(url_for("report.keeper", key=night.keeper_key, view=view), code=303)
 
 

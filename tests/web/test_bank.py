@@ -860,3 +860,27 @@ def test_a_player_who_never_bought_in_but_played_is_named_without_a_count(client
     assert ("Not settled yet: Cat never bought in, yet the app&#39;s tally moved their chips (Cat +4): "
             "record their buy-in, then their count.") in bank.html
     assert bank.plan() == []
+
+
+# --- issue 20 item 14: "1 chip" --------------------------------------------------------------------------
+
+
+def test_the_bank_and_the_report_say_1_chip(client, app, night):
+    """Everyone buys in 1 chip; Ben rebuys 1.  The log says "1 chip", never "1 chips"; counts Ann 1, Ben 2,
+    Cat 1, Dan 0: 4 back of 5 bought, "1 chip fewer"; the report's block says so too."""
+    start_poker(client, night)
+    bank = BankPage(client, night)
+    bank.everyone("1")
+    bank.player("Ben", "rebuy", "1")
+    for name, count in zip(PLAYERS, ("1", "2", "1", "0")):
+        bank.player(name, "cash_out", count)
+    assert "1 chips" not in bank.html
+    assert "Everyone bought in 1 chip (0.25 EUR)" in bank.html and "Ben rebought 1 chip (0.25 EUR)." in bank.html
+    assert "Ann cashed out 1 chip, counted (0.25 EUR)." in bank.html
+    assert "The bank does not balance: 1 chip fewer cashed out (4) than bought (5)." in bank.html
+    assert "Difference: -1 chip (cashed out − bought)." in bank.html
+    report = client.get(f"{night.url}/report").get_data(as_text=True)
+    assert "1 chips" not in report
+    assert "The bank does not balance: 1 chip fewer" in report and "and The bank" not in report
+    history = client.get(f"{night.url}/history").get_data(as_text=True)
+    assert "Everyone bought in 1 chip." in history and "1 chips" not in history
