@@ -85,6 +85,16 @@ def ledger_of(night: Night) -> NightLedger:
     return ledger
 
 
+def paid_payments(night: Night) -> tuple[Payment, ...]:
+    """The settle-up payments marked paid at ``night.version``, in the order recorded."""
+    payloads = db.session.scalars(
+        select(Event.payload)
+        .where(Event.night_id == night.id, Event.kind == "paid", Event.seq <= night.version)
+        .order_by(Event.seq)
+    )
+    return tuple(Payment(p["payer"], p["payee"], p["chips"]) for p in payloads)
+
+
 def marked_paid(night: Night) -> bool:
     """Whether a settle-up payment is marked paid (then the night's setting can no longer change)."""
     return (

@@ -182,6 +182,9 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
     ledger = bank_service.ledger_of(night)
     if ledger.uses_bank:  # the table and the players' page say it in the Bank page's words
         st = replace(st, settles=ledger.settles_text, settle_on=ledger.settle_on)
+    paid = bank_service.paid_payments(night)
+    if paid:  # a payment marked paid shows paid on the players' page too (issue 20, item 8)
+        st = replace(st, paid=paid)
     services.keep_derived(what, night.id, night.version, st)
     return st
 

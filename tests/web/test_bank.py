@@ -884,3 +884,24 @@ def test_the_bank_and_the_report_say_1_chip(client, app, night):
     assert "The bank does not balance: 1 chip fewer" in report and "and The bank" not in report
     history = client.get(f"{night.url}/history").get_data(as_text=True)
     assert "Everyone bought in 1 chip." in history and "1 chips" not in history
+
+
+# --- issue 20 item 8: a payment marked paid shows paid on the players' page too ---------------------------
+
+
+def test_a_payment_marked_paid_shows_paid_on_the_players_page(client, app, night):
+    """The tally: Ben pays Cat 4 chips (4 × 0.25 = 1.00 EUR).  Marked paid on the report: Cat's and Ben's
+    phones say it is paid, as the players' report does, not "you receive … from Ben"."""
+    with app.app_context():
+        viewer = db.session.scalar(db.select(Night.viewer_key).where(Night.keeper_key == night.key))
+    cat = client.get(f"/p/{viewer}/me?name=Cat", follow_redirects=True).get_data(as_text=True)
+    assert "you receive 1.00 EUR (4 chips) from Ben." in cat
+    stamp = paid_stamp(client, night)
+    assert client.post(f"{night.url}/paid", data={**stamp, "payer": "Ben", "payee": "Cat", "chips": "4"}).status_code == 303
+    cat = client.get(f"/p/{viewer}").get_data(as_text=True)
+    assert "you receive " not in cat
+    assert 'you received 1.00 EUR (4 chips) from Ben <span class="paid-mark" data-paid="Ben">Paid ✓</span>.' in cat
+    ben = client.get(f"/p/{viewer}/me?name=Ben", follow_redirects=True).get_data(as_text=True)
+    assert 'you paid 1.00 EUR (4 chips) to Cat <span class="paid-mark" data-paid="Cat">Paid ✓</span>.' in ben
+    report = client.get(f"/p/{viewer}/report").get_data(as_text=True)
+    assert '<li class="payment paid" data-payer="Ben" data-payee="Cat" data-chips="4">' in report
