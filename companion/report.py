@@ -68,8 +68,6 @@ from .ledger.settle import Payment, pairwise_debts, settle_up
 from .games.base import GameClosing, GameKind, GameState
 
 __all__ = [
-    "ChipCount",
-    "CountLine",
     "Figures",
     "GameLine",
     "GamePart",
@@ -79,7 +77,6 @@ __all__ = [
     "PotClosing",
     "Report",
     "build_night_report",
-    "chip_count",
     "ledger_part",
     "transfer_part",
 ]
@@ -189,7 +186,7 @@ class PlayerReport:
     net_chips: int  # the closing balance (== total.net)
     money: Decimal  # exact
     money_text: str
-    stack_change: int  # how the chips in front of the player changed (for a chip count)
+    stack_change: int  # how the chips in front of the player changed (what the bank's count checks)
 
 
 @dataclass(frozen=True)
@@ -903,53 +900,3 @@ def _why_pair(payment: Payment, parts: tuple[int, int], by_name: Mapping[str, Pl
             f"{payer.name}), netted here."
         )
     return tuple(out)
-
-
-# --- counting the chips ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CountLine:
-    name: str
-    buy_in: int
-    counted: int
-    expected: int  # buy-in plus how the ledger says the stack changed
-
-    @property
-    def difference(self) -> int:
-        return self.counted - self.expected
-
-
-@dataclass(frozen=True)
-class ChipCount:
-    lines: tuple[CountLine, ...]
-    in_pot: int  # chips that stay in the middle (a carried pot)
-
-    @property
-    def flagged(self) -> tuple[CountLine, ...]:
-        return tuple(line for line in self.lines if line.difference)
-
-    @property
-    def counted(self) -> int:
-        return sum(line.counted for line in self.lines)
-
-    @property
-    def expected(self) -> int:
-        return sum(line.expected for line in self.lines)
-
-
-def chip_count(report: Report, buy_ins: Mapping[str, int], counts: Mapping[str, int]) -> ChipCount:
-    """Compare the chips each player counts with what the ledger expects.
-
-    A player is expected to hold their buy-in plus :attr:`PlayerReport.stack_change`:
-    what they won and lost at the table, plus their share of the unfinished pot
-    once it is handed out (with "carry" the pot stays in the middle, so the antes
-    in it are not in anyone's stack).  Only players with a count are compared.
-    """
-    lines = []
-    for p in report.players:
-        if p.name not in counts:
-            continue
-        buy_in = buy_ins.get(p.name, 0)
-        lines.append(CountLine(p.name, buy_in, counts[p.name], buy_in + p.stack_change))
-    return ChipCount(tuple(lines), report.closing.carried)

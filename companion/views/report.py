@@ -6,8 +6,8 @@ Routes (``<key>`` is a night's secret link):
   shows pair-by-pair debts instead of the fewest payments.  The scorekeeper's
   link also shows "Mark paid" on each payment; the players' link never does.
   ``?payer=&payee=&chips=`` (the first tap of "Mark paid") shows the confirming
-  second form.  The chip-count form is a GET on the same page: it computes the
-  comparison on the fly and stores nothing.
+  second form.  The chips are counted on the Bank page (its counts are checked against
+  chips bought + the app's tally); the scorekeeper's report links there.
 * ``GET …/report.csv`` and ``GET …/report.json``: the same report as files.
 * ``POST /k/<key>/paid``: record that a payment was made (a "paid" event, with the
   table forms' version and request-key protection); 403 for the players' link.
@@ -38,15 +38,13 @@ from ..forms import CarryForm, PaidForm
 from ..ledger.money import chips_text, format_money, value_text
 from ..models import Night
 from ..games import IllegalAction
-from ..report import VIEWS, ChipCount, Report, build_night_report, chip_count
+from ..report import VIEWS, Report, build_night_report
 from . import refused
 from . import stamped
 from .common import NightLink, device_label, keeper_link, keeper_night, remember, standings_of, viewer_night
 from .home import my_nights
 
 bp = Blueprint("report", __name__)
-
-MAX_CHIPS = 10**9
 
 
 def report_of(night: Night) -> Report:
@@ -91,47 +89,6 @@ def _view() -> str:
     return view if view in VIEWS else "plan"
 
 
-# --- the chip count (a GET form: computed, never stored) -------------------------------
-
-
-def _whole(text: str | None, what: str, errors: dict[str, str], field: str) -> int | None:
-    text = (text or "").strip()
-    if not text:
-        return None
-    if not text.isdigit() or int(text) > MAX_CHIPS:
-        errors[field] = f"{what}: a whole number of chips, 0 or more"
-        return None
-    return int(text)
-
-
-def count_of(report: Report) -> tuple[ChipCount | None, dict[str, str], dict[str, str]]:
-    """The chip count asked for in the query string: (result, values to re-show, errors)."""
-    args = request.args
-    values = {k: v for k, v in args.items() if k == "buy_in" or k[:1] in "bc" and k[1:].isdigit()}
-    if not args.get("count"):
-        return None, values, {}
-    errors: dict[str, str] = {}
-    common = _whole(args.get("buy_in"), "Buy-in", errors, "buy_in")
-    buy_ins: dict[str, int] = {}
-    counts: dict[str, int] = {}
-    for p in report.players:
-        counted = _whole(args.get(f"c{p.seat}"), f"{p.name}'s count", errors, f"c{p.seat}")
-        own = _whole(args.get(f"b{p.seat}"), f"{p.name}'s buy-in", errors, f"b{p.seat}")
-        if counted is None:
-            continue
-        buy_in = own if own is not None else common
-        if buy_in is None:
-            errors.setdefault(f"b{p.seat}", f"{p.name}'s buy-in: enter it here or for everyone above")
-            continue
-        counts[p.name] = counted
-        buy_ins[p.name] = buy_in
-    if not counts and not errors:
-        errors["count"] = "Enter at least one player's count."
-    if errors:
-        return None, values, errors
-    return chip_count(report, buy_ins, counts), values, {}
-
-
 # --- the report ------------------------------------------------------------------------------
 
 
@@ -172,7 +129,6 @@ def render_report(  # type: ignore[no-untyped-def]
             paid_form.version.data = night.version
             paid_form.request_key.data = services.new_key()
             paid_form.payer.data, paid_form.payee.data, paid_form.chips.data = confirm.payer, confirm.payee, confirm.chips
-    count, count_values, count_errors = count_of(report)
     key = night.keeper_key if keeper else night.viewer_key
     # a pot carried on to the next night, or ready to be; and a pot carried in
     continued = services.continuation_of(night)
@@ -206,9 +162,6 @@ def render_report(  # type: ignore[no-untyped-def]
             endpoint="report.keeper" if keeper else "report.viewer",
             confirm=confirm,
             paid_form=paid_form,
-            count=count,
-            count_values=count_values,
-            count_errors=count_errors,
             message=message,
             continued=continued,
             next_night=next_night,
