@@ -221,8 +221,14 @@ def _counted_less_games(state: BankState, players: Sequence[str]) -> dict[str, i
     return {p: results.get(p, 0) - state.games_net.get(p, 0) for p in players}
 
 
-def night_extra(night: Night) -> tuple[str, dict[str, int]] | None:
-    """What the night's own ledger adds beside its games (the Bonus Round, the bank's counts), if anything.
+#: what the night's own ledger adds beside its games, as the report and the players' page name it
+BANK_LINE = ("The bank", "each count less the chips bought, less the games above")
+BONUS_LINE = ("Bonus Round", "its payments")
+
+
+def night_extra(night: Night) -> tuple[str, dict[str, int], str] | None:
+    """What the night's own ledger adds beside its games (the Bonus Round, the bank's counts), if anything:
+    (title, chips per player, what it is).
 
     While the night settles on chip counts that do not balance yet, the standings are the
     app's tally (the games and the Bonus Round's payments, what each count will be checked
@@ -230,11 +236,10 @@ def night_extra(night: Night) -> tuple[str, dict[str, int]] | None:
     """
     state = bank_state(night)
     if state.ledger.settle_on == BANK and state.block is None:
-        title = "The bank: chips counted less chips bought, less the games"
-        chips = _counted_less_games(state, night.players)
+        (title, what), chips = BANK_LINE, _counted_less_games(state, night.players)
     else:
-        title, chips = "Bonus Round", _bonus(state, night.players)
-    return (title, chips) if any(chips.values()) else None
+        (title, what), chips = BONUS_LINE, _bonus(state, night.players)
+    return (title, chips, what) if any(chips.values()) else None
 
 
 def bank_results(night: Night) -> dict[str, int] | None:

@@ -82,8 +82,14 @@ def chips_over_games(
     return series, starts
 
 
-def player_chart(name: str, points: list[int], game_starts: list[int], *, first_game: int = 1) -> str:
-    """A line of ``name``'s net chips over the night, games marked; "" with nothing recorded."""
+def player_chart(
+    name: str, points: list[int], game_starts: list[int], *, first_game: int = 1, ledger: str = ""
+) -> str:
+    """A line of ``name``'s net chips over the night, games marked; "" with nothing recorded.
+
+    ``ledger``: the last step is what the night's own ledger adds beside the games ("Bank": on
+    chip counts, the counts beyond the games), marked with its name, so the line ends at the
+    player's result (issue 20, item 4)."""
     if len(points) < 2:
         return ""
     low, high = min(0, *points), max(0, *points)
@@ -116,6 +122,15 @@ def player_chart(name: str, points: list[int], game_starts: list[int], *, first_
             f'stroke="{MARK}" stroke-width="1" stroke-dasharray="3 3"><title>game {n} starts</title></line>'
         )
         out.append(f'<text x="{_fmt(x(start) + 2)}" y="{TOP - 3}" font-size="10" fill="{MARK}">G{n}</text>')
+    if ledger:
+        at = len(points) - 1
+        out.append(
+            f'<line x1="{_fmt(x(at))}" y1="{TOP}" x2="{_fmt(x(at))}" y2="{HEIGHT - BOTTOM}" '
+            f'stroke="{MARK}" stroke-width="1" stroke-dasharray="3 3"><title>{escape(ledger)}</title></line>'
+        )
+        out.append(
+            f'<text x="{_fmt(x(at) - 2)}" y="{TOP - 3}" font-size="10" text-anchor="end" fill="{MARK}">{escape(ledger)}</text>'
+        )
     path = " ".join(f"{_fmt(x(i))},{_fmt(y(v))}" for i, v in enumerate(points))
     out.append(f'<polyline points="{path}" fill="none" stroke="{LINE}" stroke-width="2"/>')
     colour = GOOD if final >= 0 else BAD

@@ -102,6 +102,10 @@ class Figures:
     pots: int = 0
     unfinished: int = 0
     tokens: int = 0
+    #: what the night's own ledger adds beside the games (the Bonus Round's payments, or on chip
+    #: counts the counts beyond the games), never shown as antes or pots; ``ledger_label`` names it
+    ledger: int = 0
+    ledger_label: str = ""
 
     @property
     def side_won(self) -> int:
@@ -122,7 +126,7 @@ class Figures:
 
     @property
     def net(self) -> int:
-        return self.pot_net + self.side_net
+        return self.pot_net + self.side_net + self.ledger
 
     def with_opponent(self, other: str) -> tuple[int, int]:
         """(chips won from ``other``, chips lost to ``other``) in side bets."""
@@ -141,6 +145,8 @@ class Figures:
             out.append(f"pots won {_signed(self.pots)}")
         if self.unfinished:
             out.append(f"unfinished pot {_signed(self.unfinished)}")
+        if self.ledger:
+            out.append(f"{self.ledger_label or 'the night'} {_signed(self.ledger)}")
         return out
 
 
@@ -156,12 +162,15 @@ def _signed(chips: int) -> str:
 def _add(figures: Iterable[Figures], order: Sequence[str]) -> Figures:
     won: Counter[str] = Counter()
     lost: Counter[str] = Counter()
-    antes = pots = unfinished = tokens = 0
+    antes = pots = unfinished = tokens = ledger = 0
+    label = ""
     for f in figures:
         antes += f.antes
         pots += f.pots
         unfinished += f.unfinished
         tokens += f.tokens
+        ledger += f.ledger
+        label = label or f.ledger_label
         won.update(dict(f.won_from))
         lost.update(dict(f.lost_to))
     return Figures(
@@ -171,6 +180,8 @@ def _add(figures: Iterable[Figures], order: Sequence[str]) -> Figures:
         pots=pots,
         unfinished=unfinished,
         tokens=tokens,
+        ledger=ledger,
+        ledger_label=label,
     )
 
 
@@ -213,6 +224,17 @@ class GameLine:
     @property
     def finished(self) -> bool:
         return self.winner is not None
+
+    @property
+    def short(self) -> str:
+        """The line's name in a narrow column: "2·1", "3", "Bank", "Bonus"."""
+        if self.extra:
+            return self.title.removeprefix("The ").split()[0].capitalize()
+        if self.night_game and not self.number:
+            return str(self.night_game)
+        if self.night_game:
+            return f"{self.night_game}·{self.number}"
+        return str(self.number)
 
     @property
     def label(self) -> str:
@@ -364,6 +386,8 @@ class Report:
                 "pots_won": f.pots,
                 "unfinished_pot": f.unfinished,
                 "tokens": f.tokens,
+                # the Bonus Round's payments, or on chip counts the counts beyond the games
+                **({"night_ledger": f.ledger} if f.ledger else {}),
                 "net_chips": f.net,
             }
 
@@ -530,7 +554,7 @@ def build_night_report(
     paid: Iterable[tuple[str, str, int]] = (),
     name: str = "",
     carried_on: Mapping[str, int] | None = None,
-    extra: tuple[str, Mapping[str, int]] | None = None,
+    extra: tuple[str, Mapping[str, int]] | tuple[str, Mapping[str, int], str] | None = None,
 ) -> Report:
     """The report of a night of games: ``games`` are (title, state, rules, closing, kind), in order.
 
@@ -545,7 +569,8 @@ def build_night_report(
     part alone (:func:`report_from_part`).  ``extra`` is what the night's own ledger adds
     beside its games, (what it is, chips per player summing to 0): the Bonus Round's
     payments, or on chip counts the bank's results less the games' balances; it is its
-    own line of the report and counts in the plan.
+    own line of the report and counts in the plan; a third item, when given, says what it is
+    (the line's text).
     """
     extra_chips = {n: c for n, c in (extra[1] if extra else {}).items() if c}
     entries = list(games)
@@ -559,7 +584,7 @@ def build_night_report(
         for number, (title, state, rules, game_closing, kind) in enumerate(entries, start=1)
     ]
     if extra is not None and extra_chips:
-        parts.append(ledger_part(extra[0], seated, extra_chips))
+        parts.append(ledger_part(extra[0], seated, extra_chips, extra[2] if len(extra) > 2 else ""))  # type: ignore[misc]
     players = tuple(seated)
     figures = {
         n: tuple(f for part in parts for f in (part.figures.get(n) or (Figures(),) * len(part.games)))
@@ -594,19 +619,19 @@ def build_night_report(
     return _settle(name, players, merged, chip_value, currency, paid)
 
 
-def ledger_part(title: str, seated: Sequence[str], chips: Mapping[str, int]) -> GamePart:
+def ledger_part(title: str, seated: Sequence[str], chips: Mapping[str, int], what: str = "") -> GamePart:
     """What the night's own ledger adds beside its games, as one line of the report.
 
-    A player's gain counts as a pot taken, a loss as chips put in (they sum to 0),
-    so the plan and the pair-by-pair payments square it like a game's pot.
-    """
+    Its own figure (:attr:`Figures.ledger`, named by ``title``), never antes or pots won: on chip
+    counts it is what the counts say beyond the games (a poker result is not "pots won").  The
+    pair-by-pair payments square it like a game's pot.  The line's text is ``what`` it is and
+    each player's share, so its title is said once ("The bank: each count less …: Ann +3, …")."""
     if sum(chips.values()) != 0:  # pragma: no cover - the night ledger balances by construction
         raise ValueError(f"{title} does not balance: {dict(chips)}")
     players = tuple(seated)
-    figures = {
-        n: (Figures(antes=max(0, -chips.get(n, 0)), pots=max(0, chips.get(n, 0))),) for n in players
-    }
-    line = GameLine(0, None, 0, 0, night_game=0, title=title, text=title, extra=True)
+    figures = {n: (Figures(ledger=chips.get(n, 0), ledger_label=title),) for n in players}
+    shares = ", ".join(f"{n} {_signed(chips.get(n, 0))}" for n in players)
+    line = GameLine(0, None, 0, 0, night_game=0, title=title, text=f"{what}: {shares}" if what else shares, extra=True)
     closing = PotClosing(pot=0, net={n: chips.get(n, 0) for n in players},
                          shares=dict.fromkeys(players, 0), carried=0, note="")
     return GamePart(
@@ -810,7 +835,7 @@ def _pairwise(
         # Within one game the pot nets (pots taken and returned minus antes) add
         # up to zero; the fewest payments that square them are, for a finished
         # game, exactly "everyone pays the winner the antes they put in".
-        nets = {p: by_name[p].games[g].pot_net for p in players}
+        nets = {p: by_name[p].games[g].pot_net + by_name[p].games[g].ledger for p in players}
         pot += [(x.payer, x.payee, x.chips) for x in settle_up(nets)]
     pairs = pairwise_debts(side + pot)
     side_by_pair = pairwise_debts(side)

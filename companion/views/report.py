@@ -147,7 +147,15 @@ def render_report(  # type: ignore[no-untyped-def]
     if chip_charts is None:
         play = services.play_for(night)
         series, game_starts = chips_over_games([(p.state, p.close().net) for p in play.games], play.seated)
-        chip_charts = {name: Markup(player_chart(name, points, game_starts)) for name, points in series.items()}
+        added = bank_service.night_extra(night)
+        ledger = ""
+        if added is not None:  # each line ends at the player's result, not at the games' tally
+            ledger = added[0].removeprefix("The ").capitalize()
+            for name, points in series.items():
+                points.append(points[-1] + added[1].get(name, 0))
+        chip_charts = {
+            name: Markup(player_chart(name, points, game_starts, ledger=ledger)) for name, points in series.items()
+        }
         services.keep_derived("chip-charts", night.id, night.version, chip_charts)
     return (
         render_template(

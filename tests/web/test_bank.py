@@ -905,3 +905,63 @@ def test_a_payment_marked_paid_shows_paid_on_the_players_page(client, app, night
     assert 'you paid 1.00 EUR (4 chips) to Cat <span class="paid-mark" data-paid="Cat">Paid ✓</span>.' in ben
     report = client.get(f"/p/{viewer}/report").get_data(as_text=True)
     assert '<li class="payment paid" data-payer="Ben" data-payee="Cat" data-chips="4">' in report
+
+
+# --- issue 20 item 4: the report of a night on counts reads as clearly as one on the tally ----------------
+
+
+def counted_poker_night(client, night) -> BankPage:  # type: ignore[no-untyped-def]
+    """As in test_the_first_buy_in_puts_the_night_on_the_counts_without_touching_the_switch: Napalm
+    (Ann 0, Ben −4, Cat +4, Dan 0), poker, everyone 100, Ben rebuys 20, counts 90, 106, 124, 100:
+    results Ann −10, Ben −14, Cat +24, Dan 0."""
+    start_poker(client, night)
+    bank = BankPage(client, night)
+    bank.everyone("100")
+    bank.player("Ben", "rebuy", "20")
+    for name, count in zip(PLAYERS, ("90", "106", "124", "100")):
+        bank.player(name, "cash_out", count)
+    return bank
+
+
+def test_the_report_on_counts_names_the_banks_line_and_ends_each_chart_at_the_result(client, app, night):
+    """The bank's line is the results less the games: Ann −10 − 0 = −10, Ben −14 − (−4) = −10,
+    Cat 24 − 4 = +20, Dan 0."""
+    counted_poker_night(client, night)
+    html = unescape(client.get(f"{night.url}/report").get_data(as_text=True))
+    # one labelled line, said once
+    assert html.count("The bank: each count less the chips bought, less the games above: "
+                      "Ann −10, Ben −10, Cat +20, Dan 0") == 1
+    assert "The bank: The bank" not in html and "less the games: The bank" not in html
+    # each player's table: a "Bank" row with its figure under Net only, never a game "0" under Pots
+    card = html[html.index('<article class="player-card" id="player-3"'):]
+    card = card[:card.index("</article>")]
+    assert '<tr class="ledger-row" data-ledger="Bank"><th scope="row"><abbr title="The bank">Bank</abbr></th>' \
+           '<td class="num"></td><td class="num"></td><td class="num"></td><td class="num"></td>' \
+           '<td class="num pos">+20</td></tr>' in card
+    assert '<th scope="row">0' not in html
+    # why: the poker is not "pots won"
+    assert "pots won +20" not in html and "The bank +20" in html
+    # the chart ends at the result (+24), not at the games' tally (+4)
+    assert "Cat&#39;s chips over the night: +24 now" in html or "Cat's chips over the night: +24 now" in html
+
+
+def test_the_players_page_figures_add_up_to_the_standings_on_counts(client, app, night):
+    counted_poker_night(client, night)
+    with app.app_context():
+        viewer = db.session.scalar(db.select(Night.viewer_key).where(Night.keeper_key == night.key))
+    html = unescape(client.get(f"/p/{viewer}").get_data(as_text=True))
+    table = html[html.index('<table class="standings">'):]
+    standings = {}
+    for name, row in re.findall(r'<tr[^>]*data-player="(\w+)"[^>]*>(.*?)</tr>', table[:table.index("</table>")], re.S):
+        standings[name] = int(re.search(r'<td class="num net[^"]*">([-+]?\d+)<', row).group(1))
+    lines = re.findall(r'data-night-game="\d+">.*?·(.*?)</li>', html, re.S)
+    lines += re.findall(r'data-night-ledger="The bank"><strong>The bank</strong> ·(.*?)</p>', html, re.S)
+    assert len(lines) == 3  # Napalm, the poker, the bank
+    total = dict.fromkeys(PLAYERS, 0)
+    for line in lines:
+        shares = re.sub(r'<span class="muted">.*?</span>', "", line)  # a game's note, not its figures
+        for name, chips in re.findall(r"(\w+) ([-+]?\d+)", re.sub(r"<[^>]+>", "", shares)):
+            total[name] += int(chips)
+    # Napalm (0, −4, +4, 0) + poker (0, 0, 0, 0) + the bank (−10, −10, +20, 0) = the results on the counts
+    assert total == {"Ann": -10, "Ben": -14, "Cat": 24, "Dan": 0}
+    assert {n: standings.get(n) for n in PLAYERS} == total, standings
