@@ -5,10 +5,11 @@ None, like a settle-up payment), written through the one write path
 (:func:`companion.services._append`: the table's version and the form's request key,
 so a doubled or stale submit records nothing twice), folded here from the log.
 
-* **The setting** ``settle_on``: the night settles on the app's tally (the default:
-  the games' balances plus the Bonus Round's payments) or on chip counts (the bank:
-  counts − chips bought).  It is an event too, so the history says when it changed; it
-  cannot change once a settle-up payment is marked.
+* **What the night settles on**: chip counts (the bank: counts − chips bought) from the
+  first buy-in or the first game of Poker with real betting, else the app's tally (the
+  games' balances plus the Bonus Round's payments): :func:`night_ledger.basis`.  A night
+  recorded chip by chip may choose the tally anyway (a ``settle_on`` event, so the history
+  says when it changed); it cannot change once a settle-up payment is marked.
 * **The bank** (:mod:`companion.ledger.bank`): buy-in, rebuy, everyone buys in,
   cash-out with the counted chips, and a cancel that takes one back (a correction is a
   new event; nothing is edited).  The bank's events are numbered as the night's log
