@@ -238,17 +238,11 @@ def test_replay_of_a_wrong_night_file_names_the_game_and_record(app, tmp_path):
 
 def test_replay_of_a_night_file_with_bank_records_settles_on_the_counts(app, tmp_path):
     """Issue 20 item 1: no "settle_on", bank records: the counts settle the night, as /import does.
-    Napalm: Ben and Cat say Yes, Cat wins (Ben −3, Cat +3 on the tally); poker; everyone bought 50;
-    counts 40, 60, 50 = 150 = bought: count − bought = Ann −10, Ben +10, Cat 0: Ann pays Ben 10."""
-    document = {
-        "format": "companion-night/2", "players": ["Ann", "Ben", "Cat"],
-        "games": [{"game": "napalm", "rules": {"ante": 1, "ante_every": 1, "tokens_to_win": 5},
-                   "stages": [{"yes": ["Ben", "Cat"], "winners": ["Cat"]}]},
-                  {"game": "betting", "rules": {"variant": "Texas hold'em"}, "deals": [{"dealer": "Ann"}]}],
-        "bank": [{"everyone_buys_in": 50}, {"cash_out": "Ann", "chips": 40}, {"cash_out": "Ben", "chips": 60},
-                 {"cash_out": "Cat", "chips": 50}],
-    }
-    result = replay(app, write(tmp_path, document))
+    tests/test_nightfile.py's POKER_ON_COUNTS: count − bought = Ann −10, Ben +10, Cat 0 (not the
+    Napalm tally's Ben −3, Cat +3): Ann pays Ben 10."""
+    from test_nightfile import POKER_ON_COUNTS
+
+    result = replay(app, write(tmp_path, POKER_ON_COUNTS))
     assert result.exit_code == 0, result.output
     printed = json.loads(result.output)
     assert printed["settle_on"] == "bank"

@@ -634,6 +634,21 @@ def start_poker(client, night) -> None:  # type: ignore[no-untyped-def]
     assert client.post(f"{night.url}/next-game", data={**stamp, **form}).status_code == 303
 
 
+def counted_poker_night(  # type: ignore[no-untyped-def]
+    client, night, each: str = "100", rebuy: str = "20", counts: tuple[str, ...] = ("90", "106", "124", "100")
+) -> BankPage:
+    """By default as in test_the_first_buy_in_puts_the_night_on_the_counts_without_touching_the_switch:
+    Napalm (Ann 0, Ben −4, Cat +4, Dan 0), poker, everyone 100, Ben rebuys 20, counts 90, 106, 124,
+    100: results Ann −10, Ben −14, Cat +24, Dan 0."""
+    start_poker(client, night)
+    bank = BankPage(client, night)
+    bank.everyone(each)
+    bank.player("Ben", "rebuy", rebuy)
+    for name, count in zip(PLAYERS, counts):
+        bank.player(name, "cash_out", count)
+    return bank
+
+
 def payments_offered(report: str) -> list[str]:
     """The report's payments that carry a "Mark paid" button, as payer>payee:chips."""
     offered = []
@@ -730,17 +745,11 @@ def test_the_tally_is_refused_once_a_betting_game_is_in_the_night(client, app, n
 
 
 def test_an_imported_file_with_bank_records_settles_on_the_counts(client, app):
-    """A night file without "settle_on" but with bank records (issue 20 item 1): Napalm, Ben and Cat say
-    Yes, Cat wins (Ann 0, Ben −3, Cat +3), then poker; everyone bought 50; counts 40, 60, 50 (150 =
-    bought): count − bought = Ann −10, Ben +10, Cat 0, not the tally's Ben −3, Cat +3."""
-    document = {
-        "format": "companion-night/2", "players": ["Ann", "Ben", "Cat"],
-        "games": [{"game": "napalm", "rules": {"ante": 1, "ante_every": 1, "tokens_to_win": 5},
-                   "stages": [{"yes": ["Ben", "Cat"], "winners": ["Cat"]}]},
-                  {"game": "betting", "rules": {"variant": "Texas hold'em"}, "deals": [{"dealer": "Ann"}]}],
-        "bank": [{"everyone_buys_in": 50}, {"cash_out": "Ann", "chips": 40}, {"cash_out": "Ben", "chips": 60},
-                 {"cash_out": "Cat", "chips": 50}],
-    }
+    """tests/test_nightfile.py's POKER_ON_COUNTS (issue 20 item 1): no "settle_on", bank records;
+    count − bought = Ann −10, Ben +10, Cat 0, not the Napalm tally's Ben −3, Cat +3."""
+    from test_nightfile import POKER_ON_COUNTS
+
+    document = POKER_ON_COUNTS
     with app.app_context():
         copy = services.import_history(json.dumps(document), name="Copy")
         assert bank_service.ledger_of(copy).settle_on == "bank"
@@ -868,12 +877,7 @@ def test_a_player_who_never_bought_in_but_played_is_named_without_a_count(client
 def test_the_bank_and_the_report_say_1_chip(client, app, night):
     """Everyone buys in 1 chip; Ben rebuys 1.  The log says "1 chip", never "1 chips"; counts Ann 1, Ben 2,
     Cat 1, Dan 0: 4 back of 5 bought, "1 chip fewer"; the report's block says so too."""
-    start_poker(client, night)
-    bank = BankPage(client, night)
-    bank.everyone("1")
-    bank.player("Ben", "rebuy", "1")
-    for name, count in zip(PLAYERS, ("1", "2", "1", "0")):
-        bank.player(name, "cash_out", count)
+    bank = counted_poker_night(client, night, "1", "1", ("1", "2", "1", "0"))
     assert "1 chips" not in bank.html
     assert "Everyone bought in 1 chip (0.25 EUR)" in bank.html and "Ben rebought 1 chip (0.25 EUR)." in bank.html
     assert "Ann cashed out 1 chip, counted (0.25 EUR)." in bank.html
@@ -910,17 +914,6 @@ def test_a_payment_marked_paid_shows_paid_on_the_players_page(client, app, night
 # --- issue 20 item 4: the report of a night on counts reads as clearly as one on the tally ----------------
 
 
-def counted_poker_night(client, night) -> BankPage:  # type: ignore[no-untyped-def]
-    """As in test_the_first_buy_in_puts_the_night_on_the_counts_without_touching_the_switch: Napalm
-    (Ann 0, Ben −4, Cat +4, Dan 0), poker, everyone 100, Ben rebuys 20, counts 90, 106, 124, 100:
-    results Ann −10, Ben −14, Cat +24, Dan 0."""
-    start_poker(client, night)
-    bank = BankPage(client, night)
-    bank.everyone("100")
-    bank.player("Ben", "rebuy", "20")
-    for name, count in zip(PLAYERS, ("90", "106", "124", "100")):
-        bank.player(name, "cash_out", count)
-    return bank
 
 
 def test_the_report_on_counts_names_the_banks_line_and_ends_each_chart_at_the_result(client, app, night):
