@@ -98,10 +98,13 @@ def _trust_proxies(app: Flask) -> None:
     whole table) and HTTPS looks like HTTP (no Secure cookie).  Wraps the whole WSGI
     app, middleware included, so it is the first to see a request.
     """
-    raw = str(app.config["TRUSTED_PROXIES"]).strip()
-    if not (raw.isascii() and raw.isdecimal()) or int(raw) > 5:
-        raise ConfigError(f"COMPANION_TRUSTED_PROXIES must be a number of proxies from 0 to 5, not {raw!r}")
-    proxies = int(raw)
+    from .reading import Unreadable, whole_number
+
+    raw = str(app.config["TRUSTED_PROXIES"])
+    try:
+        proxies = whole_number(raw, "COMPANION_TRUSTED_PROXIES", low=0, high=5)
+    except Unreadable:
+        raise ConfigError(f"COMPANION_TRUSTED_PROXIES must be a number of proxies from 0 to 5, not {raw.strip()[:20]!r}") from None
     if proxies:
         from werkzeug.middleware.proxy_fix import ProxyFix
 

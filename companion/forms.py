@@ -7,7 +7,6 @@ tap records nothing twice (see :func:`companion.services.record`).
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal
 
 from flask import has_request_context, request
@@ -25,30 +24,57 @@ from wtforms.validators import InputRequired, Length, NumberRange, Optional, Reg
 from wtforms.widgets import CheckboxInput, ListWidget
 
 from .ledger.money import parse_chip_value
+from .reading import MAX_DIGITS, Unreadable, text, whole_number
 from .games.napalm.closing import LABELS as UNFINISHED_LABELS
 from .games.napalm.table import MAX_NAME_LENGTH, MAX_PLAYERS
 
 KEY_PATTERN = r"^[A-Za-z0-9_-]{16,64}$"
 #: a longer name is refused with this message, never cut (the field has no maxlength: issue 14, item 7)
 NAME_TOO_LONG = f"a name is at most {MAX_NAME_LENGTH} characters: shorten it"
+#: more than any text field takes (each has its own Length): the request's own size bounds it
+MAX_FORM_TEXT = 1_000_000
 
 
 class WholeNumberField(IntegerField):
-    """An IntegerField that refuses a number of more than 15 digits before anything compares it.
+    """A whole number read by :func:`companion.reading.whole_number`, as every way in reads one.
 
-    WTForms' NumberRange turns the value into a float to check for NaN, and a 400-digit
-    number raises OverflowError there: a 500 instead of a form error.
+    WTForms' own reading took ``int()``'s word for it ("1_000", "\u0663", "\U0001d7cf") and its
+    NumberRange turned a 400-digit number into a float that overflowed: a 500.  A field whose
+    NumberRange starts at 0 or more takes no minus sign ("-0" included); the range itself is
+    left to NumberRange and its message.
     """
 
-    MAX_DIGITS = 15
-    #: ASCII digits only: int() also reads "1_000", "\u0663" (Arabic-Indic three) and "\U0001d7cf" (bold one)
-    PLAIN = re.compile(r"\s*[+-]?[0-9]{1,15}\s*", re.ASCII)
+    UNREADABLE = f"Enter a whole number in digits 0-9, at most {MAX_DIGITS} of them."
+
+    def _signed(self) -> bool:
+        return not any(isinstance(v, NumberRange) and v.min is not None and v.min >= 0 for v in self.validators)
 
     def process_formdata(self, valuelist: list[str]) -> None:
-        if valuelist and valuelist[0] != "" and not self.PLAIN.fullmatch(str(valuelist[0])):
+        if not valuelist or valuelist[0] == "":
             self.data = None
-            raise ValueError("Enter a whole number in digits 0-9, at most 15 of them.")
-        super().process_formdata(valuelist)
+            return
+        try:
+            self.data = whole_number(valuelist[0], "the number", low=None if self._signed() else 0)
+        except Unreadable:
+            self.data = None
+            raise ValueError(self.UNREADABLE) from None
+
+
+def readable(form: FlaskForm, field: StringField) -> None:
+    """Text no database stores (a NUL, a broken character) is this field's error, as every way in
+    refuses it (companion.reading.text); the field's Length says how long it may be."""
+    try:
+        text(field.data or "", "this field", max_length=MAX_FORM_TEXT)
+    except Unreadable as error:
+        raise ValidationError(str(error)) from None
+
+
+def seat_number(value: str | None) -> int | None:
+    """A seat's number 1 to MAX_PLAYERS as a form sends it (first dealer, ↑), or None for anything else."""
+    try:
+        return whole_number(value, "a seat", low=1, high=MAX_PLAYERS)
+    except Unreadable:
+        return None
 
 
 class KnownFieldsOnly:
@@ -158,14 +184,14 @@ class NightBaseForm(KnownFieldsOnly, StartForm):
     """
 
     game = HiddenField(default="napalm")  # the first game's short name (the page's picker sets it)
-    name = StringField("Name of the night", validators=[Optional(), Length(max=80)])
-    seat_1 = StringField("Seat 1", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG)])
-    seat_2 = StringField("Seat 2", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG)])
-    seat_3 = StringField("Seat 3", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG)])
-    seat_4 = StringField("Seat 4", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG)])
-    seat_5 = StringField("Seat 5", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG)])
-    seat_6 = StringField("Seat 6", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG)])
-    seat_7 = StringField("Seat 7", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG)])
+    name = StringField("Name of the night", validators=[Optional(), Length(max=80), readable])
+    seat_1 = StringField("Seat 1", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
+    seat_2 = StringField("Seat 2", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
+    seat_3 = StringField("Seat 3", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
+    seat_4 = StringField("Seat 4", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
+    seat_5 = StringField("Seat 5", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
+    seat_6 = StringField("Seat 6", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
+    seat_7 = StringField("Seat 7", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
     first_dealer = SelectField(
         "First dealer", choices=[(str(i), f"Seat {i}") for i in range(1, MAX_PLAYERS + 1)], default="1"
     )
@@ -173,14 +199,14 @@ class NightBaseForm(KnownFieldsOnly, StartForm):
     chip_value = StringField(
         "Value of one chip (empty: chips only)", default="", validators=[Length(max=20), _chip_value]
     )
-    currency = StringField("Currency", default="€", validators=[Optional(), Length(max=8)])
+    currency = StringField("Currency", default="€", validators=[Optional(), Length(max=8), readable])
     move_up = HiddenField()
     submit = SubmitField("Start the night")
 
     def validate_first_dealer(self, field: SelectField) -> None:
         """The first dealer is a seated player: an empty seat is refused, never silently seat 1."""
         chosen = field.data or ""
-        if not (chosen.isascii() and chosen.isdecimal() and 1 <= int(chosen) <= MAX_PLAYERS):
+        if seat_number(chosen) is None:
             raise ValidationError("choose the first dealer")
         if self.players() and self.first_dealer_name() is None:
             raise ValidationError(f"seat {chosen} is empty: choose a first dealer who has a name")
@@ -200,7 +226,7 @@ class NightBaseForm(KnownFieldsOnly, StartForm):
 
     def first_dealer_name(self) -> str | None:
         """The name in the chosen seat, counting only filled seats' positions as typed."""
-        seat = int(self.first_dealer.data or 1)
+        seat = seat_number(self.first_dealer.data or "1") or 1
         field = self.seat_fields()[seat - 1]
         return field.data.strip() if field.data and field.data.strip() else None
 
@@ -243,4 +269,4 @@ class ImportForm(KnownFieldsOnly, StartForm):
         "Hand-history file (.json)",
         validators=[FileRequired("choose a file"), FileAllowed(["json"], "a hand-history file ends in .json")],
     )
-    name = StringField("Name of the night", validators=[Optional(), Length(max=80)])
+    name = StringField("Name of the night", validators=[Optional(), Length(max=80), readable])

@@ -13,6 +13,7 @@ a 400 saying which setting to change.  WSGI middleware: it sees every request fi
 from __future__ import annotations
 
 import ipaddress
+import re
 import socket
 import threading
 import time
@@ -36,6 +37,29 @@ def hostname_of(host: str) -> str:
     elif host.count(":") == 1:
         host = host.split(":", 1)[0]
     return host.rstrip(".")
+
+
+#: A Host header (RFC 9110, 7.2): a name or IPv4 address, or an IPv6 address in brackets, and
+#: an optional port.  Nothing else: no user info ("127.0.0.1:80@evil.example" was read as
+#: 127.0.0.1, and the players' link shown became "http:/p/<key>"), no path, no spaces.
+_HOST_HEADER = re.compile(
+    r"(?:\[(?P<v6>[0-9a-f:.]+)\]|(?P<name>[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?\.?))(?::(?P<port>[0-9]{1,5}))?",
+    re.ASCII | re.IGNORECASE,
+)
+
+
+def request_host(header: str) -> str | None:
+    """The host name a Host header names (lower case, no port, brackets or trailing dot), or None
+    when the header is not a host and a port and nothing else."""
+    match = _HOST_HEADER.fullmatch(header)
+    if match is None or (match["port"] is not None and int(match["port"]) > 65535):
+        return None
+    if match["v6"] is not None:
+        try:
+            return str(ipaddress.IPv6Address(match["v6"]))
+        except ValueError:
+            return None
+    return match["name"].lower().rstrip(".")
 
 
 def configured_hosts(app: Flask) -> set[str]:
@@ -91,7 +115,9 @@ class HostCheck:
         self._lock = threading.Lock()
 
     def allowed(self, host: str) -> bool:
-        name = hostname_of(host)
+        name = request_host(host)
+        if name is None:
+            return False
         if name in LOOPBACK or name.endswith(".localhost") or _loopback_address(name):
             return True
         if name in configured_hosts(self.app):

@@ -144,3 +144,23 @@ class ClientCounter(db.Model):  # type: ignore[name-defined]
     client: Mapped[str] = mapped_column(String(64), primary_key=True)
     bucket: Mapped[int] = mapped_column(BigInteger, primary_key=True, index=True)
     hits: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class KeptRefusal(db.Model):  # type: ignore[name-defined]
+    """What a refused submit left for the page it redirects to (see :mod:`companion.views.refused`).
+
+    Kept here, not in the session cookie: the cookie is signed but readable, and held the
+    page's address (a scorekeeper's link) and what was typed; a refused Bonus Round grid
+    made it larger than a browser keeps (issue 21, items 3 and 4).  The cookie holds only
+    ``token``; the row holds a digest of the page's path, never the path.  Rows are deleted
+    after an hour, and beyond the newest few thousand (a refusal, not a record of the game).
+    """
+
+    __tablename__ = "kept_refusal"
+    __table_args__ = (UniqueConstraint("token", name="uq_kept_refusal_token"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token: Mapped[str] = mapped_column(String(32))
+    path_digest: Mapped[str] = mapped_column(String(64))
+    content: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)

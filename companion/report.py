@@ -55,8 +55,8 @@ Who pays whom
 
 from __future__ import annotations
 
-import csv
-import io
+import re
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -439,30 +439,28 @@ class Report:
 
     def to_csv(self, view: str = "plan") -> str:
         """One row per player, then one per payment of ``view``; money exact, as plain decimals."""
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\r\n")
-        writer.writerow(
+        rows: list[list[Any]] = [
             [
                 "row", "player", "to", "antes", "side_bets_won", "side_bets_lost", "pots_won",
                 "unfinished_pot", "tokens", "games_won", "net_chips", "money", "currency", "paid",
             ]
-        )
+        ]
         for p in self.players:
             t = p.total
-            writer.writerow(
+            rows.append(
                 [
-                    "player", _cell(p.name), "", t.antes, t.side_won, t.side_lost, t.pots,
-                    t.unfinished, t.tokens, p.games_won, p.net_chips, _plain(p.money), _cell(self.currency), "",
+                    "player", _Text(p.name), "", t.antes, t.side_won, t.side_lost, t.pots,
+                    t.unfinished, t.tokens, p.games_won, p.net_chips, _plain(p.money), _Text(self.currency), "",
                 ]
             )
         for line in self.lines(view):
-            writer.writerow(
+            rows.append(
                 [
-                    "payment", _cell(line.payer), _cell(line.payee), "", "", "", "", "", "", "",
-                    line.chips, _plain(line.money), _cell(self.currency), "yes" if line.paid else "no",
+                    "payment", _Text(line.payer), _Text(line.payee), "", "", "", "", "", "", "",
+                    line.chips, _plain(line.money), _Text(self.currency), "yes" if line.paid else "no",
                 ]
             )
-        return out.getvalue()
+        return "".join(",".join(_csv_field(cell) for cell in row) + "\r\n" for row in rows)
 
 
 def _plain(amount: Decimal) -> str:
@@ -475,9 +473,41 @@ def _plain(amount: Decimal) -> str:
     return f"{amount:f}"
 
 
+class _Text(str):
+    """A CSV cell of text a person typed (a name, a currency): always quoted, never a formula."""
+
+
+#: what makes a spreadsheet read a cell as a formula, once NFKC turns "\uff1d" (full-width =) into "="
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+#: what a spreadsheet may split a line on (its locale's list separator, or a choice in its import dialog)
+_SEPARATORS = re.compile(r"([,;\t|])")
+
+
+def _starts_a_formula(text: str) -> bool:
+    """Whether a spreadsheet could read ``text`` as a formula: full-width and small forms (\uff1d,
+    \ufe66, \uff0b, \uff20…) read as their plain forms, spaces and a quote before them skipped."""
+    first = unicodedata.normalize("NFKC", text.lstrip(' "\u3000\u00a0')[:1])
+    return first[:1] in _FORMULA_START or text[:1] in _FORMULA_START
+
+
 def _cell(text: str) -> str:
-    """Keep a spreadsheet from reading a name as a formula."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    """Keep a spreadsheet from reading a name as a formula: a ' before each part that would start one.
+
+    Quoting the cell keeps a "," inside it, but a spreadsheet that splits the file on ";"
+    (or a tab) ignores quotes in mid-field: "a;=HYPERLINK(1)" made a cell "=HYPERLINK(1)…".
+    So each part after such a separator is defused too: "a;'=HYPERLINK(1)".
+    """
+    parts = _SEPARATORS.split(text)
+    return "".join("'" + part if i % 2 == 0 and _starts_a_formula(part) else part for i, part in enumerate(parts))
+
+
+def _csv_field(cell: Any) -> str:
+    """One CSV field (RFC 4180): text a person typed quoted whatever it holds, so that no separator
+    a spreadsheet splits on (",", ";", a tab) makes a second cell of it ("a;=HYPERLINK(1)");
+    the app's own labels and numbers hold none and stay bare."""
+    if isinstance(cell, _Text):
+        return '"' + _cell(str(cell)).replace('"', '""') + '"'
+    return str(cell)
 
 
 # --- building it ------------------------------------------------------------------------

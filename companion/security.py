@@ -87,6 +87,10 @@ def reject_unknown_link(app: Flask) -> None:
     abort(404)
 
 
+#: pages that list the scorekeeper links this browser holds (and /players/<name>, below)
+LISTS_LINKS = frozenset({"/", "/nights"})
+
+
 def set_headers(response: Response) -> Response:
     headers = response.headers
     headers.setdefault("Content-Security-Policy", CSP)
@@ -97,6 +101,10 @@ def set_headers(response: Response) -> Response:
     if request.path.startswith(("/k/", "/p/")):
         headers.setdefault("Cache-Control", "no-store")  # both links' pages hold a secret link's standings
         headers.setdefault("X-Robots-Tag", "noindex")
+    elif request.path in LISTS_LINKS or request.path.startswith("/players/"):
+        # the front door, the past nights and a player's history list this browser's scorekeeper
+        # links: no cache (a shared computer's, a proxy's) may keep them (issue 21, item 5)
+        headers.setdefault("Cache-Control", "no-store")
     if request.is_secure:  # HTTPS seen by the app, or told by a trusted proxy
         headers.setdefault("Strict-Transport-Security", HSTS)
     return response

@@ -27,13 +27,13 @@ MAX_STAGES = 2_000
 MAX_RECORDS = 5_000
 RECORDS_FOR_SETTLING = 100
 #: Text no database stores faithfully: NUL (PostgreSQL refuses it) and lone surrogates (not UTF-8).
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 def unstorable(value: Any) -> bool:
     """Whether ``value`` (text, or lists and objects of it) holds text that cannot be stored."""
     if isinstance(value, str):
-        return _UNSTORABLE.search(value) is not None
+        return UNSTORABLE.search(value) is not None
     if isinstance(value, dict):
         return any(unstorable(key) or unstorable(item) for key, item in value.items())
     if isinstance(value, (list, tuple)):

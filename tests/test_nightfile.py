@@ -128,7 +128,7 @@ def with_change(change) -> dict:  # type: ignore[no-untyped-def]
     [
         (lambda d: d.update(extra=1), "unknown key 'extra' at the top level"),
         (lambda d: d["money"].update(rate=2), "money: unknown key 'rate'"),
-        (lambda d: d["money"].update(chip_value="1e309"), "money: 'chip_value' must be at most 99,999,999.9999"),
+        (lambda d: d["money"].update(chip_value="100000000"), "money: 'chip_value' must be at most 99,999,999.9999"),
         (lambda d: d["games"][1].update(deals=[]), "games[1] (napalm): unknown key 'deals'"),
         (lambda d: d["games"][0].update(game="bridge"), "games[0]: 'game' must be one of betting, nap, napalm, pots"),
         (lambda d: d["games"][1].update(players=["Cat", "Ann"]), "games[1] (napalm): 'players' must be listed in seat order"),

@@ -17,6 +17,7 @@ PURE = sorted(
         *PACKAGE.joinpath("ledger").glob("*.py"),
         PACKAGE / "qr.py",
         PACKAGE / "storable.py",
+        PACKAGE / "reading.py",
         PACKAGE / "night.py",
         PACKAGE / "nightfile.py",
         PACKAGE / "night_ledger.py",

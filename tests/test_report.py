@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import unicodedata
 from collections import Counter
 from dataclasses import replace
 from decimal import Decimal
@@ -525,6 +526,36 @@ def test_a_name_that_looks_like_a_formula_is_defused_in_the_csv():
     t = Table(("=SUM(A1)", "Ben"), None, Rules())
     r = build_report(t, chip_value=Decimal("1"))
     assert "'=SUM(A1)" in r.to_csv()
+
+
+@pytest.mark.parametrize(
+    ("name", "delimiter", "defused"),
+    [
+        # a spreadsheet that splits on ";" ignores the quotes around a cell of a comma file and
+        # made "=HYPERLINK(1)" a cell of its own: every part that starts a formula gets a '
+        ("a;=HYPERLINK(1)", ";", "a;'=HYPERLINK(1)"),
+        ("a,=1+1", ",", "a,'=1+1"),
+        ("a|@SUM(1)", "|", "a|'@SUM(1)"),
+        ("\uff1d1+1", ",", "'\uff1d1+1"),  # full-width "=": read as "=" by some spreadsheets
+        ("\uff0b1", ",", "'\uff0b1"),  # full-width "+"
+        ("\uff201", ",", "'\uff201"),  # full-width "@"
+        ("\ufe661+1", ",", "'\ufe661+1"),  # small "="
+        ('"=1+1', ",", "'\"=1+1"),  # a quote before it is skipped
+        ("Ann;Ben", ";", "Ann;Ben"),  # nothing to defuse: the name as typed
+    ],
+)
+def test_no_name_becomes_a_formula_in_the_csv_whatever_a_spreadsheet_splits_on(name, delimiter, defused):
+    """Issue 21, item 7: every cell a person typed is quoted, and no part of it starts a formula."""
+    t = Table((name, "Ben"), None, Rules())
+    text = build_report(t, chip_value=Decimal("1")).to_csv()
+    for row in csv.reader(io.StringIO(text), delimiter=delimiter):
+        for cell in row:
+            start = unicodedata.normalize("NFKC", cell).lstrip(' "\u3000')
+            numeric = start.lstrip("-").replace(".", "").isdigit()
+            assert numeric or not start.startswith(("=", "+", "-", "@")), cell
+    rows = list(csv.reader(io.StringIO(text)))  # read with the file's own comma: one cell, as typed but defused
+    assert sorted(row[1] for row in rows[1:3]) == sorted([defused, "Ben"])
+    assert '"' + defused.replace('"', '""') + '"' in text  # quoted in the file
 
 
 def test_the_json_is_exact_and_complete():

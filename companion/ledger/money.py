@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation, localcontext
 
+from ..reading import trimmed
+
 __all__ = [
     "MAX_DECIMAL_PLACES",
     "chips_text",
@@ -51,7 +53,7 @@ def parse_chip_value(text: str) -> Decimal:
     """
     if not isinstance(text, str):
         raise TypeError(f"parse_chip_value expects text, got {type(text).__name__}")
-    stripped = text.strip()
+    stripped = trimmed(text)  # ASCII spaces only, as companion.reading reads every number
     if not stripped:
         raise ValueError(f"Enter what one chip is worth, {_EXAMPLE}.")
     if stripped.startswith("-"):

@@ -38,6 +38,7 @@ from ..games.web import SCREENS, offers_of
 from ..ledger.bank import MAX_CHIPS, BuyIn, Cancel, EveryoneBuysIn
 from ..ledger.money import chips_text, value_text
 from ..models import Night
+from ..reading import Unreadable, whole_number
 from . import refused, taps
 from .common import device_label, keeper_night
 
@@ -46,7 +47,6 @@ bp = Blueprint("bank", __name__, url_prefix="/k/<key>")
 DEFAULT_BUY_IN = 100
 #: at most this many games in the grid form's quick fill (a grid has 36 cells)
 MAX_QUICK = 36
-_DIGITS = re.compile(r"[0-9]{1,10}")
 
 
 class SettingForm(ActionForm):
@@ -83,17 +83,10 @@ def _fresh(form: Any, night: Night) -> Any:
 
 def chips_from(text: str | None, what: str, low: int = 1) -> int:
     """A number of chips as typed; IllegalAction with a sentence the scorekeeper can act on."""
-    text = (text or "").strip()
-    if not text:
-        raise IllegalAction(f"enter {what} as a whole number of chips")
-    if text.startswith("-") and _DIGITS.fullmatch(text[1:]):
-        raise IllegalAction(f"{what} cannot be negative (you entered {text})")
-    if not _DIGITS.fullmatch(text):
-        raise IllegalAction(f"{what} must be a whole number of chips in digits 0-9, not \u201c{text[:20]}\u201d")
-    chips = int(text)
-    if not low <= chips <= MAX_CHIPS:
-        raise IllegalAction(f"{what} must be {low} to {MAX_CHIPS:,} chips")
-    return chips
+    try:
+        return whole_number(text or "", what, low=low, high=MAX_CHIPS, unit="chips")  # companion.reading: one reader
+    except Unreadable as error:
+        raise IllegalAction(str(error)) from None
 
 
 # --- the one path every submit takes --------------------------------------------------------------
@@ -251,10 +244,11 @@ def bank_cancel(key: str):  # type: ignore[no-untyped-def]
     form = CancelForm()
 
     def act(f: CancelForm) -> Any:
-        text = f.seq.data or ""
-        if not _DIGITS.fullmatch(text):
-            raise IllegalAction("choose a line of the bank's log to cancel")
-        return _record(night, "bank_cancel", {"seq": int(text)}, f)
+        try:
+            seq = whole_number(f.seq.data or "", "a line", low=0)
+        except Unreadable:
+            raise IllegalAction("choose a line of the bank's log to cancel") from None
+        return _record(night, "bank_cancel", {"seq": seq}, f)
 
     return _submit(night, form, "bank.bank", act)
 

@@ -11,7 +11,7 @@ from sqlalchemy import select, text
 from .. import services
 from . import refused
 from ..extensions import db
-from ..forms import ImportForm, NightBaseForm, night_form_class
+from ..forms import ImportForm, NightBaseForm, night_form_class, seat_number
 from ..models import Night
 from ..nightfile import Money
 from ..games import GAMES, RecordError
@@ -28,15 +28,13 @@ def move_seat_up(form: NightBaseForm) -> bool:
     """The ↑ button beside a seat swaps it with the seat above, without saving (no JavaScript needed)."""
     # The tapped button's value; an empty move_up sent before it (a hidden input an older
     # page carried) must not hide it: that made ↑ start the night instead (issue 14, bug 1).
-    move = next((v for v in request.form.getlist("move_up") if v), "")
-    # ASCII decimals only: "²" is a digit to str.isdigit but not to int()
-    if not move or not (move.isascii() and move.isdecimal()) or not 2 <= int(move) <= len(form.seat_fields()):
+    move = seat_number(next((v for v in request.form.getlist("move_up") if v), ""))
+    if move is None or move < 2:  # "²", "\u0663" or 5,000 digits: not a seat (companion.reading)
         return False
     fields = form.seat_fields()
-    i = int(move) - 1
+    i = move - 1
     fields[i].data, fields[i - 1].data = fields[i - 1].data, fields[i].data
-    chosen = form.first_dealer.data or ""
-    dealer = int(chosen) if chosen.isascii() and chosen.isdecimal() else 1
+    dealer = seat_number(form.first_dealer.data) or 1
     if dealer in (i, i + 1):
         form.first_dealer.data = str(i if dealer == i + 1 else i + 1)
     form.move_up.data = ""

@@ -9,6 +9,7 @@ from typing import Any
 from flask import abort, request
 
 from .. import services
+from ..reading import Unreadable, whole_number
 
 PER_PAGE = 100
 
@@ -31,10 +32,10 @@ class Page:
 
 def page_of(rows: Sequence[Any], per_page: int = PER_PAGE) -> Page:
     """The page ``?page=N`` asks for (1 when absent); 400 for a page that is not a number, 404 past the end."""
-    raw = request.args.get("page", "1")
-    if not (raw.isascii() and raw.isdecimal()) or len(raw) > 6 or int(raw) < 1:
+    try:
+        number = whole_number(request.args.get("page", "1"), "page", low=1, high=999_999)
+    except Unreadable:
         abort(400, "page must be a whole number from 1")
-    number = int(raw)
     count = max(1, -(-len(rows) // per_page))
     if number > count:
         abort(404)

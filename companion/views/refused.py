@@ -3,30 +3,57 @@
 A refused submit used to answer its POST with the page itself (422 or 409): the
 address bar then showed the POST-only URL (``/k/…/cards``), reloading re-sent the
 form, and opening that address gave a 405 page.  Now every POST answers 303.  A
-refused one first keeps, in this browser's session, what was typed, the errors
-and the status, under a short token; the redirect goes to the page's own GET
-address with ``?refused=<token>``, and that GET shows the form again as it was
-typed, with its errors, and answers with the kept status (422 or 409) so that the
-refusal is still a 4xx.  Reloading that address shows the same page and sends
-nothing.  Only one refusal is kept per browser (the latest): the cookie stays
-small, and an older ``?refused=`` address simply shows the plain page.
+refused one first keeps what was typed, the errors and the status under a random
+token; the redirect goes to the page's own GET address with ``?refused=<token>``,
+and that GET shows the form again as it was typed, with its errors, and answers with
+the kept status (422 or 409) so that the refusal is still a 4xx.  Reloading that
+address shows the same page and sends nothing.
+
+What is kept lives in the database (:class:`~companion.models.KeptRefusal`), shared by
+every process, not in the session cookie: the cookie is signed but anyone holding it
+reads it, and it held the page's address (the scorekeeper's link) and what was typed;
+a refused Bonus Round grid made it 8 KB, which browsers drop (issue 21, items 3 and 4).
+The cookie now holds only the token, so only the browser that was refused sees its
+refusal, and only at the page it was refused for (the row keeps a digest of that path,
+never the path).  Only one refusal is kept per browser (the latest); an older
+``?refused=`` address, or one older than :data:`KEEP_SECONDS`, shows the plain page.
+Rows are deleted after :data:`KEEP_SECONDS` and beyond the newest :data:`MAX_KEPT`, and
+each is at most about :data:`MAX_CONTENT` bytes: nobody can fill the disk with refusals.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 import secrets
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from flask import redirect, request, session
+from sqlalchemy import delete, func, select
 from werkzeug.datastructures import MultiDict
 from werkzeug.wrappers import Response
+
+from ..database import write_transaction
+from ..extensions import db
+from ..models import KeptRefusal, utcnow
+from ..storable import UNSTORABLE as _UNSTORABLE
 
 SESSION_KEY = "refused"
 #: never kept: secrets and per-attempt values the page makes afresh
 NOT_KEPT = ("csrf_token", "request_key", "version")
-#: the session is a signed cookie (about 4 KB in all): a field longer than this is cut
+#: a field longer than this is kept cut (a form's longest field takes 200: the Bonus grid's cells)
 MAX_VALUE = 200
+#: at most this many typed values are kept (the Bonus Round's 6×6 grid sends about 45)
+MAX_PAIRS = 100
+#: a refusal's page shows it for an hour; then it is deleted
+KEEP_SECONDS = 3600
+#: the newest refusals kept, whoever made them: at most about MAX_KEPT × MAX_CONTENT bytes (64 MB)
+MAX_KEPT = 1_000
+#: what one refusal may take, as stored (JSON): beyond it what was typed is not kept, only why it was refused
+MAX_CONTENT = 64_000
 
 
 @dataclass
@@ -71,8 +98,10 @@ def refuse(
     if form is not None:
         pairs = data if data is not None else list(request.form.items(multi=True))
         refusal.data = [
-            (name, value[:MAX_VALUE]) for name, value in pairs if name not in NOT_KEPT and isinstance(value, str)
-        ]
+            (name[:MAX_VALUE], value[:MAX_VALUE])
+            for name, value in pairs
+            if name not in NOT_KEPT and isinstance(value, str)
+        ][:MAX_PAIRS]
         # from the fields themselves: a view may add an error after WTForms cached form.errors
         refusal.errors = {
             f.name: [str(e) for e in f.errors]
@@ -80,9 +109,52 @@ def refuse(
             if f.name != "csrf_token" and isinstance(f.errors, list) and f.errors
         }
         refusal.form_errors = [str(e) for e in form.form_errors]
-    token = secrets.token_urlsafe(6)
-    session[SESSION_KEY] = {"token": token, "path": location.split("?", 1)[0], **refusal.__dict__}
+    token = keep(location.split("?", 1)[0], refusal)
     return redirect(location + ("&" if "?" in location else "?") + "refused=" + token, code=303)
+
+
+def _storable(value: Any) -> Any:
+    """``value`` with what no database stores (a NUL, a broken character) shown as \ufffd."""
+    if isinstance(value, str):
+        return _UNSTORABLE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {_storable(k): _storable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_storable(v) for v in value]
+    return value
+
+
+def path_digest(path: str) -> str:
+    """What the kept row says of the page's path: enough to match it, never the link itself."""
+    return hashlib.sha256(path.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def keep(path: str, refusal: Refusal) -> str:
+    """Store ``refusal`` for the page at ``path`` and this browser; return its token.
+
+    In its own short transaction: nothing of the refused request is pending (a refusal
+    records nothing), so the request's open transaction is rolled back first.
+    """
+    content: dict[str, Any] = _storable(refusal.__dict__)
+    if len(json.dumps(content)) > MAX_CONTENT:  # as stored: the form comes back empty, with its errors cut
+        content.update(
+            data=[],
+            errors={name: [e[:MAX_VALUE] for e in errors[:3]] for name, errors in list(content["errors"].items())[:20]},
+            form_errors=[e[:MAX_VALUE] for e in content["form_errors"][:3]],
+        )
+    token = secrets.token_urlsafe(18)
+    db.session.rollback()
+    with write_transaction():
+        db.session.add(KeptRefusal(token=token, path_digest=path_digest(path), content=content))
+        db.session.flush()
+        oldest = utcnow() - timedelta(seconds=KEEP_SECONDS)
+        db.session.execute(delete(KeptRefusal).where(KeptRefusal.created_at < oldest))
+        newest = db.session.scalar(select(func.max(KeptRefusal.id)))
+        if newest is not None and newest > MAX_KEPT:
+            db.session.execute(delete(KeptRefusal).where(KeptRefusal.id <= newest - MAX_KEPT))
+        db.session.commit()
+    session[SESSION_KEY] = token
+    return token
 
 
 def typed(form: Any) -> list[tuple[str, str]]:
@@ -98,10 +170,18 @@ def typed(form: Any) -> list[tuple[str, str]]:
 
 def recall(version: int | None = None) -> Refusal | None:
     """The refusal this GET was redirected for, or None (another address, or the table moved on)."""
-    kept = session.get(SESSION_KEY)
     token = request.args.get("refused")
-    if not kept or not token or kept.get("token") != token or kept.get("path") != request.path:
+    mine = session.get(SESSION_KEY)
+    if not token or not isinstance(mine, str) or not hmac.compare_digest(token.encode(), mine.encode()):
         return None
+    row = db.session.scalar(
+        select(KeptRefusal).where(
+            KeptRefusal.token == mine, KeptRefusal.created_at >= utcnow() - timedelta(seconds=KEEP_SECONDS)
+        )
+    )
+    if row is None or not hmac.compare_digest(row.path_digest, path_digest(request.path)):
+        return None
+    kept: dict[str, Any] = row.content
     if version is not None and kept.get("version") is not None and kept["version"] != version:
         # recorded since: the form as typed is for a screen that is gone, but the refusal
         # and its reason still stand (nothing of this submit was recorded)

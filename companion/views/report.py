@@ -38,14 +38,17 @@ from ..forms import CarryForm, PaidForm
 from ..ledger.money import chips_text, format_money, value_text
 from ..models import Night
 from ..games import IllegalAction
+from ..reading import Unreadable, whole_number
 from ..report import VIEWS, Report, build_night_report
 from . import refused
 from . import stamped
+from .downloads import attachment
 from .common import NightLink, device_label, keeper_link, keeper_night, remember, standings_of, viewer_night
 from .home import my_nights
 
 bp = Blueprint("report", __name__)
 
+MAX_CHIPS = 10**9
 
 def report_of(night: Night) -> Report:
     """The report of ``night`` as it stands, with the payments recorded so far.
@@ -118,8 +121,8 @@ def render_report(  # type: ignore[no-untyped-def]
     paid_form = None
     if keeper and request.args.get("payer"):
         try:
-            chips = int(request.args.get("chips", ""))
-        except ValueError:
+            chips = whole_number(request.args.get("chips", ""), "chips", low=1, high=MAX_CHIPS)
+        except Unreadable:
             chips = 0
         confirm = report.find(view, request.args.get("payer", ""), request.args.get("payee", ""), chips)
         if confirm is None and message is None:
@@ -203,15 +206,11 @@ def viewer(key: str):  # type: ignore[no-untyped-def]
     return plain_report(night, keeper=False)
 
 
-def _filename(night: Night, ext: str) -> str:
-    return "napalm-report-" + "".join(c if c.isalnum() else "-" for c in night.name)[:40] + "." + ext
-
-
 def _csv(night: Night) -> Response:
     return Response(
         report_of(night).to_csv(_view()),
         mimetype="text/csv",
-        headers={"Content-Disposition": f'attachment; filename="{_filename(night, "csv")}"'},
+        headers={"Content-Disposition": attachment("napalm-report", night.name, "csv")},
     )
 
 
@@ -219,7 +218,7 @@ def _json(night: Night) -> Response:
     response = Response(
         _dumps(report_of(night).as_dict()),
         mimetype="application/json",
-        headers={"Content-Disposition": f'attachment; filename="{_filename(night, "json")}"'},
+        headers={"Content-Disposition": attachment("napalm-report", night.name, "json")},
     )
     return response
 

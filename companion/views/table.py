@@ -32,6 +32,7 @@ from ..games.web import SCREENS, GameScreens, offers_of
 from ..models import Night
 from ..security import RotationMemory
 from . import paging, refused, stamped, taps
+from .downloads import attachment
 from .common import NightLink, device_label, keeper_link, keeper_night, remember, standings_of
 from ..nightfile import Money
 from .home import move_seat_up
@@ -235,12 +236,8 @@ def _history_page(night: Night, flashed: Any) -> str:
 def export(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
     body = services.export_history(night)
-    # ASCII only: a header is Latin-1 on the wire, and waitress answers 500 to anything wider
-    filename = "napalm-" + "".join(c if c.isascii() and c.isalnum() else "-" for c in night.name)[:40] + ".json"
     return Response(
-        body,
-        mimetype="application/json",
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        body, mimetype="application/json", headers={"Content-Disposition": attachment("napalm", night.name, "json")}
     )
 
 

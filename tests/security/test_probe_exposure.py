@@ -144,3 +144,16 @@ def test_the_players_poll_answered_before_flask_carries_hsts_over_https_too(app,
         assert response.headers["Strict-Transport-Security"] == "max-age=31536000"
     plain = client.get(f"/p/{night.viewer}/live", headers={"If-None-Match": first.headers["ETag"]})
     assert plain.status_code == 304 and "Strict-Transport-Security" not in plain.headers
+
+
+def test_the_pages_that_list_this_browsers_scorekeeper_links_are_never_stored(app, site):
+    """Issue 21, item 5: the front door, the past nights and a player's history list the
+    scorekeeper links this browser holds; a shared computer's cache must not keep them."""
+    night = site.seat()
+    client = app.test_client()
+    client.get(f"/k/{night.keeper}")  # this browser keeps score of the night: the pages list it
+    for path in ("/", "/nights", "/players/Ann"):
+        response = client.get(path)
+        assert response.status_code == 200, path
+        assert f"/k/{night.keeper}" in response.get_data(as_text=True), path
+        assert response.headers["Cache-Control"] == "no-store", path

@@ -77,3 +77,33 @@ def site_of():
     from security.support import Site
 
     return Site
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "127.0.0.1:80@evil.example",  # user info: read as 127.0.0.1, the link shown became "http:/p/<key>"
+        "localhost@evil.example",
+        "localhost:5000/evil.example",
+        "127.0.0.1 evil.example",
+        "[::1]@evil.example",
+        "localhost:99999",
+        "localhost:5000:80",
+        "",
+    ],
+)
+def test_a_host_header_that_is_more_than_a_host_and_a_port_is_refused(lan, make_app, host):
+    """Issue 21, item 6."""
+    app = make_app()
+    keeper = _seat(app)
+    response = app.test_client().get(f"/k/{keeper}/share", headers={"Host": host})
+    assert response.status_code == 400
+    assert "/p/" not in response.get_data(as_text=True)
+
+
+def test_a_host_header_is_read_as_a_host_and_a_port():
+    assert hosts.request_host("Den.Local:5000") == "den.local"
+    assert hosts.request_host("[::1]:5000") == "::1"
+    assert hosts.request_host("example.org.") == "example.org"
+    assert hosts.request_host("127.0.0.1:80@evil.example") is None
+    assert hosts.request_host("[not-an-address]") is None

@@ -7,6 +7,7 @@ at the end, before the unfinished pot, Ann +11, Ben -33, Cat +11, Dan +3, pot 8
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 
@@ -155,8 +156,8 @@ def test_the_downloads(start_night, client):
     lines = response.get_data(as_text=True).splitlines()
     # header, 4 players, 3 payments.  Split: Ben and Dan get 4 each: Ann 11, Ben -29, Cat 11, Dan 7.
     assert len(lines) == 8
-    assert lines[2] == "player,Ben,,5,0,28,0,4,1,0,-29,-7.25,EUR,"
-    assert lines[5] == "payment,Ben,Ann,,,,,,,,11,2.75,EUR,no"
+    assert lines[2] == 'player,"Ben",,5,0,28,0,4,1,0,-29,-7.25,"EUR",'  # text a person typed is quoted
+    assert lines[5] == 'payment,"Ben","Ann",,,,,,,,11,2.75,"EUR",no'
     data = client.get(f"{t.url}/report.json").get_json()
     assert data["unfinished_pot"]["choice"] == "split_leaders"
     assert [p["chips"] for p in data["payments"]] == [11, 11, 7]
@@ -164,7 +165,7 @@ def test_the_downloads(start_night, client):
     # Ben and Dan the fewest-payments split of game 2's pot pairs Ann with).
     pairwise = client.get(f"{t.url}/report.csv?view=pairwise").get_data(as_text=True).splitlines()
     assert len(pairwise) == 1 + 4 + len(data["pairwise"])
-    assert [line.split(",")[1:3] for line in pairwise[5:]] == [[p["from"], p["to"]] for p in data["pairwise"]]
+    assert [row[1:3] for row in csv.reader(pairwise[5:])] == [[p["from"], p["to"]] for p in data["pairwise"]]
 
 
 def test_the_report_has_no_chip_count_form_and_sends_the_count_to_the_bank_page(start_night, client, app):

@@ -12,7 +12,8 @@ from typing import Any
 
 from ..base import GameClosing, IllegalAction, RecordError
 from ..fold import Void
-from .engine import MAX_PLAYERS, MIN_PLAYERS, BettingTable, Deal, Rules
+from ...reading import Unreadable, text
+from .engine import MAX_PLAYERS, MAX_VARIANT, MIN_PLAYERS, BettingTable, Deal, Rules
 
 EVENT_KINDS = ("deal", "void")
 
@@ -36,11 +37,10 @@ class Betting:
         if unknown:
             raise IllegalAction(f"unknown rule '{unknown[0]}'")
         variant = raw.get("variant", "")
-        if variant is None:
-            variant = ""
-        if not isinstance(variant, str):
-            raise IllegalAction("'variant' must be text")
-        return Rules(" ".join(variant.split()))
+        try:  # a NUL is refused here, by the form and the night file alike (companion.reading)
+            return Rules(text("" if variant is None else variant, "'variant'", max_length=MAX_VARIANT, collapse=True))
+        except Unreadable as error:
+            raise IllegalAction(str(error)) from None
 
     def rules_to_dict(self, rules: Rules) -> dict[str, Any]:
         return {"variant": rules.variant}

@@ -9,14 +9,14 @@ from typing import Any
 from wtforms import StringField
 from wtforms.validators import Length, Optional
 
-from ...forms import ActionForm
+from ...forms import ActionForm, readable
 from ..base import IllegalAction
 from .engine import MAX_VARIANT, BettingTable, Deal
 
 
 class BettingRulesFields:
     variant = StringField("Which poker (optional, e.g. Texas hold'em)",
-                          validators=[Optional(), Length(max=MAX_VARIANT)])
+                          validators=[Optional(), Length(max=MAX_VARIANT), readable])
 
 
 class DealForm(ActionForm):

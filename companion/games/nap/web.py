@@ -22,6 +22,7 @@ from wtforms import BooleanField, RadioField, SelectField, StringField
 from wtforms.validators import InputRequired, NumberRange
 
 from ...forms import ActionForm, MultiCheckboxField, WholeNumberField
+from ...reading import Unreadable, shown, trimmed, whole_number
 from ..base import IllegalAction
 from .table import BIDS, MAX_EXCHANGE, MAX_PLAYERS, MAX_STAKE, VARIANTS, Deal, Penalty, Table
 from .view import VARIANT_TITLES, NapView, view
@@ -111,11 +112,13 @@ def deal_from_form(form: DealForm, players: tuple[str, ...]) -> Deal:
     peeks = tuple(form.peeks.data or ())
     exchanged = []
     for name, field in form.exchange_fields(players):
-        raw = (field.data or "0").strip()
-        if not (raw.isascii() and raw.isdecimal()) or int(raw) > MAX_EXCHANGE:
-            raise IllegalAction(f"{name} exchanges 0 to {MAX_EXCHANGE} cards, not '{raw[:10]}'.")
-        if int(raw):
-            exchanged.append((name, int(raw)))
+        raw = field.data or "0"
+        try:
+            count = whole_number(raw if trimmed(raw) else "0", "cards", low=0, high=MAX_EXCHANGE)
+        except Unreadable:
+            raise IllegalAction(f"{name} exchanges 0 to {MAX_EXCHANGE} cards, not '{shown(raw, 10)}'.") from None
+        if count:
+            exchanged.append((name, count))
     if result == "thrown_in":
         # the button says it: nobody bid, so a bidder or bid tapped before it does not count
         penalties = bool(form.led.data) or bool(form.revoke.data) or bool(form.wrong_cards.data) or form.widow.data

@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from companion import storable
+from companion.ledger.money import parse_chip_value
 from companion.ledger.settle import settle_up
+from companion.reading import trimmed
 
 from ..base import RecordError
 from .closing import close_night
@@ -189,12 +191,12 @@ def parse_money(raw: Mapping[str, Any]) -> tuple[Decimal, str]:
     chip_value = raw.get("chip_value", "0")
     if isinstance(chip_value, bool) or not isinstance(chip_value, (str, int)):
         raise HistoryError("'chip_value' must be a decimal written as a string, e.g. \"0.25\"")
-    try:
-        value = Decimal(str(chip_value))
-    except InvalidOperation:
-        raise HistoryError(f"'chip_value' {chip_value!r} is not a number") from None
-    if not value.is_finite() or value < 0 or value.as_tuple().exponent < -4:  # type: ignore[operator]
-        raise HistoryError("'chip_value' must be 0 or more, with at most 4 decimal places")
+    if isinstance(chip_value, int):  # a JSON number: 0 or more, as the text would be
+        chip_value = str(chip_value)
+    try:  # the form's reader: "1_0", "\u0660.\u0662\u0665" and "\uff11" are refused here as there
+        value = parse_chip_value(chip_value if trimmed(chip_value) else "0")  # empty: chips only, as the form
+    except ValueError as error:
+        raise HistoryError(f"'chip_value': {error}") from None
     currency = raw.get("currency", "")
     if not isinstance(currency, str) or len(currency) > 8:
         raise HistoryError("'currency' must be a short text such as \"EUR\" or \"$\"")

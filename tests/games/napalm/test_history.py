@@ -403,7 +403,7 @@ def test_nesting_deeper_than_the_format_is_refused():
         ({"rules": {"ante": "1"}}, "rules: ante must be a whole number"),
         ({"rules": {"antes": 1}}, "unknown rule 'antes'"),
         ({"rules": {"chip_value": 0.25}}, "'chip_value' must be a decimal written as a string"),
-        ({"rules": {"chip_value": "-1"}}, "'chip_value' must be 0 or more"),
+        ({"rules": {"chip_value": "-1"}}, "'chip_value': A chip value can't be negative"),
         ({"rules": {"chip_value": "abc"}}, "is not a number"),
         ({"rules": {"unfinished_pot": "burn"}}, "'unfinished_pot' must be one of"),
         ({"name": 7}, "'name' must be text"),

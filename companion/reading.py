@@ -1,0 +1,104 @@
+"""The one reader of each kind of value the app is given: a whole number, a decimal, a text.
+
+A value reaches the app by a form field, a query string or a night file.  Each way
+in used to read numbers its own way (``str.isdigit``, ``int()``, ``Decimal()``,
+WTForms' ``IntegerField``), and they disagreed: ``int()`` reads ``"1_0"``, ``"\u0663"``
+(Arabic-Indic three), ``"\uff11"`` (full-width one) and ``"\U0001d7cf"`` (bold one);
+``"\u00b2".isdigit()`` is true but ``int("\u00b2")`` raises; a 5,000-digit number passes
+``isdecimal`` and then makes ``int()`` raise (Python refuses more than 4,300 digits);
+``Decimal()`` reads ``"\u0660.\u0662\u0665"`` as 0.25.  A value one way in refused, another
+stored; some made a 500 (issue 21, items 8 to 12).  Now every way in calls these:
+
+* :func:`whole_number`: a count, a seat, a page, chips;
+* :func:`companion.ledger.money.parse_chip_value`: the one decimal the app reads (what a
+  chip is worth), the model these follow;
+* :func:`text`: a name, a variant's name: what no database stores (NUL, a broken
+  character) is refused, never stored to be refused later on import.
+
+What each accepts, the same everywhere: digits 0-9 only, spaces before and after
+ignored (a phone keyboard adds them), one ``+`` in front allowed, a ``-`` only where a
+negative number makes sense; no digit separators, no other script's digits, at most
+:data:`MAX_DIGITS` digits.  Pure: no Flask; each caller turns :class:`Unreadable` into
+its own error (a form field's error, a 400, a night file's message).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .storable import unstorable, unstorable_message
+
+__all__ = ["MAX_DIGITS", "SPACES", "Unreadable", "shown", "text", "trimmed", "whole_number"]
+
+#: More digits than any count at a card table; a longer number is refused before int() sees it.
+MAX_DIGITS = 15
+#: What is trimmed around a number: ASCII spaces, tabs and line ends, nothing else
+#: (a full-width or no-break space is not a space a keyboard adds by accident).
+SPACES = " \t\r\n\f\v"
+_WHOLE = re.compile(r"(?P<sign>[+-]?)(?P<digits>[0-9]+)")
+
+
+class Unreadable(ValueError):
+    """A value that is not what its field takes; the message says what to write instead."""
+
+
+def trimmed(value: str) -> str:
+    """``value`` without the spaces around it (ASCII only: see :data:`SPACES`)."""
+    return value.strip(SPACES)
+
+
+def shown(value: str, length: int = 20) -> str:
+    """``value`` as a message may quote it: at most ``length`` characters, none invisible."""
+    cut = "".join(c if c.isprintable() else "\ufffd" for c in value[:length])
+    return cut + ("\u2026" if len(value) > length else "")
+
+
+def whole_number(
+    value: object, what: str = "the number", *, low: int | None = 0, high: int | None = None, unit: str = ""
+) -> int:
+    """Read a whole number written in digits 0-9; :class:`Unreadable` with a sentence otherwise.
+
+    ``low`` and ``high`` bound it (None: no bound); a ``-`` is refused as "cannot be
+    negative" when ``low`` is 0 or more, so ``"-0"`` is refused there too.  ``unit``
+    ("chips") is named in the messages.
+    """
+    of = f" of {unit}" if unit else ""
+    if not isinstance(value, str):
+        raise Unreadable(f"{what} must be a whole number{of} in digits 0-9")
+    written = trimmed(value)
+    if not written:
+        raise Unreadable(f"enter {what} as a whole number{of}")
+    match = _WHOLE.fullmatch(written)
+    if match is None:
+        raise Unreadable(f"{what} must be a whole number{of} in digits 0-9, not \u201c{shown(written)}\u201d")
+    if match["sign"] == "-" and low is not None and low >= 0:
+        raise Unreadable(f"{what} cannot be negative (you entered {shown(written)})")
+    digits = match["digits"].lstrip("0") or "0"
+    if len(digits) > MAX_DIGITS:
+        raise Unreadable(f"{what} has more than {MAX_DIGITS} digits")
+    number = -int(digits) if match["sign"] == "-" else int(digits)
+    units = f" {unit}" if unit else ""
+    if low is not None and high is not None and not low <= number <= high:
+        raise Unreadable(f"{what} must be {low:,} to {high:,}{units}")
+    if low is not None and number < low:
+        raise Unreadable(f"{what} must be at least {low:,}{units}")
+    if high is not None and number > high:
+        raise Unreadable(f"{what} must be at most {high:,}{units}")
+    return number
+
+
+def text(value: object, what: str = "the text", *, max_length: int, collapse: bool = False) -> str:
+    """Read a name or a short text: trimmed, ``collapse``-d to single spaces if asked, and checked.
+
+    Refused: what is not text, what no database stores (a NUL, a broken character: the
+    same test as :func:`companion.storable.unstorable`) and what is longer than
+    ``max_length`` once trimmed (never cut short).
+    """
+    if not isinstance(value, str):
+        raise Unreadable(f"{what} must be text")
+    if unstorable(value):
+        raise Unreadable(unstorable_message(what))
+    read = " ".join(value.split()) if collapse else value.strip()
+    if len(read) > max_length:
+        raise Unreadable(f"{what} is at most {max_length} characters: shorten it")
+    return read

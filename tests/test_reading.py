@@ -1,0 +1,68 @@
+"""The one reader of a whole number and of a text (companion.reading, issue 21 items 8-12).
+
+The values are those the outside probe sent; what each reads as is worked out by hand
+from the rule: digits 0-9 only, spaces around ignored, one "+" allowed, a "-" only where
+a negative number makes sense, at most 15 digits.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from companion.reading import Unreadable, shown, text, whole_number
+
+
+@pytest.mark.parametrize(
+    ("value", "number"),
+    [("0", 0), ("7", 7), (" 12 ", 12), ("+1", 1), ("007", 7), ("999999999999999", 10**15 - 1), ("0" * 40 + "5", 5)],
+)
+def test_a_whole_number_in_digits_0_to_9_is_read(value, number):
+    assert whole_number(value) == number
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["\u00b2", "\u0663", "\uff11", "\U0001d7cf", "1_0", "1 0", "1.0", "1e3", "0x1F", "\u30001", "1\x00", "", "  ", "+", "++1"],
+)
+def test_anything_else_is_refused_with_a_sentence(value):
+    with pytest.raises(Unreadable, match="digits 0-9|enter"):
+        whole_number(value, "the ante")
+
+
+def test_a_number_of_more_than_fifteen_digits_is_refused_before_int_reads_it():
+    with pytest.raises(Unreadable, match="more than 15 digits"):
+        whole_number("1" + "0" * 4999)  # int() itself raises beyond 4,300 digits
+    with pytest.raises(Unreadable, match="more than 15 digits"):
+        whole_number("1" * 16)
+
+
+def test_a_minus_sign_is_refused_where_no_negative_number_makes_sense_and_read_where_one_does():
+    with pytest.raises(Unreadable, match="cannot be negative"):
+        whole_number("-0", "the buy-in")
+    assert whole_number("-3", low=None) == -3
+    assert whole_number("-3", low=-5) == -3
+
+
+def test_the_bounds_are_said_with_the_unit():
+    with pytest.raises(Unreadable, match="^the buy-in must be 1 to 1,000,000,000 chips$"):
+        whole_number("0", "the buy-in", low=1, high=10**9, unit="chips")
+    with pytest.raises(Unreadable, match="^page must be at least 1$"):
+        whole_number("0", "page", low=1)
+
+
+def test_a_text_is_trimmed_and_checked_never_cut():
+    assert text("  Texas   hold'em ", max_length=40, collapse=True) == "Texas hold'em"
+    assert text("  Ann  Lee ", max_length=24) == "Ann  Lee"
+    with pytest.raises(Unreadable, match="cannot be stored"):
+        text("Tex\x00as", "the variant", max_length=40)
+    with pytest.raises(Unreadable, match="cannot be stored"):
+        text("\ud800", "a name", max_length=40)
+    with pytest.raises(Unreadable, match="^a name is at most 3 characters: shorten it$"):
+        text("Anna", "a name", max_length=3)
+    with pytest.raises(Unreadable, match="must be text"):
+        text(3, "a name", max_length=3)
+
+
+def test_a_value_quoted_in_a_message_is_short_and_shows_nothing_invisible():
+    assert shown("a\x00b") == "a\ufffdb"
+    assert shown("x" * 30) == "x" * 20 + "\u2026"
