@@ -55,6 +55,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         # Host names besides this machine's and the public address's (companion.hosts)
         ALLOWED_HOSTS=os.environ.get("COMPANION_ALLOWED_HOSTS", ""),
         FOLD_CACHE_SIZE=256,  # nights whose fold each process keeps in memory (least recently used go)
+        FOLD_CACHE_EVENTS=100_000,  # events those folds may hold in all: what bounds the memory
     )
     if test_config is None:
         app.config.from_pyfile("config.py", silent=True)
@@ -80,7 +81,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     from . import cli, hosts, security, services, static_files, views
 
-    services.configure_cache(int(app.config["FOLD_CACHE_SIZE"]))
+    services.configure_cache(int(app.config["FOLD_CACHE_SIZE"]), int(app.config["FOLD_CACHE_EVENTS"]))
 
     security.init_app(app)
     views.init_app(app)

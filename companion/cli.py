@@ -48,8 +48,53 @@ def lan_address() -> str | None:
     return None if address.startswith("127.") else address
 
 
-#: Open connections one server keeps: every phone at every table holds one (keep-alive) while it polls.
-CONNECTION_LIMIT = 1000
+#: Open connections one process keeps: every phone at every table holds one (keep-alive) while it polls,
+#: and a socket that sent half a request holds one too, without holding a thread (see waitress_options).
+CONNECTION_LIMIT = 2000
+#: Files one process may have open: its connections, the database's files and the listening socket.
+OPEN_FILES = 4096
+#: files kept for other uses than connections (database, pool, logs, imports' temporary files)
+SPARE_FILES = 100
+
+
+def waitress_options(app: Flask, threads: int, open_files: int = OPEN_FILES) -> dict[str, object]:
+    """What each waitress process is told: the limits that keep a slow or idle client cheap.
+
+    Waitress reads whole requests in its one I/O loop and hands a thread only a request
+    that has fully arrived, so a socket that sends half a header and stops costs a
+    connection slot and a small buffer, never a thread: the table keeps being answered.
+    The bounds make each such socket cheap: a header larger than 32 KB or a body larger
+    than the app takes is refused at once, a body past 64 KB waits in a temporary file
+    rather than in memory (so 2,000 connections hold 64 MB of headers at most), and a
+    connection idle for a minute is closed, half a request or not.  The connections
+    stay under the files the process may open (``open_files``).
+    """
+    return {
+        "threads": threads,
+        "ident": "companion",
+        "connection_limit": max(10, min(CONNECTION_LIMIT, open_files - SPARE_FILES)),
+        # poll() rather than select(): select() cannot watch more than 1024 sockets.
+        "asyncore_use_poll": True,
+        "channel_timeout": 60,
+        "max_request_header_size": 32_768,
+        "max_request_body_size": int(app.config["MAX_CONTENT_LENGTH"]) + 65_536,
+        "inbuf_overflow": 65_536,
+        "backlog": 1024,
+    }
+
+
+def raise_open_files_limit(wanted: int = OPEN_FILES) -> int:
+    """Let this process open ``wanted`` files (as far as the hard limit allows); the limit now."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows has no such limit to raise
+        return wanted
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = target
+    return soft
 
 
 @click.command("serve")
@@ -61,81 +106,34 @@ CONNECTION_LIMIT = 1000
     default=1,
     show_default=True,
     type=click.IntRange(min=1),
-    help="processes; more than 1 serves with gunicorn (Unix only) instead of waitress",
+    help="processes sharing the port (Unix only), each one waitress with --threads threads",
 )
 def serve_command(host: str, port: int, threads: int, workers: int) -> None:
     """Upgrade the database and serve the app with a production WSGI server.
 
-    One process (the default) is waitress with ``--threads`` threads; ``--workers N``
-    with N > 1 is gunicorn with N processes of ``--threads`` threads each, all behind
-    the same database (a Python process runs on one core at a time).
+    Waitress with ``--threads`` threads; ``--workers N`` with N > 1 forks N waitress
+    processes that share one listening socket, all behind the same database (a Python
+    process runs on one core at a time).
     """
     from flask_migrate import upgrade
 
     app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
     upgrade()
     app.config["LISTEN_HOST"] = host  # the QR code may use the LAN address only if it reaches us
+    open_files = raise_open_files_limit()
     lan = lan_address()
     click.echo(f"companion: serving on http://{host}:{port}/ ({workers} process{'es' if workers > 1 else ''} "
                f"x {threads} threads)")
     if lan and host in ("0.0.0.0", "::"):
         click.echo(f"companion: phones on this network open http://{lan}:{port}/")
     if workers > 1:
-        serve_gunicorn(app, host, port, workers, threads)
+        from .processes import serve_processes
+
+        serve_processes(app, host, port, workers, waitress_options(app, threads, open_files))
         return
     from waitress import serve
 
-    # poll() rather than select(): select() cannot watch more than 1024 sockets.
-    serve(
-        app,
-        host=host,
-        port=port,
-        threads=threads,
-        ident="companion",
-        connection_limit=CONNECTION_LIMIT,
-        asyncore_use_poll=True,
-    )
-
-
-def serve_gunicorn(app: Flask, host: str, port: int, workers: int, threads: int) -> None:
-    """Serve ``app`` with gunicorn: ``workers`` forked processes of ``threads`` threads each.
-
-    The app is built once in the parent and forked; each child drops the parent's
-    pooled database connections (a connection must never cross a fork) and opens its own.
-    """
-    try:
-        from gunicorn.app.base import BaseApplication
-    except ImportError:  # pragma: no cover - gunicorn is Unix-only
-        raise click.ClickException("--workers needs gunicorn, which runs on Unix only; use --threads") from None
-
-    from .extensions import db
-
-    def post_fork(_server, _worker) -> None:  # type: ignore[no-untyped-def]
-        with app.app_context():
-            for engine in db.engines.values():
-                engine.dispose(close=False)
-
-    options = {
-        "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
-        "workers": workers,
-        "worker_class": "gthread",
-        "threads": threads,
-        "worker_connections": CONNECTION_LIMIT,
-        "keepalive": 5,  # phones poll every 0.8 s: keep their connection between polls
-        "preload_app": True,
-        "proc_name": "companion",
-        "post_fork": post_fork,
-    }
-
-    class Server(BaseApplication):  # type: ignore[misc]
-        def load_config(self) -> None:
-            for key, value in options.items():
-                self.cfg.set(key, value)
-
-        def load(self) -> Flask:
-            return app
-
-    Server().run()
+    serve(app, host=host, port=port, **waitress_options(app, threads, open_files))
 
 
 @click.command("backup")

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from flask import Flask, g, request
 from sqlalchemy import event
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.engine import Engine
 
 _write_transaction: ContextVar[bool] = ContextVar("write_transaction", default=False)
@@ -55,6 +56,25 @@ def init_app(app: Flask) -> None:
     def _writes_begin_immediately() -> None:
         if request.method not in SAFE_METHODS:
             g.companion_write_transaction = _write_transaction.set(True)
+
+    @app.teardown_appcontext
+    def _let_go_of_a_lost_connection(_error: BaseException | None) -> None:
+        """End the request's session, even when the database went away under it.
+
+        Closing the session rolls back on its connection; if the database was restarted
+        or killed since the request's last query, that rollback fails, after the answer
+        was made (a 303 for a committed tap).  The connection is then thrown away (the
+        pool makes a new one, pinging first on a server database) and the answer
+        stands: without this the failure escaped to the server as a 500 (issue 21, item 13).
+        Runs before Flask-SQLAlchemy's own teardown, which then finds nothing left to close.
+        """
+        from .extensions import db
+
+        try:
+            db.session.remove()
+        except DBAPIError as error:
+            app.logger.warning("database connection lost after the request: %s", error)
+            db.session.registry.clear()
 
     @app.teardown_request
     def _end_write_transaction(_error: BaseException | None) -> None:

@@ -102,9 +102,20 @@ def new_key() -> str:
 #: nights whose fold one process keeps (least recently used beyond that is forgotten and,
 #: when asked for again, rebuilt from the log): config FOLD_CACHE_SIZE, see configure_cache
 FOLD_CACHE_SIZE = 256
+#: events the kept folds may hold in all, whatever the number of nights: config
+#: FOLD_CACHE_EVENTS.  What a fold (and what is derived from it) takes grows with its
+#: events, so this, not the count of nights, bounds the memory (issue 21, item 2).
+FOLD_CACHE_EVENTS = 100_000
 #: what a night's derived values (standings, live parts) take in _derived, per cached fold
 DERIVED_PER_NIGHT = 8
-_cache: LRU[int, tuple[int, NightPlay]] = LRU(FOLD_CACHE_SIZE)
+
+
+def events_in(kept: tuple[int, Any]) -> int:
+    """The weight of a kept ``(version, value)``: the events it was made from (one at least)."""
+    return 1 + kept[0]
+
+
+_cache: LRU[int, tuple[int, NightPlay]] = LRU(FOLD_CACHE_SIZE, events_in, FOLD_CACHE_EVENTS)
 #: one lock per stripe of night ids, a fixed number: bounded, and never dropped while held
 #: (a lock forgotten while a thread holds it would let a second thread into the same fold)
 _LOCK_STRIPES = 256
@@ -115,10 +126,10 @@ def _lock_for(night_id: int) -> threading.Lock:
     return _locks[night_id % _LOCK_STRIPES]
 
 
-def configure_cache(size: int) -> None:
-    """Keep the folds of at most ``size`` nights, and their derived values, in this process."""
-    _cache.resize(size)
-    _derived.resize(size * DERIVED_PER_NIGHT)
+def configure_cache(size: int, events: int = FOLD_CACHE_EVENTS) -> None:
+    """Keep the folds of at most ``size`` nights and ``events`` events, and their derived values, in this process."""
+    _cache.resize(size, events)
+    _derived.resize(size * DERIVED_PER_NIGHT, events * DERIVED_PER_NIGHT)
 
 
 def clear_cache() -> None:
@@ -127,8 +138,16 @@ def clear_cache() -> None:
     _derived.clear()
 
 
-#: (what, night id) -> (version, value): what this process last derived from each night.
-_derived: LRU[tuple[str, int], tuple[int, Any]] = LRU(FOLD_CACHE_SIZE * DERIVED_PER_NIGHT)
+def cache_weight() -> tuple[int, int]:
+    """The events behind what this process keeps: (in its folds, in their derived values)."""
+    return _cache.weight, _derived.weight
+
+
+#: (what, night id) -> (version, value): what this process last derived from each night,
+#: weighed like the folds (a value derived from a night grows with its events at most)
+_derived: LRU[tuple[str, int], tuple[int, Any]] = LRU(
+    FOLD_CACHE_SIZE * DERIVED_PER_NIGHT, events_in, FOLD_CACHE_EVENTS * DERIVED_PER_NIGHT
+)
 
 
 def derived(what: str, night_id: int, version: int) -> Any | None:
@@ -649,7 +668,11 @@ def _append_locked(
     at_table = kind in current.game.event_kinds
     try:
         if at_table:
-            summary = current.state.verify(current.game.from_event(kind, payload)).summary
+            action = current.game.from_event(kind, payload)
+            summary = current.state.verify(action).summary
+            from . import bank_service  # a player cashed out: nothing may move their chips (issue 20, item 2)
+
+            bank_service.refuse_moving_cashed_out(night, current.state, action)
         elif kind == GAME_STARTED:
             summary = _verify_start(play, payload)
         elif kind == GAME_TAKEN_BACK:

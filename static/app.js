@@ -317,3 +317,72 @@
     picker.hidden = false;
   });
 })();
+
+// A scorekeeper's tap that cannot reach the server (issue 21, item 14).  The table's Wi-Fi drops
+// for a few seconds: a form posted then would leave the browser's own "no internet" page, and
+// the scorekeeper would have to find the way back.  So a tap on a scorekeeper's screen (/k/…)
+// first makes sure the server answers (any answer: /healthz, or no request at all when the
+// phone knows it is offline); if not, the screen stays as it was, with the same request key,
+// says at once that the tap was not sent, and sends it by itself as soon as the server answers
+// again (or on one more tap).  The request key records it once even if it did arrive.
+(function () {
+  "use strict";
+  var PROBE_MS = 3000, RETRY_MS = 2000;
+  function scorekeeperForm(form) {
+    if ((form.getAttribute("method") || "").toLowerCase() !== "post") return false;
+    try { return new URL(form.action, location.href).pathname.indexOf("/k/") === 0; } catch (e) { return false; }
+  }
+  function reachable() {
+    if (navigator.onLine === false) return Promise.resolve(false);
+    var abort = typeof AbortController === "function" ? new AbortController() : null;
+    var timer = abort && setTimeout(function () { abort.abort(); }, PROBE_MS);
+    return fetch("/healthz", {cache: "no-store", credentials: "same-origin", signal: abort && abort.signal})
+      .then(function () { return true; }, function () { return false; })
+      .then(function (ok) { if (timer) clearTimeout(timer); return ok; });
+  }
+  var unsent = null;   // {form, submitter}: the tap waiting for the network
+  var sending = false; // a tap is being checked or sent: further taps on this screen do nothing
+  var retry = null;
+  function say(form, text) {
+    var note = form.querySelector(".unsent");
+    if (!note) {
+      note = document.createElement("p");
+      note.className = "unsent flash warn";
+      note.setAttribute("role", "alert");
+      form.insertBefore(note, form.firstChild);
+    }
+    note.textContent = text;
+    return note;
+  }
+  function send(form, submitter) {
+    sending = true;
+    reachable().then(function (ok) {
+      if (ok) {
+        if (unsent) say(form, "Sending the tap again…");
+        unsent = null;
+        clearInterval(retry); retry = null;
+        form.setAttribute("data-sending", "");
+        form.requestSubmit(submitter);  // the button tapped goes with the form, as a tap sends it
+        return;
+      }
+      sending = false;
+      unsent = {form: form, submitter: submitter};
+      say(form, "Not sent: no network. It is sent by itself when the network is back (or tap again); " +
+        "it is recorded once.");
+      if (!retry) retry = setInterval(function () { if (unsent && !sending) send(unsent.form, unsent.submitter); }, RETRY_MS);
+    });
+  }
+  document.addEventListener("submit", function (e) {
+    var form = e.target;
+    // a browser that cannot say which button was tapped, or send it again, posts as before
+    if (!scorekeeperForm(form) || !e.submitter || !form.requestSubmit) return;
+    if (form.hasAttribute("data-sending")) { form.removeAttribute("data-sending"); return; }  // checked: goes
+    e.preventDefault();
+    if (sending) return;  // the same tap again while the first is on its way
+    if (unsent && unsent.form !== form) { var old = unsent.form.querySelector(".unsent"); if (old) old.remove(); }
+    send(form, e.submitter);
+  });
+  window.addEventListener("online", function () { if (unsent && !sending) send(unsent.form, unsent.submitter); });
+  // back to this screen from the next one (the browser's page cache): nothing is on its way
+  window.addEventListener("pageshow", function (e) { if (e.persisted) { sending = false; unsent = null; } });
+})();

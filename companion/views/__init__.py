@@ -6,8 +6,9 @@ from flask import Flask, render_template, request
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 
+from ..database import SAFE_METHODS
 from ..extensions import db
 from ..ratelimit import Braked
 
@@ -22,6 +23,8 @@ MESSAGES = {
     429: "Too many wrong links from this device; wait a minute.",
 }
 BUSY = "The table is busy and this was not confirmed; send it again (it is recorded at most once)."
+#: the same for a page that only reads: the database is busy or out of reach for a moment
+UNREACHABLE = "The table cannot be read just now; try again in a moment."
 
 
 def init_app(app: Flask) -> None:
@@ -43,7 +46,8 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(OperationalError)
     def _busy(error: OperationalError):  # type: ignore[no-untyped-def]
-        """A lock that outwaited its timeout (or a lost connection), in any query of any request.
+        """A lock that outwaited its timeout, a lost connection, a database that is down or a
+        full disk, in any query of any request: 503, try again (issue 21, item 13).
 
         Not a stale screen: the scorekeeper's page is still current.  A lock that timed out
         recorded nothing, but a connection lost during a commit cannot tell, so the answer
@@ -51,11 +55,15 @@ def init_app(app: Flask) -> None:
         request key records it at most once.
         """
         app.logger.warning("database busy: %s", error)
-        db.session.rollback()
+        try:
+            db.session.rollback()
+        except DBAPIError:  # the connection is gone with the database: nothing to roll back
+            db.session.registry.clear()
         headers = {"Retry-After": "1"}
+        message = UNREACHABLE if request.method in SAFE_METHODS else BUSY
         if request.path.endswith(".json") or request.accept_mimetypes.best == "application/json":
-            return {"error": BUSY}, 503, headers
-        return render_template("error.html", code=503, error_message=BUSY), 503, headers
+            return {"error": message}, 503, headers
+        return render_template("error.html", code=503, error_message=message), 503, headers
 
     @app.errorhandler(HTTPException)
     def _http(error: HTTPException):  # type: ignore[no-untyped-def]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+
 import hashlib
 import hmac
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from flask import abort, current_app, session
@@ -48,15 +49,18 @@ def read_row(engine: Engine, sql: str, key: str) -> tuple[Any, ...] | None:
     connection is in autocommit for it, so no BEGIN and ROLLBACK round trips).  Every
     phone asks for a night's version this way on every poll and every kept page, so
     any process behind the same database answers with what it holds now.  A failed
-    read (a connection the server dropped) is thrown away and answers None: the
-    caller then takes the ORM path (on PostgreSQL its pool pings before each use).
+    read (a connection the server dropped) is thrown away and answers None, and so does
+    a database that cannot be reached: the caller then takes the ORM path (on PostgreSQL
+    its pool pings before each use), which says "try again" (503) if it fails too.
     """
     param = _PARAM.get(engine.dialect.paramstyle)
     if param is None:  # pragma: no cover - a driver with another style: the ORM path
         return None
     try:
         connection = engine.raw_connection()
-    except DBAPIError:
+    except (DBAPIError, engine.dialect.loaded_dbapi.Error):
+        # the pool hands on the driver's own error when no connection can be made (the
+        # database is down): the ORM path then raises it as SQLAlchemy's, answered 503
         return None
     try:
         # the poll pool's connections are in autocommit already; the app's are not
@@ -178,6 +182,14 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
             currency=settings.currency, recent=recent, seated=play.seated, earlier=earlier, title=current.title,
             extra=extra,
         )
+    ledger = bank_service.ledger_of(night)
+    if ledger.uses_bank:  # the table and the players' page say it in the Bank page's words
+        st = replace(st, settles=ledger.settles_text, settle_on=ledger.settle_on)
+    if added is not None:  # the games and the night's own ledger add up to the standings (issue 20, item 4)
+        st = replace(st, extra_line=(added[0], tuple((n, added[1].get(n, 0)) for n in play.seated)))
+    paid = bank_service.paid_payments(night)
+    if paid:  # a payment marked paid shows paid on the players' page too (issue 20, item 8)
+        st = replace(st, paid=paid)
     services.keep_derived(what, night.id, night.version, st)
     return st
 

@@ -2,11 +2,12 @@
 
     .venv/bin/python tests/reliability/probe_sweep.py
 
-Starts ``flask serve --workers 2 --threads 4`` (gunicorn, production mode) on a fresh
-SQLite database, then: a scorekeeper records on a live table while another client posts
-a 150,000-stage file (and then one at the 2,000-stage bound); 120 guessed links spread
-over both workers, then the guesser's own valid link; 25 nights started from one client;
-a forged Host; and what the database file, the cookie, the ETag and the headers show.
+Starts ``flask serve --workers 2 --threads 4`` (production mode: two waitress processes
+on one socket since issue 21, gunicorn before) on a fresh SQLite database, then: a
+scorekeeper records on a live table while another client posts a 150,000-stage file (and
+then one at the 2,000-stage bound); 120 guessed links spread over both workers, then the
+guesser's own valid link; 25 nights started from one client; a forged Host; and what the
+database file, the cookie, the ETag and the headers show.
 Not a test (it measures, on whatever machine runs it); the tests in tests/security/
 test_probe_*.py assert each of these behaviours.
 """

@@ -72,9 +72,28 @@ def choose(shown: Shown, rng: random.Random, players: list[str]) -> tuple[str, d
     return "showdown", {"winner": winner}, (winner,), False
 
 
+def unavailable(answer: Any, log: PhoneLog) -> bool:
+    """A 503 as the outage tests expect it: ``Retry-After``, a message to try again, no traceback."""
+    if answer.status != 503:
+        return False
+    log.counts["unavailable"] += 1
+    if not answer.headers.get("retry-after", "").isdigit():
+        log.errors.append("a 503 without Retry-After")
+    if not refusal_message(answer) or "again" not in refusal_message(answer):
+        log.errors.append(f"a 503 that does not say to try again: {answer.body[:200]}")
+    if "Traceback" in answer.body or "sqlalchemy" in answer.body.lower():
+        log.errors.append(f"a 503 that shows the error: {answer.body[:200]}")
+    return True
+
+
 def record_loop(port_of: Any, path: str, stop: threading.Event | float, log: PhoneLog, seed: int,
-                players: list[str], phone: Phone | None = None, double_tap: float = 0.08) -> None:
-    """Record until ``stop`` (an Event, or a monotonic deadline) or until the server goes away."""
+                players: list[str], phone: Phone | None = None, double_tap: float = 0.08,
+                outages: bool = False) -> None:
+    """Record until ``stop`` (an Event, or a monotonic deadline) or until the server goes away.
+
+    With ``outages`` (the database goes away under the server), a 503 that says to try
+    again is counted as "unavailable" and the phone tries again shortly, as a person would.
+    """
     rng = random.Random(seed)
     phone = phone or Phone(port_of())
 
@@ -88,6 +107,9 @@ def record_loop(port_of: Any, path: str, stop: threading.Event | float, log: Pho
                 page = phone.get(path)
             except (ConnectionError, OSError):
                 return  # the server is gone (the crash test)
+            if outages and unavailable(page, log):
+                time.sleep(0.05)
+                continue
             if page.status != 200:
                 log.errors.append(f"GET table: {page.status}")
                 return
@@ -105,8 +127,12 @@ def record_loop(port_of: Any, path: str, stop: threading.Event | float, log: Pho
                 answer = phone.post(f"{path}/{form}", body)
             except (ConnectionError, OSError):
                 return  # no answer: in flight when the server died; it may or may not be stored
-            if answer.status == 503 and BUSY in answer.body:
+            # (in an outage, the page a refusal is shown on may itself answer 503: a GET's "try again")
+            if answer.status == 503 and (BUSY in answer.body or outages):
                 log.counts["busy_unconfirmed"] += 1  # may or may not be stored, like a lost answer
+                if outages:
+                    unavailable(answer, log)
+                    time.sleep(0.05)
                 continue
             log.in_flight.discard(stamp["request_key"])
             if answer.status == 303:
@@ -120,7 +146,9 @@ def record_loop(port_of: Any, path: str, stop: threading.Event | float, log: Pho
                         again = phone.post(f"{path}/{form}", body)
                     except (ConnectionError, OSError):
                         return
-                    if again.status != 303:
+                    if outages and unavailable(again, log):
+                        pass  # the database went away between the two taps: the first is recorded
+                    elif again.status != 303:
                         log.errors.append(f"a doubled tap got {again.status}")
                     else:
                         log.counts["doubled_answered_once"] += 1

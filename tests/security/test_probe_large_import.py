@@ -17,19 +17,8 @@ from companion.models import Event, Night
 from companion.games.napalm import Declare
 from companion.games.napalm import history as hh
 from conftest import EXTERNAL_DB
+from reliability.heavy_nights import night_at_the_bound as quiet_night  # nobody says Yes: always legal
 from security.support import PLAYERS, RULES, SETTINGS, Site
-
-
-def quiet_night(stages: int) -> bytes:
-    """A file of ``stages`` stages where nobody says Yes: antes only, always legal."""
-    document = {
-        "format": "napalm-hand-history/1",
-        "rules": {"ante": 1, "ante_every": 1, "tokens_to_win": 5},
-        "players": ["Ann", "Ben", "Cat"],
-        "first_dealer": "Ann",
-        "stages": [{"yes": []} for _ in range(stages)],
-    }
-    return json.dumps(document).encode()
 
 
 def upload(client, data: bytes, request_key: str = "k" * 43):

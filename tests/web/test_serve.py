@@ -1,8 +1,10 @@
-"""The production server with several processes: ``serve --workers 2`` (gunicorn) behind one database.
+"""The production server, ``serve``: one waitress process, or ``--workers 2`` waitress processes on one socket.
 
 Each process keeps its own caches (the folds, the standings it showed); the players'
 live view must follow the table whichever process answers.  Every poll here opens a
 new connection, so the two workers share them; each must see each change at once.
+And sockets that send half a request and stop (any phone on the Wi-Fi can open them,
+no link needed) must not stop the server answering the table (issue 21, item 1).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from urllib.parse import urlencode
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="gunicorn runs on Unix only")
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="serve --workers forks: Unix only")
 
 
 def free_port() -> int:
@@ -70,8 +72,8 @@ def version(page: str) -> str:
     return found.group(1)
 
 
-@pytest.fixture
-def server(tmp_path: Path):
+def start_server(tmp_path: Path, *serve_args: str):
+    """``flask serve`` in production mode on a fresh SQLite file: (port, database, process, stop)."""
     port = free_port()
     database = tmp_path / "served.sqlite"
     env = {
@@ -80,14 +82,24 @@ def server(tmp_path: Path):
         "COMPANION_SECRET_KEY": secrets.token_urlsafe(48),
         "COMPANION_DATABASE_URL": f"sqlite:///{database}",
         "COMPANION_INSTANCE_PATH": str(tmp_path / "instance"),
-        "COMPANION_TAP_GUARD_MS": "0",  # this test records six stages back to back, faster than a person
+        "COMPANION_TAP_GUARD_MS": "0",  # these tests record stages back to back, faster than a person
     }
     log = (tmp_path / "server.log").open("wb")
     process = subprocess.Popen(
         [sys.executable, "-m", "flask", "--app", "companion", "serve",
-         "--host", "127.0.0.1", "--port", str(port), "--workers", "2", "--threads", "2"],
+         "--host", "127.0.0.1", "--port", str(port), *serve_args],
         cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
+
+    def stop() -> None:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -99,36 +111,23 @@ def server(tmp_path: Path):
                 pass
             assert time.monotonic() < deadline, "the server did not start"
             time.sleep(0.2)
+    except BaseException:
+        stop()
+        raise
+    return port, database, process, stop
+
+
+@pytest.fixture
+def server(tmp_path: Path):
+    port, database, process, stop = start_server(tmp_path, "--workers", "2", "--threads", "2")
+    try:
         yield port, database, process
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
+        stop()
 
 
-def workers_of(process: subprocess.Popen) -> int:
-    count = 0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            if stat.read_text().rsplit(")", 1)[1].split()[1] == str(process.pid):
-                count += 1
-        except (OSError, IndexError):
-            continue
-    return count
-
-
-def test_two_worker_processes_follow_the_table_live(server):
-    port, database, process = server
-    if Path("/proc/self/stat").exists():
-        # the first worker may answer /healthz before gunicorn has forked the second
-        deadline = time.monotonic() + 30
-        while workers_of(process) < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert workers_of(process) == 2
+def start_night(port: int, database: Path) -> tuple[Phone, str, str]:
+    """A night of three: (the scorekeeper's phone, the table's path, the players' live path)."""
     keeper = Phone(port)
     status, _, home = keeper.request("GET", "/")
     form = {"csrf_token": token(home), "name": "Friday", "seat_1": "Ann", "seat_2": "Ben", "seat_3": "Cat",
@@ -139,15 +138,43 @@ def test_two_worker_processes_follow_the_table_live(server):
     table = "/k/" + headers["location"].rstrip("/").rsplit("/", 1)[1]
     with sqlite3.connect(database) as db:
         (viewer,) = db.execute("SELECT viewer_key FROM night").fetchone()
-    live = f"/p/{viewer}/live"
+    return keeper, table, f"/p/{viewer}/live"
+
+
+def declare_nobody(keeper: Phone, table: str) -> int:
+    """Tap "Nobody said Yes" on the table's screen as it is now; the answer's status."""
+    status, _, page = keeper.request("GET", table)
+    assert status == 200, status
+    form = {"csrf_token": token(page), "version": version(page), "request_key": secrets.token_urlsafe(16),
+            "nobody": "Nobody said Yes"}
+    return keeper.request("POST", f"{table}/declare", form)[0]
+
+
+def children_of(process: subprocess.Popen) -> set[int]:
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if stat.read_text().rsplit(")", 1)[1].split()[1] == str(process.pid):
+                found.add(int(stat.parent.name))
+        except (OSError, IndexError):
+            continue
+    return found
+
+
+def test_two_worker_processes_follow_the_table_live(server):
+    port, database, process = server
+    if Path("/proc/self/stat").exists():
+        # the first worker may answer /healthz before the second is forked
+        deadline = time.monotonic() + 30
+        while len(children_of(process)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(children_of(process)) == 2
+    keeper, table, live = start_night(port, database)
     status, headers, _ = Phone(port).request("GET", live)
     assert status == 200
     etag = headers["etag"]
     for stage in range(1, 7):
-        status, _, page = keeper.request("GET", table)
-        form = {"csrf_token": token(page), "version": version(page), "request_key": secrets.token_urlsafe(16),
-                "nobody": "Nobody said Yes"}
-        assert keeper.request("POST", f"{table}/declare", form)[0] == 303
+        assert declare_nobody(keeper, table) == 303
         seen = set()
         for _ in range(8):  # a new connection each time: either worker may answer
             status, headers, body = Phone(port).request("GET", live, headers={"If-None-Match": etag})
@@ -158,3 +185,84 @@ def test_two_worker_processes_follow_the_table_live(server):
         etag = seen.pop()
         for _ in range(4):
             assert Phone(port).request("GET", live, headers={"If-None-Match": etag})[0] == 304
+
+
+#: half-open sockets a phone on the Wi-Fi could open; the probe stopped gunicorn with 8
+HALF_OPEN = 200
+
+
+def half_open_sockets(port: int, count: int) -> list[socket.socket]:
+    """``count`` connections that each send half a request header and then nothing."""
+    opened = []
+    for number in range(count):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+        sock.sendall(f"GET /p/{number} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nX-Half: ".encode())
+        opened.append(sock)
+    return opened
+
+
+def timed(call):  # type: ignore[no-untyped-def]
+    started = time.monotonic()
+    result = call()
+    return result, time.monotonic() - started
+
+
+@pytest.mark.parametrize(
+    "serve_args",
+    [(), ("--workers", "2", "--threads", "4")],
+    ids=["default-one-process", "readme-two-workers-four-threads"],
+)
+def test_two_hundred_half_open_sockets_leave_the_table_answered_within_a_second(tmp_path, serve_args):
+    port, database, _process, stop = start_server(tmp_path, *serve_args)
+    opened: list[socket.socket] = []
+    try:
+        keeper, table, live = start_night(port, database)
+        assert declare_nobody(keeper, table) == 303  # warm up each page once before the sockets open
+        assert Phone(port).request("GET", live)[0] == 200
+        opened = half_open_sockets(port, HALF_OPEN)
+        time.sleep(0.5)  # let the server accept them all
+        slowest = {"poll": 0.0, "action": 0.0}
+        for attempt in range(3):  # a new connection each time: with two processes, either may answer
+            (status, _, body), seconds = timed(lambda: Phone(port).request("GET", live))
+            assert status == 200 and seconds < 1.0, f"players' poll {attempt}: {status} after {seconds:.2f} s"
+            slowest["poll"] = max(slowest["poll"], seconds)
+            status, seconds = timed(lambda: declare_nobody(keeper, table))
+            assert status == 303 and seconds < 1.0, f"recorded action {attempt}: {status} after {seconds:.2f} s"
+            slowest["action"] = max(slowest["action"], seconds)
+        print(f"\n{HALF_OPEN} half-open sockets, serve {' '.join(serve_args) or '(default)'}: slowest poll "
+              f"{slowest['poll']:.3f} s, slowest action (table page and tap) {slowest['action']:.3f} s")
+        with sqlite3.connect(database) as db:
+            # the warm-up tap and three more, each recorded once
+            assert db.execute("SELECT count(*) FROM event WHERE kind != 'game'").fetchone()[0] == 4
+        # the half-open sockets are still open: nothing answered or closed them
+        for sock in opened:
+            sock.setblocking(False)
+            with pytest.raises(BlockingIOError):
+                sock.recv(1)
+    finally:
+        for sock in opened:
+            sock.close()
+        stop()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads the processes from /proc")
+def test_a_worker_process_that_dies_is_replaced_and_stopping_the_server_stops_them_all(server):
+    port, database, process = server
+    deadline = time.monotonic() + 30
+    while len(children_of(process)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    first = children_of(process)
+    assert len(first) == 2
+    victim = min(first)
+    os.kill(victim, 9)  # SIGKILL: as the kernel's out-of-memory killer would
+    deadline = time.monotonic() + 15
+    while (len(children_of(process)) < 2 or victim in children_of(process)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    now = children_of(process)
+    assert len(now) == 2 and victim not in now, now
+    keeper, table, live = start_night(port, database)
+    for _ in range(4):  # either process answers, the new one too
+        assert Phone(port).request("GET", live)[0] == 200
+    process.terminate()
+    assert process.wait(timeout=20) == 0
+    assert not any(Path(f"/proc/{pid}").exists() for pid in now), "a worker outlived the server"
