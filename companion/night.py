@@ -136,6 +136,12 @@ class NightPlay:
         """The night's games in order, less those taken back (started by mistake)."""
         return [played for played in self.games if not played.taken_back]
 
+    def shown_number(self, number: int) -> int:
+        """The number the night shows game ``number`` (as started) by: its place among the games
+        played, a game taken back not counted ("Tonight's 2nd game" and "Game 2 of the night" agree).
+        A game taken back keeps the number it was shown by while it was at the table."""
+        return number - sum(1 for played in self.games[: number - 1] if played.taken_back)
+
     def verify_take_back(self, number: int) -> PlayedGame:
         """The game ``number`` as it would be taken back; IllegalAction when it cannot be.
 

@@ -39,6 +39,7 @@ from .games.napalm import history as hh
 from .lru import LRU
 from .models import Event, Game, Night
 from .night import GameSetup, NightPlay, set_up_game, validate_seating
+from .ledger.money import chips_text
 
 #: The event that starts the next game of a night (tagged with that game).
 GAME_STARTED = "game"
@@ -182,6 +183,12 @@ def settings_of(night: Night) -> hh.Settings:
 
 def money_of(night: Night) -> nightfile.Money:
     return nightfile.Money(Decimal(night.chip_value or 0), night.currency or "")
+
+
+def played_games(night: Night) -> list[Game]:
+    """The rows of ``night``'s games that were played: a game taken back (started by mistake) was
+    not, and counts nowhere but in the history and the night file that record it (issue 20)."""
+    return [night.games[p.number - 1] for p in play_for(night).played()]
 
 
 def _games_of(night_id: int) -> list[Game]:
@@ -450,7 +457,7 @@ def next_game_defaults(night: Night, kind: str, offer: Mapping[str, Any] | None 
     game = game_kind(kind)
     offer = dict(offer or {})
     earlier = [
-        g for g in night.games
+        g for g in played_games(night)
         if g.kind == game.kind and all(g.rules.get(key) == value for key, value in offer.items())
     ]
     rules = dict(earlier[-1].rules) if earlier else game.rules_to_dict(game.rules_from_dict(offer))
@@ -492,7 +499,13 @@ def continuation_of(night: Night) -> Night | None:
 
 
 def carries_over(night: Night) -> bool:
-    """Whether any game of ``night`` is set to carry an unfinished pot to the next night."""
+    """Whether any game of ``night`` is set to carry an unfinished pot to the next night.
+
+    Only a cheap test before looking for a continuation, from the rows alone (it is asked while
+    an event is being written, when the fold must not be read): a game taken back counts here,
+    which costs one query and changes nothing, since :func:`next_night_of` counts only the games
+    played.
+    """
     return any(GAMES[g.kind].carries_over(GAMES[g.kind].rules_from_dict(g.rules)) for g in night.games)
 
 
@@ -511,7 +524,7 @@ def next_night_of(night: Night, play: NightPlay | None = None) -> NextNight:
     carried chips).
     """
     play = play if play is not None else play_for(night)
-    if not any(p.game.carries_over(p.rules) for p in play.games):
+    if not any(p.game.carries_over(p.rules) for p in play.played()):
         raise IllegalAction(
             "this night's setting for an unfinished pot is not \u201ccarry it to the next night\u201d: "
             "there is no pot to carry"
@@ -791,12 +804,8 @@ def summary_of(night: Night, seq: int) -> str:
     event = db.session.scalar(select(Event).where(Event.night_id == night.id, Event.seq == seq))
     if event is None:
         return ""
-    if event.kind == GAME_STARTED:
-        return describe_game_start(event.payload)
-    if event.kind == GAME_TAKEN_BACK:
-        return describe_take_back(event.payload, play_for(night).games)
-    if event.game_id is None:
-        return describe_ledger_event(event.kind, event.payload)
+    if event.game_id is None or event.kind == GAME_STARTED:
+        return describe_ledger_event(event.kind, event.payload, play_for(night))
     # the record's place in its game's log: how many of that game's events came up to it
     index = db.session.scalar(
         select(func.count()).select_from(Event).where(
@@ -809,9 +818,19 @@ def summary_of(night: Night, seq: int) -> str:
     return log[index - 1].summary if 0 < index <= len(log) else ""
 
 
-def describe_game_start(payload: Mapping[str, Any]) -> str:
+def describe_game_start(payload: Mapping[str, Any], play: NightPlay | None = None) -> str:
+    """ "Game 2 of the night: Nap starts, Ben deals.", numbered among the games played (``play``:
+    the night's fold, else the number it was started with)."""
     title = title_of(str(payload.get("kind", "")), payload.get("rules"))
-    return f"Game {payload.get('position')} of the night: {title} starts, {payload.get('first_dealer')} deals."
+    return f"Game {_shown(payload, play)} of the night: {title} starts, {payload.get('first_dealer')} deals."
+
+
+def _shown(payload: Mapping[str, Any], play: NightPlay | None) -> Any:
+    """The number the night shows the game of a start or a take-back by (NightPlay.shown_number)."""
+    position = payload.get("position")
+    if play is None or isinstance(position, bool) or not isinstance(position, int):
+        return position
+    return play.shown_number(min(position, len(play.games) + 1))
 
 
 def take_back_game(
@@ -828,13 +847,15 @@ def take_back_game(
                    request_key, recorded_by)
 
 
-def describe_take_back(payload: Mapping[str, Any], games: Sequence[Any]) -> str:
+def describe_take_back(payload: Mapping[str, Any], play: NightPlay | None) -> str:
     """What the night says of a game taken back: "Game 2 of the night (Nap) taken back: … Napalm is at the table again, as it was." """
     position = payload.get("position")
     title = title_of(str(payload.get("kind", "")), None)
+    games = play.games if play is not None else ()
     before = [g for g in games if isinstance(position, int) and g.number < position and not g.taken_back]
     again = f" {before[-1].title} is at the table again, as it was." if before else ""
-    return f"Game {position} of the night ({title}) taken back: started by mistake, nothing recorded in it.{again}"
+    return (f"Game {_shown(payload, play)} of the night ({title}) taken back: started by mistake, nothing recorded "
+            f"in it.{again}")
 
 
 def _verify_take_back(play: NightPlay, payload: Mapping[str, Any]) -> str:
@@ -844,14 +865,14 @@ def _verify_take_back(play: NightPlay, payload: Mapping[str, Any]) -> str:
     played = play.verify_take_back(position)
     if payload.get("kind") != played.setup.kind:
         raise IllegalAction("another game is at the table since this screen was shown")
-    return describe_take_back(payload, play.games)
+    return describe_take_back(payload, play)
 
 
 def _verify_start(play: NightPlay, payload: Mapping[str, Any]) -> str:
     if payload.get("position") != len(play.games) + 1:
         raise IllegalAction("another game started since this screen was shown")
     play.verify_start(_setup_from_payload(payload))
-    return f"{describe_game_start(payload)} {play.current.stopping()}"  # what became of the last game's pot
+    return f"{describe_game_start(payload, play)} {play.current.stopping()}"  # what became of the last game's pot
 
 
 def _verify_ledger_event(night: Night, kind: str, payload: dict[str, Any]) -> str:
@@ -871,13 +892,14 @@ def _verify_ledger_event(night: Night, kind: str, payload: dict[str, Any]) -> st
     return describe_ledger_event(kind, payload)
 
 
-def describe_ledger_event(kind: str, payload: dict[str, Any]) -> str:
+def describe_ledger_event(kind: str, payload: dict[str, Any], play: NightPlay | None = None) -> str:
+    """A night ledger event as the history says it; ``play`` (the night's fold) numbers its games."""
     if kind == "paid":
-        return f"{payload['payer']} paid {payload['payee']} {payload['chips']} chips (settle-up)."
+        return f"{payload['payer']} paid {payload['payee']} {chips_text(payload['chips'])} (settle-up)."
     if kind == GAME_STARTED:
-        return describe_game_start(payload)
+        return describe_game_start(payload, play)
     if kind == GAME_TAKEN_BACK:
-        return describe_take_back(payload, ())
+        return describe_take_back(payload, play)
     from . import bank_service
 
     return bank_service.describe(kind, payload)

@@ -504,7 +504,7 @@ def _named_games() -> dict[tuple[str, str], str | None]:
 def choice(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
     named = _named_games()
-    played = as_offered([(g.kind, title_of(g.kind, g.rules)) for g in night.games], list(named))
+    played = as_offered([(g.kind, title_of(g.kind, g.rules)) for g in services.played_games(night)], list(named))
     last = bank_service.ledger_of(night).last_roll
     offers = [
         {

@@ -162,8 +162,8 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
     # no other night's name: these standings are the players' too, and a night's players
     # are not told what another night is called ("carried in from the previous night")
     earlier = tuple(
-        NightGameLine(p.number, p.title, tuple(closing.net.items()), closing.note, current=False)
-        for p in play.played()[:-1]  # a game taken back was never played
+        NightGameLine(number, p.title, tuple(closing.net.items()), closing.note, current=False)
+        for number, p in enumerate(play.played()[:-1], start=1)  # a game taken back was never played
         for closing in (p.close(),)
     )
     screens = SCREENS[current.game.kind]

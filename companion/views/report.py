@@ -165,6 +165,7 @@ def render_report(  # type: ignore[no-untyped-def]
             "report/show.html",
             chip_charts=chip_charts,
             night=night,
+            played=services.played_games(night),  # a game taken back counts nowhere in the report
             st=standings_of(night),
             rep=report,
             view=view,

@@ -7,6 +7,8 @@ back as form errors (422), stale or repeated submits as a plain message (409).
 
 from __future__ import annotations
 
+import functools
+
 import re
 from typing import Any
 
@@ -263,8 +265,9 @@ def _history_page(night: Night, flashed: Any) -> str:
         ledger=ledger,
         # each undone record of each game (by its seq in the game) → the night's number of its undo
         voided={p.number: {seq: p.state.number_of(by) for seq, by in p.state.voided.items()} for p in play.games},
-        several=len(play.games) > 1,
-        describe=services.describe_ledger_event,
+        several=len(play.played()) > 1,  # a game taken back was never played
+        shown={p.number: play.shown_number(p.number) for p in play.games},
+        describe=functools.partial(services.describe_ledger_event, play=play),
         flashed=flashed,
     )
 

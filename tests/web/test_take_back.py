@@ -20,7 +20,7 @@ from companion import nightfile
 from companion.extensions import db
 from companion.models import Event, Game
 from pages import TablePage
-from web.test_night_of_games import next_game_page, play_game_one, stamp_of
+from web.test_night_of_games import next_game_page, play_game_one, second_game, stamp_of
 
 NAMES = ("Ann", "Ben", "Cat", "Dan")
 
@@ -146,3 +146,56 @@ def test_a_night_file_refuses_a_taken_back_game_with_records_or_the_first():
         assert str(error).startswith("games[1] (napalm): 'taken_back': Napalm has records")
     else:
         raise AssertionError("a game with records taken back was read")
+
+
+def _facts(html: str) -> list[str]:
+    return re.findall(r'<p class="muted facts">(.*?)</p>', html, re.S)
+
+
+def test_a_game_taken_back_counts_nowhere_and_the_games_are_numbered_as_played(start_night, client, app):
+    page = play_game_one(start_night)
+    start_nap(client, page)  # #4: game 2 as started
+    take_back(client, page)  # #5
+    # the report of a night of one game played: Napalm's facts (ante 1, its token target), no "2 games: Napalm, Nap"
+    report = client.get(f"{page.url}/report").get_data(as_text=True)
+    assert all("Nap" not in line.replace("Napalm", "") for line in _facts(report)), _facts(report)
+    assert not any("2 games" in line for line in _facts(report)) and "tokens win" in _facts(report)[0]
+    start_nap(client, page)  # #6: the 2nd game played (start_nap checks "Tonight's 2nd game: Nap")
+    stamp = stamp_of(next_game_page(client, page, "?game=napalm"))
+    assert client.post(f"{page.url}/next-game", data={
+        **stamp, **second_game(players=list(NAMES), first_dealer="Cat")}).status_code == 303  # #7
+    page.refresh()
+    # one numbering: the table's list, its heading and the history all count the games played
+    assert "Tonight's 3rd game: Napalm" in page.html
+    assert re.findall(r"<strong>(\d\w\w): (\w+)</strong>", page.html) == [("1st", "Napalm"), ("2nd", "Nap"), ("3rd", "Napalm")]
+    history = client.get(f"{page.url}/history").get_data(as_text=True)
+    assert history.count("Game 2 of the night: Nap starts") == 2  # the one taken back, and the one played
+    assert "Game 2 of the night (Nap) taken back" in history
+    assert "Game 3 of the night: Napalm starts" in history and "Game 4" not in history
+    report = client.get(f"{page.url}/report").get_data(as_text=True)
+    assert any(line.startswith("3 games: Napalm") for line in _facts(report)), _facts(report)
+
+
+def test_a_game_taken_back_leaves_no_rules_nor_carried_pot_behind(start_night, client, app):
+    from companion import services
+    from companion.models import Night
+
+    page = play_game_one(start_night)
+    # a Napalm set to carry its pot to the next night, started by mistake and taken back
+    stamp = stamp_of(next_game_page(client, page, "?game=napalm"))
+    assert client.post(f"{page.url}/next-game", data={
+        **stamp, **second_game(players=list(NAMES), unfinished_pot="carry")}).status_code == 303
+    page.refresh()
+    take_back(client, page)
+    with app.app_context():
+        night = db.session.query(Night).one()
+        try:
+            services.next_night_of(night)
+        except services.IllegalAction as refused:  # no game played tonight is set to carry its pot
+            assert "setting for an unfinished pot is not \u201ccarry it to the next night\u201d" in str(refused)
+        else:
+            raise AssertionError("a game taken back carried its pot on")
+    # the next Napalm is offered with the rules of the Napalm played (its pot's antes returned), not the one taken back
+    form = next_game_page(client, page, "?game=napalm")
+    assert re.search(r'<option selected value="return_antes"|<option value="return_antes" selected', form)
+    assert not re.search(r'<option selected value="carry"|<option value="carry" selected', form)
