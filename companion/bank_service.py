@@ -199,6 +199,17 @@ def settle_block(night: Night) -> str | None:
     return bank_state(night).block
 
 
+#: what the report and the players' page say while a night on the counts cannot settle yet
+NO_PAYMENTS_YET = "No payments yet, and nothing to mark paid: the bank is not balanced."
+
+
+def unsettled_text(night: Night) -> str:
+    """Why a night on the counts has no payments yet, as the report says it ("" when it can settle, or
+    settles on the tally)."""
+    block = settle_block(night)
+    return f"{NO_PAYMENTS_YET} Not settled yet: {block}" if block is not None else ""
+
+
 def extra_net_chips(night: Night) -> dict[str, int]:
     """What the report adds to each player's balance from the games, so that the night's balances are:
 

@@ -98,6 +98,9 @@ class Standings:
     settle_on: str = ""  # "tally" or "bank" with ``settles``
     #: the settle-up payments marked paid so far, in the order recorded
     paid: tuple[Payment, ...] = ()
+    #: on chip counts that do not balance yet, why there are no payments (the report's words): then
+    #: :attr:`plan` is empty, since the tally's plan is not what the night settles on
+    unsettled: str = ""
     #: what the night's own ledger adds beside the games, counted in every net above: (its title,
     #: (player, chips) in seat order), so the night's games and it add up to the standings
     extra_line: tuple[str, tuple[tuple[str, int], ...]] | None = None

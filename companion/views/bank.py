@@ -254,9 +254,12 @@ def bank_cancel(key: str):  # type: ignore[no-untyped-def]
 
 
 @bp.app_template_filter("chips")
-def chips_filter(chips: int) -> str:
-    """``{{ n|chips }}``: "1 chip", "4 chips" (issue 20, item 14)."""
-    return chips_text(chips)
+def chips_filter(chips: int, signed: bool = False) -> str:
+    """``{{ n|chips }}``: "1 chip", "4 chips" (issue 20, item 14); ``{{ n|chips(signed=True) }}``: "+4 chips",
+    "−1 chip", "0 chips", signed as the report's figures are (a true minus sign)."""
+    if not signed:
+        return chips_text(chips)
+    return ("+" if chips > 0 else "\u2212" if chips < 0 else "") + chips_text(abs(chips))
 
 
 @bp.app_template_global()
@@ -274,6 +277,7 @@ def bank_report(night: Night) -> dict[str, Any]:
         "settle_on": ledger.settle_on,
         "settles": ledger.settles_text,
         "block": state.block,
+        "no_payments": bank_service.NO_PAYMENTS_YET,
         "todo": _todo(state) if state.block else "",
         "results": state.results if on_counts else None,
         "bought": ledger.bank.bought,

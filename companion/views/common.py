@@ -185,6 +185,9 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
     ledger = bank_service.ledger_of(night)
     if ledger.uses_bank:  # the table and the players' page say it in the Bank page's words
         st = replace(st, settles=ledger.settles_text, settle_on=ledger.settle_on)
+    if ledger.settle_on == bank_service.BANK:  # the counts settle the night: the report's payments, or none yet
+        state = bank_service.bank_state(night)
+        st = replace(st, plan=state.plan or (), unsettled=bank_service.unsettled_text(night))
     if added is not None:  # the games and the night's own ledger add up to the standings (issue 20, item 4)
         st = replace(st, extra_line=(added[0], tuple((n, added[1].get(n, 0)) for n in play.seated)))
     paid = bank_service.paid_payments(night)

@@ -302,7 +302,7 @@ def carry(key: str):  # type: ignore[no-untyped-def]
     pot = sum((new.first_game.carried_in or {}).values())
     flash(
         (f"Started \u201c{new.name}\u201d" if started else f"Already started: \u201c{new.name}\u201d")
-        + f" with the pot of {pot} chips carried in from \u201c{night.name}\u201d."
+        + f" with the pot of {chips_text(pot)} carried in from \u201c{night.name}\u201d."
     )
     return redirect(url_for("table.show", key=new.keeper_key), code=303)
 

@@ -190,3 +190,44 @@ def test_the_reports_first_screen_is_who_pays_whom_and_the_audit_is_one_tap_away
     keeper.pdf(path=str(pdf), format="A4")
     assert pdf.read_bytes().startswith(b"%PDF")
     shots(keeper, "report printed")
+
+
+SEVEN = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus"]
+
+
+def test_seven_players_six_payments_and_every_net_fit_the_reports_first_screen(
+    live_server, new_phone, table_screen, shots
+):
+    """Seven players, Ann deals (speaking order Ben, Cat, Dan, Eve, Fay, Gus, Ann), ante 1.  Stage 1:
+    everyone says Yes (the ante: pot 7, everyone −1); Ben wins: the six others each pay him the pot,
+    7: Ben −1 + 6 × 7 = +41, everyone else −1 − 7 = −8.  The game is left unfinished, its antes come
+    back (1 each): Ben +42, everyone else −7 (sum 0).  Settled: six payments, each of the six pays
+    Ben 7 chips (7 × 0.25 = 1.75 €): the most payments seven players can need."""
+    keeper = new_phone().new_page()
+    start_night(keeper, live_server.url, SEVEN, tokens_to_win=5)
+    t = table_screen(keeper, SEVEN)
+    t.declare(*SEVEN[1:], "Ann")
+    t.winner("Ben")
+    t.check(pot=7, dealer="Ann", net=[-8, 41, -8, -8, -8, -8, -8], tokens=[0, 0, 0, 0, 0, 0, 0])
+    with keeper.expect_navigation(wait_until="load"):
+        keeper.locator("header nav").get_by_role("link", name="Report").click()
+    height = keeper.viewport_size["height"]
+    payments = keeper.locator("ol.payments li.payment").all()
+    assert sorted((li.get_attribute("data-payer"), li.get_attribute("data-payee"), li.get_attribute("data-chips"))
+                  for li in payments) == [(name, "Ben", "7") for name in sorted(SEVEN[:1] + SEVEN[2:])]
+    for li in payments:
+        mark = li.get_by_role("button", name="Mark paid")
+        assert "1.75 €" in li.inner_text()
+        for what in (li, mark):
+            box = box_of(what)
+            assert box["y"] + box["height"] <= height, f"{li.inner_text()!r}: {box} below the first screen"
+        assert box_of(mark)["height"] >= 44  # still a thumb's target
+    for name in SEVEN:
+        row = keeper.locator(f'table.net-table tbody tr[data-player="{name}"]')
+        assert row.locator("td").nth(0).inner_text().replace("−", "-") == ("+42" if name == "Ben" else "-7")
+        box = box_of(row)
+        assert box["y"] + box["height"] <= height, f"{name}'s net {box} is below the first screen"
+    shots(keeper, "report first screen, seven players")
+    axe = Axe(shots)
+    axe.check(keeper, "report of seven players, the audit closed")
+    assert not axe.failures, "\n".join(axe.failures)

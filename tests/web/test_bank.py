@@ -959,3 +959,50 @@ def test_the_players_page_figures_add_up_to_the_standings_on_counts(client, app,
     # Napalm (0, −4, +4, 0) + poker (0, 0, 0, 0) + the bank (−10, −10, +20, 0) = the results on the counts
     assert total == {"Ann": -10, "Ben": -14, "Cat": 24, "Dan": 0}
     assert {n: standings.get(n) for n in PLAYERS} == total, standings
+
+
+# --- the players' page on the counts: the report's payments, or its reason for none ----------------------
+
+
+def _players_page(client, app, night, name: str) -> str:  # type: ignore[no-untyped-def]
+    with app.app_context():
+        viewer = db.session.scalar(db.select(Night.viewer_key).where(Night.keeper_key == night.key))
+    return unescape(client.get(f"/p/{viewer}/me?name={name}", follow_redirects=True).get_data(as_text=True))
+
+
+def test_the_players_page_on_counts_not_balanced_shows_no_payment_then_the_reports_plan(client, app, night):
+    """Napalm (Ann 0, Ben −4, Cat +4, Dan 0), poker, everyone 100, Ben rebuys 20; Ann 90, Ben 106 and
+    Cat 124 cash out, Dan has not: the night settles on the counts and cannot settle yet.  The tally's
+    plan (Ben pays Cat 4, 1.00 EUR) is not what the night settles on, so Cat's phone offers no payment
+    and says why, in the report's words.  Dan counts 100: 420 back of 420 bought, results Ann −10, Ben −14,
+    Cat +24, Dan 0: Ann pays Cat 10 (10 × 0.25 = 2.50 EUR), Ben pays Cat 14 (3.50 EUR), as on the report."""
+    bank = counted_poker_night(client, night, counts=("90", "106", "124"))
+    cat = _players_page(client, app, night, "Cat")
+    assert "No payments yet, and nothing to mark paid: the bank is not balanced. " \
+           "Not settled yet: Still to cash out: Dan." in cat
+    assert "If the night were settled now" not in cat and "from Ben" not in cat
+    with app.app_context():
+        viewer = db.session.scalar(db.select(Night.viewer_key).where(Night.keeper_key == night.key))
+    players_report = unescape(client.get(f"/p/{viewer}/report").get_data(as_text=True))
+    assert "No payments yet, and nothing to mark paid: the bank is not balanced." in players_report
+    assert 'class="payments"' not in players_report
+    bank.player("Dan", "cash_out", "100")
+    cat = _players_page(client, app, night, "Cat")
+    said = re.search(r"If the night were settled now:(.*?)</p>", cat, re.S).group(1)
+    assert sorted(part.strip(" ;.") for part in said.split(";")) == [
+        "you receive 2.50 EUR (10 chips) from Ann", "you receive 3.50 EUR (14 chips) from Ben"]
+    assert "No payments yet" not in cat
+    players_report = client.get(f"/p/{viewer}/report").get_data(as_text=True)
+    assert sorted(payments_offered(client.get(f"{night.url}/report").get_data(as_text=True))) == ["Ann>Cat:10", "Ben>Cat:14"]
+    assert 'data-payer="Ann" data-payee="Cat" data-chips="10"' in players_report
+
+
+def test_one_chip_is_said_one_chip_on_the_players_page_and_the_players_report(client, app, night):
+    """Napalm, poker; everyone buys 1 chip, Ben rebuys 1: 5 bought.  Counts Ann 1, Ben 2, Cat 2, Dan 0: 5, the
+    bank balances.  Results: Ann 0, Ben 2 − 2 = 0, Cat +1, Dan −1: Dan pays Cat 1 chip (0.25 EUR)."""
+    counted_poker_night(client, night, "1", "1", ("1", "2", "2", "0"))
+    dan = _players_page(client, app, night, "Dan")
+    assert "you pay 0.25 EUR (1 chip) to Cat." in dan and "-1 chip (" in dan and "1 chips" not in dan
+    assert "1 chips" not in unescape(client.get("/players/Cat").get_data(as_text=True))
+    assert "(+1 chip)" in unescape(client.get("/players/Cat").get_data(as_text=True))
+    assert "(\u22121 chip)" in unescape(client.get("/players/Dan").get_data(as_text=True))
