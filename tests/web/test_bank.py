@@ -593,7 +593,7 @@ def test_bonus_payments_count_in_the_report_the_standings_and_the_plan(client, a
     # the report by hand: the game as it closes (Ann 0, Ben -4, Cat +4, Dan 0) + the bonus
     expected = {"Ann": -2, "Ben": 2, "Cat": 2, "Dan": -2}
     report = client.get(f"{night.url}/report").get_data(as_text=True)
-    nets = dict(re.findall(r'<tr data-player="(\w+)"><th scope="row"><a href="#player-\d">\w+</a></th><td class="num[^"]*">([^<]+)<', report))
+    nets = dict(re.findall(r'<tr data-player="(\w+)"><th scope="row"><a href="#player-\d">\w+</a><span class="name">\w+</span></th><td class="num[^"]*">([^<]+)<', report))
     assert {n: int(v.replace("\u2212", "-")) for n, v in nets.items()} == expected
     assert "Bonus Round" in report
     flows = dict.fromkeys(expected, 0)
