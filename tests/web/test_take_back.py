@@ -199,3 +199,14 @@ def test_a_game_taken_back_leaves_no_rules_nor_carried_pot_behind(start_night, c
     form = next_game_page(client, page, "?game=napalm")
     assert re.search(r'<option selected value="return_antes"|<option value="return_antes" selected', form)
     assert not re.search(r'<option selected value="carry"|<option value="carry" selected', form)
+
+
+def test_dealers_choice_does_not_call_a_game_taken_back_played_tonight(start_night, client):
+    """Napalm played, Nap started by mistake and taken back: the choice lists Napalm first as played
+    tonight; Nap is offered as a game not played tonight, in the group's order after it."""
+    page = play_game_one(start_night)
+    start_nap(client, page)
+    take_back(client, page)
+    html = client.get(f"{page.url}/choice").get_data(as_text=True)
+    played = re.findall(r'data-game="(\w+)"[^>]*>([^<]+)<small>\(played tonight\)</small>', html)
+    assert [kind for kind, _ in played] == ["napalm"]
