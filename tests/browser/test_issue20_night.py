@@ -1,0 +1,306 @@
+"""Issue 20's proof: the whole mixed night, played on a 360×740 phone as a new scorekeeper plays it.
+
+From the home page on, every page is reached by the app's own links and buttons (the table's
+*Start the next game*, *Dealer's choice*, *Bank*, *Bonus Round*, *Report*, *Players' link*; the
+bank pages' *Table*), never by typing an address; every screen passes axe; Eve follows the night
+on her own phone (a second browser context) from the players' link on the share page.
+
+Seats Ann, Ben, Cat, Dan, Eve, clockwise; Ann deals first; a chip is worth 0.25 €; Napalm: ante 1
+every hand, 5 tokens to win, an unfinished game's pot goes back to who paid it in (the form's
+defaults).  Every figure below is worked by hand from ../shared/RULES.md (Napalm),
+RULES-NAP.md (Nap) and RULES-POKER.md (the pot games, the bank, the Bonus Round); each list
+of nets is in seat order (Ann, Ben, Cat, Dan, Eve) and adds up to 0 with what is in the pot.
+
+1st game, Napalm.  Hand 1, Ann deals; the speaking order is Ben, Cat, Dan, Eve, Ann.
+   Stage 1: the scorekeeper taps Dan, then Ben as Yes (not the speaking order): the ante, pot 5,
+   everyone −1.  Their cards on the card picker, Dan's first by his own button: Dan A♠ A♥, Ben
+   K♠ Q♦.  Dan's pair beats Ben's K-Q: Ben pays Dan the pot, 5:
+       −1, −6, −1, +4, −1; pot 5.
+   Undo: back to −1 each; the cards come back in their fields; ranked again: the same.
+   Stage 2: Cat, Eve and Ann say Yes; Cat and Eve tie for the best low (a tie); the loser Ann
+   pays each winner the pot, 5: Ann −1 − 10 = −11, Cat −1 + 5 = +4, Eve +4:
+       −11, −6, +4, +4, +4; pot 5.
+   Stage 3: everyone says No, then the dealer Ann says Yes (late); Ben challenges; Ben wins
+   the showdown (a double tap on "Ben won", recorded once): Ann pays Ben 5:
+       −16, −1, +4, +4, +4; pot 5.
+   Napalm closes when the next game starts: its pot of 5 goes back, 1 to each:
+       Napalm: −15, 0, +5, +5, +5.
+2nd game, Pool Nap at 5 (five players: the dealer takes no cards, but pays and is paid),
+   picked from the Game list, stake 1; Ben deals first (the hand in progress was Ann's).
+   Deal 1, Ben deals: a new pool, 2 from each (pool 10); Cat bids 3 and makes it: 3 from each
+   of the other four: Ann −5, Ben −5, Cat −2 + 12 = +10, Dan −5, Eve −5; pool 10.
+   Deal 2, Cat deals and adds 2 (pool 12); Dan bids Nap and fails: he pays 5 to each of the
+   other four and as much as the pool holds, 12, into it (pool 24): Ann 0, Ben 0,
+   Cat +10 − 2 + 5 = +13, Dan −5 − 20 − 12 = −37, Eve 0; pool 24.
+   Pool Nap closes with its pool unwon: back to who paid it in (Ann 2, Ben 2, Cat 4, Dan 14,
+   Eve 2):  Pool Nap: +2, +2, +17, −23, +2.
+   The night: −13, +2, +22, −18, +7.
+3rd game, Tips to the Fat One, from Dealer's choice: Dan (the next dealer) and Eve on his left;
+   A 2, B 3, so C 4, D 6, E 9: each stakes 24, the pots are A 4, B 6, C 8, D 12, E 18.
+   Deal 1, Dan deals: A Eve, B Eve, C Dan, D Eve, E Dan: Dan −24 + 8 + 18 = +2,
+   Eve −24 + 4 + 6 + 12 = −2.  Deal 2 is Eve's, not anted yet.
+   The night: −13, +2, +22, −16, +5.
+4th game, High Card, from Dealer's choice, all five, ante 1; Eve deals (the deal Tips passes on).
+   Deal 1: antes, pot 5; nobody wins: the pot is carried.  Deal 2, Ann deals: antes again,
+   pot 10; Ben wins it: High Card: −2, +8, −2, −2, −2.
+   The night: −15, +10, +20, −18, +3.
+5th game, NASDAQ, from Dealer's choice, all five, ante 1, sale limit 5; Ben deals.
+   Deal 1: antes, pot 5; Cat bids 2 for the first sale (pot 7).  A sale of Dan's card with Dan
+   as the buyer too (a slip) is refused: nothing recorded.  Then Ann buys Dan's card for 12,
+   over the limit of 5: the excess, 7, is halved, the odd chip to the pot: 4 to the pot (11),
+   12 − 4 = 8 to Dan.  The pot, 11, is split high-low: high Ann, low Eve: the odd chip to
+   high, 6 and 5.  Ann −1 − 12 + 6 = −7, Ben −1, Cat −1 − 2 = −3, Dan −1 + 8 = +7,
+   Eve −1 + 5 = +4.
+   The night: −22, +9, +17, −11, +11 ... see NIGHT_AFTER below for each step's figures.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from browser.phone import Phone, TableScreen, replace_players_link, start_night
+from browser.test_accessibility import Axe, forgive_error_status
+from browser.test_bank import player_form
+from browser.test_nap_night import pool_shown, submit, tap_toggle, text_of
+from browser.test_poker_night import guarded_double_tap
+from browser.test_pots_night import PotsScreen
+
+pytestmark = pytest.mark.browser
+
+NAMES = ["Ann", "Ben", "Cat", "Dan", "Eve"]
+LIVE_WITHIN = 10.0  # seconds: the players' page polls every 0.8 s; a bound for a loaded machine
+
+
+def nets(*chips: int) -> dict[str, int]:
+    """Each player's net, given in seat order."""
+    assert len(chips) == len(NAMES)
+    return dict(zip(NAMES, chips))
+
+
+def card(picker, code: str):  # type: ignore[no-untyped-def]
+    """The picker's button for ``code`` ("As", "Qd"), found by the name it is announced by."""
+    return picker.get_by_role("button", name=code, exact=True)
+
+
+def shown_nets(page) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    """The whole night's nets as a standings screen shows them: the game's players, then those
+    sitting it out, in seat order."""
+    phone = Phone(page, None)
+    shown = {**phone.nets(), **phone.sitting_out()}
+    return {name: shown[name] for name in NAMES}
+
+
+# --- the night, game by game ---------------------------------------------------------------------
+
+
+def play_napalm(phone: Phone, t: TableScreen, live_server, axe: Axe) -> None:  # type: ignore[no-untyped-def]
+    page = phone.page
+    # hand 1, stage 1: Dan is tapped before Ben, who speaks first
+    for name in ("Dan", "Ben"):
+        box = page.locator(f'input[name="yes"][value="{name}"]')
+        page.locator("label.toggle", has=box).tap()
+        assert box.is_checked()
+    phone.button("Record Yes", "napalm, dan and ben say yes")
+    t.check(pot=5, dealer="Ann", net=[-1, -1, -1, -1, -1], tokens=[0, 0, 0, 0, 0])
+    # the cards on the picker: the fields come in speaking order (Ben's first); Dan's button
+    # sends the taps to Dan, and each gets his own cards
+    t.open_cards()
+    whose = page.locator(".whose .whose-name")
+    assert whose.inner_text() == "Ben"
+    page.get_by_role("button", name="Cards for Dan").tap()
+    assert whose.inner_text() == "Dan"
+    picker = page.locator(".picker")
+    for code in ("As", "Ah"):
+        card(picker, code).tap()
+    assert whose.inner_text() == "Ben"  # Dan has his two: on to the field still open
+    for code in ("Ks", "Qd"):
+        card(picker, code).tap()
+    assert t.card_field("Dan").input_value() == "As Ah" and t.card_field("Ben").input_value() == "Ks Qd"
+    axe.check(page, "napalm, cards picked for dan then ben")
+    t.rank_cards()
+    assert "Dan won" in t.flash, t.flash
+    t.check(pot=5, dealer="Ann", net=[-1, -6, -1, 4, -1], tokens=[0, 0, 0, 0, 0])
+    # undo: the chips go back, the cards come back to their own fields
+    t.undo()
+    t.check(pot=5, dealer="Ann", net=[-1, -1, -1, -1, -1], tokens=[0, 0, 0, 0, 0])
+    assert t.card_field("Dan").input_value() == "As Ah" and t.card_field("Ben").input_value() == "Ks Qd"
+    axe.check(page, "napalm, the cards given back after an undo")
+    t.rank_cards()
+    t.check(pot=5, dealer="Ann", net=[-1, -6, -1, 4, -1], tokens=[0, 0, 0, 0, 0])
+
+    # stage 2: Cat, Eve and Ann say Yes; Cat and Eve tie, Ann pays each of them the pot
+    t.declare("Cat", "Eve", "Ann")
+    axe.check(page, "napalm, a showdown of three")
+    t.tie("Cat", "Eve")
+    t.check(pot=5, dealer="Ann", net=[-11, -6, 4, 4, 4], tokens=[0, 0, 0, 0, 0])
+
+    # stage 3: the dealer's late Yes, Ben challenges, Ben wins (a double tap, recorded once)
+    t.declare("Ann")
+    assert "challenge" in t.prompt.lower(), t.prompt
+    axe.check(page, "napalm, the dealer's late yes")
+    t.challenge("Ben")
+    guarded_double_tap(phone, live_server, page.get_by_role("button", name="Ben won", exact=True))
+    t.shot("napalm, ben won after a double tap")
+    assert not page.locator(".errors, .flash.warn").all_inner_texts()
+    t.check(pot=5, dealer="Ben", net=[-16, -1, 4, 4, 4], tokens=[0, 0, 0, 0, 0])
+    assert t.prompt == "Stage 1 · best two-card high hand: who said Yes?", t.prompt  # hand 2's
+
+
+def play_pool_nap(phone: Phone, axe: Axe) -> None:
+    page = phone.page
+    phone.tap(page.get_by_role("link", name="Start the next game"), "start the next game")
+    page.locator("#pick-game").select_option(label="Nap")
+    phone.button("Show its rules", "next game, nap's rules")
+    assert page.locator("form.next-game h2").inner_text().strip() == "Nap"
+    page.get_by_label("Variant").select_option(label="Pool Nap")
+    assert page.locator("#first_dealer").input_value() == "Ben"  # the hand in progress was Ann's
+    axe.check(page, "next game, pool nap")
+    phone.button("Start this game", "pool nap started")
+    assert "Tonight's 2nd game: Pool Nap" in text_of(page, ".status")
+    # Napalm closed, its pot of 5 back to who paid it in
+    assert shown_nets(page) == nets(-15, 0, 5, 5, 5)
+    assert pool_shown(page) == 0
+    axe.check(page, "table, pool nap")
+    # deal 1, Ben deals and sits out: Cat makes 3
+    tap_toggle(page, "bidder", "Cat")
+    tap_toggle(page, "bid", "3")
+    phone.button("Made", "pool nap, cat made 3")
+    assert shown_nets(page) == nets(-15 - 5, 0 - 5, 5 + 10, 5 - 5, 5 - 5)
+    assert pool_shown(page) == 10
+    # deal 2, Cat deals, sits out and adds 2: Dan fails Nap
+    tap_toggle(page, "bidder", "Dan")
+    tap_toggle(page, "bid", "nap")
+    phone.button("Failed", "pool nap, dan failed nap")
+    assert shown_nets(page) == nets(-15 + 0, 0 + 0, 5 + 13, 5 - 37, 5 + 0)
+    assert pool_shown(page) == 24
+    axe.check(page, "table, pool nap after two deals")
+
+
+def dealers_choice(phone: Phone, offer: str) -> None:
+    """The table's *Dealer's choice*, then the game by the name the group plays it under."""
+    page = phone.page
+    phone.link("Dealer's choice")
+    phone.tap(page.locator("ul.offers a").filter(has_text=re.compile(rf"^{re.escape(offer)}$")), f"choice, {offer}")
+    assert page.locator("form.next-game h2").inner_text() == offer
+
+
+def ticked(page) -> list[str]:  # type: ignore[no-untyped-def]
+    return [b.get_attribute("value") or "" for b in page.locator('input[name="players"]:checked').all()]
+
+
+def play_tips(phone: Phone, axe: Axe) -> None:
+    page = phone.page
+    dealers_choice(phone, "Tips to the Fat One")
+    assert ticked(page) == ["Dan", "Eve"]  # the next dealer and his left
+    page.get_by_label("Tips to the Fat One: pot A").fill("2")
+    page.get_by_label("pot B", exact=True).fill("3")
+    assert "C 4, D 6, E 9" in page.locator(".worked-out").inner_text()
+    axe.check(page, "next game, tips to the fat one")
+    phone.button("Start this game", "tips started")
+    t = PotsScreen(page, phone.shots)
+    assert t.prompt == "Deal 1: Dan deals. Who won pot A?"
+    # Pool Nap closed, its pool of 24 back to who paid it in: the night so far
+    assert shown_nets(page) == nets(-13, 2, 22, -18, 7)
+    axe.check(page, "table, tips to the fat one")
+    for pot, winner in zip("ABCDE", ("Eve", "Eve", "Dan", "Eve", "Dan")):
+        phone.tap(page.get_by_role("button", name=f"{winner} won", exact=True), f"tips, pot {pot}, {winner}")
+    assert t.prompt == "Deal 2: Eve deals. Who won pot A?"
+    assert shown_nets(page) == nets(-13, 2, 22, -18 + 2, 7 - 2)
+
+
+def play_high_card(phone: Phone, axe: Axe) -> None:
+    page = phone.page
+    dealers_choice(phone, "High Card")
+    assert ticked(page) == NAMES
+    assert page.get_by_label("First dealer").input_value() == "Eve"  # the deal Tips passes on
+    page.get_by_label("Ante (chips from each player every deal)", exact=True).fill("1")
+    phone.button("Start this game", "high card started")
+    t = PotsScreen(page, phone.shots)
+    assert t.prompt == "Deal 1: Eve deals. Who won the pot?"
+    phone.tap(page.get_by_role("button", name=re.compile(r"^Nobody won: carry the pot")), "high card, carried")
+    assert t.pot() == 5 and t.dealer() == "Ann"
+    assert "(the pot will be 10)" in page.locator("section.ask").inner_text()
+    axe.check(page, "table, high card, a carried pot")
+    phone.tap(page.get_by_role("button", name="Ben won", exact=True), "high card, ben won")
+    assert "The pot, 10: Ben takes it." in t.flash
+    assert shown_nets(page) == nets(-13 - 2, 2 + 8, 22 - 2, -16 - 2, 5 - 2)
+
+
+def play_nasdaq(phone: Phone, axe: Axe, problems) -> None:  # type: ignore[no-untyped-def]
+    page = phone.page
+    dealers_choice(phone, "NASDAQ")
+    assert ticked(page) == NAMES
+    page.get_by_label("NASDAQ: sale limit (empty: none)").fill("5")
+    axe.check(page, "next game, nasdaq")
+    phone.button("Start this game", "nasdaq started")
+    t = PotsScreen(page, phone.shots)
+    assert t.prompt == "Deal 1: Ben deals. Who won the pot?"
+    # Cat's bid for the first sale
+    page.locator("details.into-pot summary").tap()
+    page.get_by_label("Chips", exact=True).fill("2")
+    page.locator("#into-reason").select_option("bid")
+    phone.tap(page.get_by_role("button", name="Cat puts them in"), "nasdaq, cat's bid")
+    assert "Cat: bid for the first sale of 2 into the pot (7)." in t.flash
+    # a sale with Dan on both sides: refused, nothing recorded, what was typed kept
+    page.locator("details.sale summary").tap()
+    page.locator("#sale-seller").select_option("Dan")
+    page.locator("#sale-buyer").select_option("Dan")
+    page.locator("#sale-price").fill("12")
+    with page.expect_navigation(wait_until="load") as navigation:
+        page.get_by_role("button", name="Record the sale").tap()
+    assert navigation.value is not None and navigation.value.status == 422
+    forgive_error_status(problems, 422)  # the refusal is the point here
+    said = text_of(page)
+    assert "Dan cannot buy their own card" in said, said[:800]
+    assert page.locator("#sale-price").input_value() == "12"
+    axe.check(page, "nasdaq, a sale refused")
+    assert t.pot() == 7
+    # the sale as it was: Ann buys Dan's card for 12, over the limit of 5
+    page.locator("#sale-buyer").select_option("Ann")
+    phone.tap(page.get_by_role("button", name="Record the sale"), "nasdaq, ann bought dan's card")
+    assert "Ann bought Dan's card for 12: 8 to Dan, 4 to the pot (half the excess over 5)." in t.flash, t.flash
+    assert t.pot() == 11
+    # the pot split high-low: Ann high, Eve low, the odd chip to high
+    page.locator("details.high-low summary").tap()
+    tap_toggle(page, "high", "Ann")
+    tap_toggle(page, "low", "Eve")
+    axe.check(page, "nasdaq, high-low")
+    phone.button("Record high-low", "nasdaq, ann high, eve low")
+    assert shown_nets(page) == nets(-15 - 7, 10 - 1, 20 - 3, -18 + 7, 3 + 4)
+
+
+def test_a_mixed_night_from_the_home_page_to_the_settle_up(live_server, new_phone, shots, problems, wait_until):
+    started = time.monotonic()
+    axe = Axe(shots)
+    page = new_phone().new_page()
+    phone = Phone(page, shots)
+    page.goto(live_server.url + "/")
+    axe.check(page, "home")
+    start_night(page, live_server.url, NAMES, tokens_to_win=5, name="Mixed night")
+    table_url = page.url
+    t = TableScreen(page, shots, NAMES)
+    axe.check(page, "table, napalm")
+
+    # Eve follows on her own phone: the players' link, read off the share page
+    phone.tap(page.get_by_role("link", name="Players' link"), "share page")
+    link = page.locator("p.link a").inner_text().strip()
+    axe.check(page, "share page")
+    phone.tap(page.get_by_role("link", name="Back to the table"), "back to the table")
+    eve = new_phone().new_page()
+    eve.goto(link)
+    eve.get_by_label("This is me").select_option("Eve")
+    with eve.expect_navigation(wait_until="load"):
+        eve.get_by_role("button", name="Save").click()
+    axe.check(eve, "eve's phone")
+
+    play_napalm(phone, t, live_server, axe)
+    assert page.url.startswith(table_url)
+    wait_until(lambda: shown_nets(eve) == nets(-16, -1, 4, 4, 4), LIVE_WITHIN, "eve's phone follows napalm")
+    play_pool_nap(phone, axe)
+    play_tips(phone, axe)
+    play_high_card(phone, axe)
+    play_nasdaq(phone, axe, problems)
+    print(f"\nthe mixed night took {time.monotonic() - started:.1f} s of wall time")
