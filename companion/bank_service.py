@@ -5,10 +5,11 @@ None, like a settle-up payment), written through the one write path
 (:func:`companion.services._append`: the table's version and the form's request key,
 so a doubled or stale submit records nothing twice), folded here from the log.
 
-* **The setting** ``settle_on``: the night settles on the app's tally (the default:
-  the games' balances plus the Bonus Round's payments) or on chip counts (the bank:
-  counts − chips bought).  It is an event too, so the history says when it changed; it
-  cannot change once a settle-up payment is marked.
+* **What the night settles on**: chip counts (the bank: counts − chips bought) from the
+  first buy-in or the first game of Poker with real betting, else the app's tally (the
+  games' balances plus the Bonus Round's payments): :func:`night_ledger.basis`.  A night
+  recorded chip by chip may choose the tally anyway (a ``settle_on`` event, so the history
+  says when it changed); it cannot change once a settle-up payment is marked.
 * **The bank** (:mod:`companion.ledger.bank`): buy-in, rebuy, everyone buys in,
   cash-out with the counted chips, and a cancel that takes one back (a correction is a
   new event; nothing is edited).  The bank's events are numbered as the night's log
@@ -24,8 +25,9 @@ settled yet, or None).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -47,7 +49,9 @@ from .night_ledger import (  # noqa: F401 - the kinds and the fold, for the view
     SETTLING_KINDS,
     TALLY,
     NightLedger,
+    cashed_out,
     describe,
+    moves_cashed_out,
     settle_on_counts,
 )
 
@@ -72,7 +76,9 @@ def ledger_of(night: Night) -> NightLedger:
     kept = services.derived("night-ledger", night.id, night.version)
     if kept is not None:
         return kept
-    ledger = NightLedger(tuple(night.players), Decimal(night.chip_value or 0), night.currency or "")
+    ledger = NightLedger(
+        tuple(night.players), Decimal(night.chip_value or 0), night.currency or "", records_chip_by_chip(night)
+    )
     for event in _events(night):
         if event.kind in KINDS:
             ledger.apply(event.seq, event.kind, event.payload)
@@ -80,7 +86,18 @@ def ledger_of(night: Night) -> NightLedger:
     return ledger
 
 
-def _marked_paid(night: Night) -> bool:
+def paid_payments(night: Night) -> tuple[Payment, ...]:
+    """The settle-up payments marked paid at ``night.version``, in the order recorded."""
+    payloads = db.session.scalars(
+        select(Event.payload)
+        .where(Event.night_id == night.id, Event.kind == "paid", Event.seq <= night.version)
+        .order_by(Event.seq)
+    )
+    return tuple(Payment(p["payer"], p["payee"], p["chips"]) for p in payloads)
+
+
+def marked_paid(night: Night) -> bool:
+    """Whether a settle-up payment is marked paid (then the night's setting can no longer change)."""
     return (
         db.session.scalar(
             select(Event.id).where(Event.night_id == night.id, Event.kind == "paid", Event.seq <= night.version).limit(1)
@@ -97,7 +114,24 @@ def verify(night: Night, kind: str, payload: dict[str, Any]) -> str:
             raise IllegalAction(f"the night settles on chip counts: {block}")
         return ""
     ledger = ledger_of(night)
-    return ledger.verify(kind, payload, paid=kind == MODE_KIND and _marked_paid(night))
+    if kind == "bonus_roll" and isinstance(payload, dict) and payload.get("left_out", []) != list(cashed_out(ledger)):
+        raise IllegalAction("who has cashed out changed since this roll was made: roll again")
+    return ledger.verify(kind, payload, paid=kind == MODE_KIND and marked_paid(night))
+
+
+def refuse_moving_cashed_out(night: Night, state: Any, action: Any) -> None:
+    """IllegalAction (with how to go on) when ``action`` at the table would move the chips of a player
+    already cashed out on a night settled on the counts: their count would no longer be their chips,
+    and the play would vanish from the settle-up.  The action is tried on a copy of the table (only
+    when someone has cashed out: most actions pay nothing for this)."""
+    ledger = ledger_of(night)
+    if not cashed_out(ledger):
+        return
+    after = copy.deepcopy(state)
+    after.push(action)
+    why = moves_cashed_out(ledger, state.net_chips, after.net_chips)
+    if why is not None:
+        raise IllegalAction(why)
 
 
 # --- what the report and the bank page read ----------------------------------------------------
@@ -188,8 +222,14 @@ def _counted_less_games(state: BankState, players: Sequence[str]) -> dict[str, i
     return {p: results.get(p, 0) - state.games_net.get(p, 0) for p in players}
 
 
-def night_extra(night: Night) -> tuple[str, dict[str, int]] | None:
-    """What the night's own ledger adds beside its games (the Bonus Round, the bank's counts), if anything.
+#: what the night's own ledger adds beside its games, as the report and the players' page name it
+BANK_LINE = ("The bank", "each count less the chips bought, less the games above")
+BONUS_LINE = ("Bonus Round", "its payments")
+
+
+def night_extra(night: Night) -> tuple[str, dict[str, int], str] | None:
+    """What the night's own ledger adds beside its games (the Bonus Round, the bank's counts), if anything:
+    (title, chips per player, what it is).
 
     While the night settles on chip counts that do not balance yet, the standings are the
     app's tally (the games and the Bonus Round's payments, what each count will be checked
@@ -197,11 +237,10 @@ def night_extra(night: Night) -> tuple[str, dict[str, int]] | None:
     """
     state = bank_state(night)
     if state.ledger.settle_on == BANK and state.block is None:
-        title = "The bank: chips counted less chips bought, less the games"
-        chips = _counted_less_games(state, night.players)
+        (title, what), chips = BANK_LINE, _counted_less_games(state, night.players)
     else:
-        title, chips = "Bonus Round", _bonus(state, night.players)
-    return (title, chips) if any(chips.values()) else None
+        (title, what), chips = BONUS_LINE, _bonus(state, night.players)
+    return (title, chips, what) if any(chips.values()) else None
 
 
 def bank_results(night: Night) -> dict[str, int] | None:
@@ -255,7 +294,13 @@ def roll(
     grid = ledger._bonus().grid
     if roller not in night.players:
         raise IllegalAction(f"'{roller[:40]}' is not seated tonight")
-    rolled = roll_dice(grid, roller, rng)
+    left_out = cashed_out(ledger)  # their chips are counted: the roll's payments leave them out
+    if roller in left_out:
+        raise IllegalAction(
+            f"{roller} has cashed out, so cannot roll: choose a dealer still at the table, or cancel "
+            f"{roller}'s cash-out in the bank's log (Bank page) first"
+        )
+    rolled = replace(roll_dice(grid, roller, rng), left_out=left_out)
     return record(night.id, "bonus_roll", rolled.to_dict(), expected_version, request_key, recorded_by)
 
 

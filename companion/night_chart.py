@@ -111,8 +111,14 @@ def game_labels(marks: list[tuple[float, str]]) -> list[tuple[float, str, int, s
     return placed
 
 
-def player_chart(name: str, points: list[int], game_starts: list[int], *, first_game: int = 1) -> str:
-    """A line of ``name``'s net chips over the night, games marked; "" with nothing recorded."""
+def player_chart(
+    name: str, points: list[int], game_starts: list[int], *, first_game: int = 1, ledger: str = ""
+) -> str:
+    """A line of ``name``'s net chips over the night, games marked; "" with nothing recorded.
+
+    ``ledger``: the last step is what the night's own ledger adds beside the games ("Bank": on
+    chip counts, the counts beyond the games), marked with its name, so the line ends at the
+    player's result (issue 20, item 4)."""
     if len(points) < 2:
         return ""
     low, high = min(0, *points), max(0, *points)
@@ -145,9 +151,16 @@ def player_chart(name: str, points: list[int], game_starts: list[int], *, first_
             f'stroke="{MARK}" stroke-width="1" stroke-dasharray="3 3"><title>game {n} starts</title></line>'
         )
     marks = [(x(start), f"G{n}") for n, start in enumerate(game_starts, start=first_game + 1)]
+    if ledger:
+        at = len(points) - 1
+        out.append(
+            f'<line x1="{_fmt(x(at))}" y1="{TOP}" x2="{_fmt(x(at))}" y2="{HEIGHT - BOTTOM}" '
+            f'stroke="{MARK}" stroke-width="1" stroke-dasharray="3 3"><title>{escape(ledger)}</title></line>'
+        )
+        marks.append((x(at), ledger))
     for at, anchor, row, text in game_labels(marks):
         ends = ' text-anchor="end"' if anchor == "end" else ""
-        out.append(f'<text x="{_fmt(at)}" y="{row}"{ends} font-size="10" fill="{MARK}">{text}</text>')
+        out.append(f'<text x="{_fmt(at)}" y="{row}"{ends} font-size="10" fill="{MARK}">{escape(text)}</text>')
     path = " ".join(f"{_fmt(x(i))},{_fmt(y(v))}" for i, v in enumerate(points))
     out.append(f'<polyline points="{path}" fill="none" stroke="{LINE}" stroke-width="2"/>')
     colour = GOOD if final >= 0 else BAD

@@ -17,7 +17,9 @@ from decimal import Decimal
 from typing import Any
 
 from .games import IllegalAction
-from .games.bonus import BonusGrid, BonusRecord, BonusRound, Roll, SetLucky, check_faces, read_entry
+from .games.pots.engine import and_
+from .games.bonus import BonusGrid, BonusRecord, BonusRound, Roll, SetLucky, check_faces, left_out_of, read_entry
+from .ledger.money import chips_text
 from .ledger.bank import Bank, BankAction, BankCheck, BankError, BuyIn, Cancel, CashOut, EveryoneBuysIn, Rebuy
 
 TALLY, BANK = "tally", "bank"
@@ -37,12 +39,18 @@ MAX_LUCKY_CHIPS = 1_000_000
 
 @dataclass
 class NightLedger:
-    """The night's setting, bank and Bonus Round at one version of its log."""
+    """The night's setting, bank and Bonus Round at one version of its log.
+
+    ``chip_by_chip``: every game of the night so far records each chip (no Poker with real
+    betting): only then can the night settle on the app's tally once chips were bought.
+    ``chosen``: the setting last chosen on the Bank page (a ``settle_on`` event), if any;
+    :attr:`settle_on` is what the night settles on (:func:`basis`)."""
 
     players: tuple[str, ...]
     chip_value: Decimal
     currency: str = ""
-    settle_on: str = TALLY
+    chip_by_chip: bool = True
+    chosen: str | None = None
     bank: Bank = field(init=False)
     grid: BonusGrid | None = None
     lucky_chips: int = 1
@@ -58,6 +66,22 @@ class NightLedger:
         self.bank = Bank(self.players, self.chip_value, self.currency)
         self.bonus_net = {p: 0 for p in self.players}
 
+    @property
+    def settle_on(self) -> str:
+        """What the night settles on now: :data:`TALLY` or :data:`BANK` (:func:`basis`)."""
+        return basis(self.chosen, bool(self.bank.bought), self.chip_by_chip)[0]
+
+    @property
+    def settles_text(self) -> str:
+        """The one sentence the table, the Bank page and the report say it in (:func:`basis`)."""
+        on, why = basis(self.chosen, bool(self.bank.bought), self.chip_by_chip)
+        return f"This night settles on {SETTLE_ON[on]}{why}."
+
+    @property
+    def uses_bank(self) -> bool:
+        """Whether the night settles on the counts, or bought chips and chose the tally: worth saying."""
+        return self.settle_on == BANK or bool(self.bank.bought)
+
     # reading and verifying ---------------------------------------------------------------
 
     def verify(self, kind: str, payload: Mapping[str, Any], paid: bool = False) -> str:
@@ -68,6 +92,8 @@ class NightLedger:
             on = payload.get("on")
             if on not in SETTLE_ON:
                 raise IllegalAction("settle the night on the app's tally or on chip counts")
+            if on == TALLY and not self.chip_by_chip:
+                raise IllegalAction(BETTING_ON_COUNTS)
             if on == self.settle_on:
                 raise IllegalAction(f"the night already settles on {SETTLE_ON[on]}")
             if paid:
@@ -95,7 +121,7 @@ class NightLedger:
     def apply(self, seq: int, kind: str, payload: Mapping[str, Any]) -> None:
         """Fold one stored event (verified when it was recorded)."""
         if kind == MODE_KIND:
-            self.settle_on = payload["on"]
+            self.chosen = payload["on"]
         elif kind in BANK_KINDS:
             self.bank.push(bank_action(kind, payload), seq=seq)
         elif kind == "bonus_grid":
@@ -125,6 +151,59 @@ class NightLedger:
     def last_roll(self) -> tuple[int, BonusRecord] | None:
         rolls = self.rolls
         return rolls[-1] if rolls else None
+
+
+#: why a night with a betting game cannot settle on the tally
+BETTING_ON_COUNTS = (
+    "Poker with real betting is played tonight: the chips on the table settle its pots, so no tally knows "
+    "them and the night settles on chip counts"
+)
+
+
+def basis(chosen: str | None, bought: bool, chip_by_chip: bool) -> tuple[str, str]:
+    """What a night settles on, and why (a clause for :attr:`NightLedger.settles_text`).
+
+    RULES-POKER.md: "a night that uses the bank settles on the counts".  So from the first
+    buy-in (``bought``: chips are out of the bank) or the first game of Poker with real
+    betting (not ``chip_by_chip``: its pots are in no tally) the night is on the counts,
+    with nothing to switch.  One choice stays (docs/bank.md): a group that bought chips
+    for games the app records chip by chip may settle on the app's tally instead (the
+    tally then knows every chip, and nobody need count); a betting game overrides it."""
+    if not chip_by_chip:
+        return BANK, ": Poker with real betting is played tonight, and the chips on the table settle its pots"
+    if chosen == TALLY and bought:
+        return TALLY, ", as chosen on the Bank page: the chips bought and counted are not used"
+    if chosen == BANK:
+        return BANK, ", as chosen on the Bank page: each player's count less the chips they bought"
+    if bought:
+        return BANK, ": chips were bought from the bank, so each player's count less the chips they bought"
+    return TALLY, ": the games and the Bonus Round's payments (nobody has bought chips from the bank)"
+
+
+def cashed_out(ledger: NightLedger) -> tuple[str, ...]:
+    """The players whose chips are counted and handed back, in seat order, while their counts settle the
+    night: nothing may move their chips any more (issue 20, item 2).  () on the tally."""
+    if ledger.settle_on != BANK:
+        return ()
+    out = ledger.bank.cashed_out
+    return tuple(p for p in ledger.players if p in out)
+
+
+def moves_cashed_out(
+    ledger: NightLedger, before: Mapping[str, int], after: Mapping[str, int]
+) -> str | None:
+    """Why an action that takes each player's chips from ``before`` to ``after`` cannot be recorded (it
+    moves the chips of a player already cashed out, so their count would no longer be theirs), with
+    how to go on; None when it moves none of theirs."""
+    moved = [p for p in cashed_out(ledger) if before.get(p, 0) != after.get(p, 0)]
+    if not moved:
+        return None
+    names = and_(moved)
+    has = "has" if len(moved) == 1 else "have"
+    return (
+        f"{names} {has} cashed out, and this would move their chips after their count. To go on: cancel "
+        f"{names}'s cash-out in the bank's log (Bank page), record this again, then count and cash out again."
+    )
 
 
 def bank_action(kind: str, payload: Mapping[str, Any]) -> BankAction:
@@ -157,7 +236,11 @@ def bonus_action(grid: BonusGrid, kind: str, payload: Mapping[str, Any]) -> Roll
     game = payload.get("game")
     if payload.get("dice") != grid.dice or game != grid.game_at(faces_t):
         raise IllegalAction("that roll is not one of the grid's cells")
-    return Roll(grid.dice, faces_t, str(game), str(payload.get("roller")))
+    return Roll(grid.dice, faces_t, str(game), str(payload.get("roller")), left_out_of(payload.get("left_out", [])))
+
+
+def _chips(chips: Any) -> str:
+    return chips_text(chips) if isinstance(chips, int) and not isinstance(chips, bool) else f"{chips} chips"
 
 
 def describe(kind: str, payload: Mapping[str, Any]) -> str:
@@ -166,13 +249,13 @@ def describe(kind: str, payload: Mapping[str, Any]) -> str:
     if kind == MODE_KIND:
         return f"The night settles on {SETTLE_ON.get(str(p.get('on')), p.get('on'))}."
     if kind == "buy_in":
-        return f"{p.get('player')} bought in {p.get('chips')} chips."
+        return f"{p.get('player')} bought in {_chips(p.get('chips'))}."
     if kind == "rebuy":
-        return f"{p.get('player')} rebought {p.get('chips')} chips."
+        return f"{p.get('player')} rebought {_chips(p.get('chips'))}."
     if kind == "all_buy_in":
-        return f"Everyone bought in {p.get('chips')} chips."
+        return f"Everyone bought in {_chips(p.get('chips'))}."
     if kind == "cash_out":
-        return f"{p.get('player')} cashed out {p.get('chips')} chips, counted."
+        return f"{p.get('player')} cashed out {_chips(p.get('chips'))}, counted."
     if kind == "bank_cancel":
         return f"Bank correction: #{p.get('seq')} cancelled."
     if kind == "bonus_grid":
@@ -180,7 +263,9 @@ def describe(kind: str, payload: Mapping[str, Any]) -> str:
         return f"The Bonus Round's grid ({grid.get('dice')}) was filled in."
     if kind == "bonus_roll":
         faces = "-".join(str(f) for f in p.get("faces") or ())
-        return f"Bonus Round: {p.get('roller')} rolled {faces}: {p.get('game')}."
+        left = p.get("left_out") or ()
+        out = f" (left out, cashed out: {', '.join(str(n) for n in left)})" if left else ""
+        return f"Bonus Round: {p.get('roller')} rolled {faces}: {p.get('game')}{out}."
     if kind == "bonus_lucky":
         faces = "-".join(str(f) for f in p.get("faces") or ())
         return f"Bonus Round: {p.get('player')}'s lucky number is {faces}."
@@ -195,11 +280,11 @@ FILE_KEYS = ("settle_on", "bank", "bonus")
 
 
 def file_keys(ledger: NightLedger) -> dict[str, Any]:
-    """What a night file holds of ``ledger``: the setting (when on the bank), the bank's live events
+    """What a night file holds of ``ledger``: the setting (when it is not what the rule gives), the bank's live events
     (cancelled ones and the cancels left out, as undone records are) and each grid with its rolls."""
     out: dict[str, Any] = {}
-    if ledger.settle_on == BANK:
-        out["settle_on"] = BANK
+    if ledger.settle_on != basis(None, bool(ledger.bank.bought), ledger.chip_by_chip)[0]:
+        out["settle_on"] = ledger.settle_on  # only a choice the rule would not make (read_file_keys)
     entries: list[dict[str, Any]] = []
     for event in ledger.bank.live_events():
         action = event.action
@@ -216,11 +301,15 @@ def file_keys(ledger: NightLedger) -> dict[str, Any]:
 
 
 def read_file_keys(
-    data: Mapping[str, Any], players: tuple[str, ...], chip_value: Decimal = Decimal("0"), currency: str = ""
+    data: Mapping[str, Any], players: tuple[str, ...], chip_value: Decimal = Decimal("0"), currency: str = "",
+    chip_by_chip: bool = True,
 ) -> tuple[NightLedger, list[tuple[str, dict[str, Any]]]]:
     """The night ledger a file's ``settle_on``, ``bank`` and ``bonus`` hold, and the events to store
-    for it, in order.  Strict: IllegalAction names the entry and the field."""
-    ledger = NightLedger(players, chip_value, currency)
+    for it, in order.  Strict: IllegalAction names the entry and the field.
+
+    ``settle_on`` is stored (after the bank's events) only when it says other than the rule
+    would (:func:`basis`): a file with bank records and no ``settle_on`` settles on the counts."""
+    ledger = NightLedger(players, chip_value, currency, chip_by_chip=chip_by_chip)
     events: list[tuple[str, dict[str, Any]]] = []
 
     def add(kind: str, payload: dict[str, Any], where: str) -> None:
@@ -231,11 +320,12 @@ def read_file_keys(
         events.append((kind, payload))
         ledger.apply(len(events), kind, payload)
 
-    on = data.get("settle_on", TALLY)
-    if on not in SETTLE_ON:
-        raise IllegalAction("'settle_on' must be \"tally\" (the app's tally, the default) or \"bank\" (chip counts)")
-    if on == BANK:
-        add(MODE_KIND, {"on": BANK}, "'settle_on'")
+    on = data.get("settle_on")
+    if on is not None and on not in SETTLE_ON:
+        raise IllegalAction(
+            "'settle_on' must be \"tally\" (the app's tally) or \"bank\" (chip counts, the default once the "
+            "file has bank records)"
+        )
     bank = data.get("bank", [])
     if not isinstance(bank, list):
         raise IllegalAction("'bank' must be a list of the bank's events, in the order recorded")
@@ -258,6 +348,8 @@ def read_file_keys(
                 raise IllegalAction(f"{where} ({key}): '{key}' must be a seated player's name")
             payload = {"player": entry[key], "chips": entry.get("chips")}
         add(FILE_BANK_KEYS[key], payload, f"{where} ({key})")
+    if on is not None and on != ledger.settle_on:
+        add(MODE_KIND, {"on": on}, "'settle_on'")
     rounds = data.get("bonus", [])
     if not isinstance(rounds, list):
         raise IllegalAction("'bonus' must be a list of grids, each with the rolls made under it")
@@ -341,7 +433,7 @@ def replay_extras(
     tally they add to the games' balances) and, on chip counts, the bank (the balances are then
     counts − bought, checked against bought + the tally).  Updates ``summary``'s players and
     returns the night's balances, or None while the bank does not balance (no payments)."""
-    ledger = NightLedger(tuple(seated), Decimal("0"))
+    ledger = NightLedger(tuple(seated), Decimal("0"), chip_by_chip=chip_by_chip)
     for seq, (kind, payload) in enumerate(events, start=1):
         ledger.apply(seq, kind, payload)
     tally = {p: games_net.get(p, 0) + ledger.bonus_net.get(p, 0) for p in seated}

@@ -113,7 +113,9 @@ def from_dict(data: Any) -> NightFile:
     for index, entry in enumerate(games):
         _play_game(play, index, entry)
     try:
-        _, ledger_events = night_ledger.read_file_keys(data, seated, money.chip_value, money.currency)
+        _, ledger_events = night_ledger.read_file_keys(
+            data, seated, money.chip_value, money.currency, play.records_chip_by_chip()
+        )
     except IllegalAction as error:
         raise NightFileError(str(error)) from None
     records = sum(len(p.game.live_actions(p.state)) for p in play.games) + len(play.games) - 1 + len(ledger_events)
@@ -251,7 +253,9 @@ def replay_summary(night: NightFile) -> dict[str, Any]:
     if carried:
         summary["carried"] = carried
     balances: dict[str, int] | None = net
-    if night.ledger_events:  # the bank and the Bonus Round: the balances they make, None until the bank balances
+    # the bank and the Bonus Round: the balances they make, None until the bank balances (a night
+    # with Poker with real betting settles on the counts even before anyone bought in)
+    if night.ledger_events or not play.records_chip_by_chip():
         balances = night_ledger.replay_extras(
             night.ledger_events, play.seated, net, summary, play.records_chip_by_chip(), play.left_in_pot(closings)
         )

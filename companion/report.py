@@ -63,13 +63,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal, localcontext
 from typing import Any
 
-from .ledger.money import to_money, value_text
+from .ledger.money import chips_text, to_money, value_text
 from .ledger.settle import Payment, pairwise_debts, settle_up
 from .games.base import GameClosing, GameKind, GameState
 
 __all__ = [
-    "ChipCount",
-    "CountLine",
     "Figures",
     "GameLine",
     "GamePart",
@@ -79,7 +77,6 @@ __all__ = [
     "PotClosing",
     "Report",
     "build_night_report",
-    "chip_count",
     "ledger_part",
     "transfer_part",
 ]
@@ -105,6 +102,10 @@ class Figures:
     pots: int = 0
     unfinished: int = 0
     tokens: int = 0
+    #: what the night's own ledger adds beside the games (the Bonus Round's payments, or on chip
+    #: counts the counts beyond the games), never shown as antes or pots; ``ledger_label`` names it
+    ledger: int = 0
+    ledger_label: str = ""
 
     @property
     def side_won(self) -> int:
@@ -125,7 +126,7 @@ class Figures:
 
     @property
     def net(self) -> int:
-        return self.pot_net + self.side_net
+        return self.pot_net + self.side_net + self.ledger
 
     def with_opponent(self, other: str) -> tuple[int, int]:
         """(chips won from ``other``, chips lost to ``other``) in side bets."""
@@ -144,6 +145,8 @@ class Figures:
             out.append(f"pots won {_signed(self.pots)}")
         if self.unfinished:
             out.append(f"unfinished pot {_signed(self.unfinished)}")
+        if self.ledger:
+            out.append(f"{self.ledger_label or 'the night'} {_signed(self.ledger)}")
         return out
 
 
@@ -159,12 +162,15 @@ def _signed(chips: int) -> str:
 def _add(figures: Iterable[Figures], order: Sequence[str]) -> Figures:
     won: Counter[str] = Counter()
     lost: Counter[str] = Counter()
-    antes = pots = unfinished = tokens = 0
+    antes = pots = unfinished = tokens = ledger = 0
+    label = ""
     for f in figures:
         antes += f.antes
         pots += f.pots
         unfinished += f.unfinished
         tokens += f.tokens
+        ledger += f.ledger
+        label = label or f.ledger_label
         won.update(dict(f.won_from))
         lost.update(dict(f.lost_to))
     return Figures(
@@ -174,6 +180,8 @@ def _add(figures: Iterable[Figures], order: Sequence[str]) -> Figures:
         pots=pots,
         unfinished=unfinished,
         tokens=tokens,
+        ledger=ledger,
+        ledger_label=label,
     )
 
 
@@ -189,7 +197,7 @@ class PlayerReport:
     net_chips: int  # the closing balance (== total.net)
     money: Decimal  # exact
     money_text: str
-    stack_change: int  # how the chips in front of the player changed (for a chip count)
+    stack_change: int  # how the chips in front of the player changed (what the bank's count checks)
 
 
 @dataclass(frozen=True)
@@ -216,6 +224,17 @@ class GameLine:
     @property
     def finished(self) -> bool:
         return self.winner is not None
+
+    @property
+    def short(self) -> str:
+        """The line's name in a narrow column: "2·1", "3", "Bank", "Bonus"."""
+        if self.extra:
+            return self.title.removeprefix("The ").split()[0].capitalize()
+        if self.night_game and not self.number:
+            return str(self.night_game)
+        if self.night_game:
+            return f"{self.night_game}·{self.number}"
+        return str(self.number)
 
     @property
     def label(self) -> str:
@@ -367,6 +386,8 @@ class Report:
                 "pots_won": f.pots,
                 "unfinished_pot": f.unfinished,
                 "tokens": f.tokens,
+                # the Bonus Round's payments, or on chip counts the counts beyond the games
+                **({"night_ledger": f.ledger} if f.ledger else {}),
                 "net_chips": f.net,
             }
 
@@ -563,7 +584,7 @@ def build_night_report(
     paid: Iterable[tuple[str, str, int]] = (),
     name: str = "",
     carried_on: Mapping[str, int] | None = None,
-    extra: tuple[str, Mapping[str, int]] | None = None,
+    extra: tuple[str, Mapping[str, int]] | tuple[str, Mapping[str, int], str] | None = None,
 ) -> Report:
     """The report of a night of games: ``games`` are (title, state, rules, closing, kind), in order.
 
@@ -578,7 +599,8 @@ def build_night_report(
     part alone (:func:`report_from_part`).  ``extra`` is what the night's own ledger adds
     beside its games, (what it is, chips per player summing to 0): the Bonus Round's
     payments, or on chip counts the bank's results less the games' balances; it is its
-    own line of the report and counts in the plan.
+    own line of the report and counts in the plan; a third item, when given, says what it is
+    (the line's text).
     """
     extra_chips = {n: c for n, c in (extra[1] if extra else {}).items() if c}
     entries = list(games)
@@ -592,7 +614,7 @@ def build_night_report(
         for number, (title, state, rules, game_closing, kind) in enumerate(entries, start=1)
     ]
     if extra is not None and extra_chips:
-        parts.append(ledger_part(extra[0], seated, extra_chips))
+        parts.append(ledger_part(extra[0], seated, extra_chips, extra[2] if len(extra) > 2 else ""))  # type: ignore[misc]
     players = tuple(seated)
     figures = {
         n: tuple(f for part in parts for f in (part.figures.get(n) or (Figures(),) * len(part.games)))
@@ -627,19 +649,19 @@ def build_night_report(
     return _settle(name, players, merged, chip_value, currency, paid)
 
 
-def ledger_part(title: str, seated: Sequence[str], chips: Mapping[str, int]) -> GamePart:
+def ledger_part(title: str, seated: Sequence[str], chips: Mapping[str, int], what: str = "") -> GamePart:
     """What the night's own ledger adds beside its games, as one line of the report.
 
-    A player's gain counts as a pot taken, a loss as chips put in (they sum to 0),
-    so the plan and the pair-by-pair payments square it like a game's pot.
-    """
+    Its own figure (:attr:`Figures.ledger`, named by ``title``), never antes or pots won: on chip
+    counts it is what the counts say beyond the games (a poker result is not "pots won").  The
+    pair-by-pair payments square it like a game's pot.  The line's text is ``what`` it is and
+    each player's share, so its title is said once ("The bank: each count less …: Ann +3, …")."""
     if sum(chips.values()) != 0:  # pragma: no cover - the night ledger balances by construction
         raise ValueError(f"{title} does not balance: {dict(chips)}")
     players = tuple(seated)
-    figures = {
-        n: (Figures(antes=max(0, -chips.get(n, 0)), pots=max(0, chips.get(n, 0))),) for n in players
-    }
-    line = GameLine(0, None, 0, 0, night_game=0, title=title, text=title, extra=True)
+    figures = {n: (Figures(ledger=chips.get(n, 0), ledger_label=title),) for n in players}
+    shares = ", ".join(f"{n} {_signed(chips.get(n, 0))}" for n in players)
+    line = GameLine(0, None, 0, 0, night_game=0, title=title, text=f"{what}: {shares}" if what else shares, extra=True)
     closing = PotClosing(pot=0, net={n: chips.get(n, 0) for n in players},
                          shares=dict.fromkeys(players, 0), carried=0, note="")
     return GamePart(
@@ -843,7 +865,7 @@ def _pairwise(
         # Within one game the pot nets (pots taken and returned minus antes) add
         # up to zero; the fewest payments that square them are, for a finished
         # game, exactly "everyone pays the winner the antes they put in".
-        nets = {p: by_name[p].games[g].pot_net for p in players}
+        nets = {p: by_name[p].games[g].pot_net + by_name[p].games[g].ledger for p in players}
         pot += [(x.payer, x.payee, x.chips) for x in settle_up(nets)]
     pairs = pairwise_debts(side + pot)
     side_by_pair = pairwise_debts(side)
@@ -874,7 +896,7 @@ def _pairwise(
 
 def _balance(p: PlayerReport) -> str:
     n = p.net_chips
-    where = f"{n} chips up" if n > 0 else (f"{-n} chips down" if n < 0 else "square")
+    where = f"{chips_text(n)} up" if n > 0 else (f"{chips_text(-n)} down" if n < 0 else "square")
     parts = p.total.parts()
     return f"{p.name} ends the night {where}" + (f" ({', '.join(parts)})" if parts else "")
 
@@ -886,9 +908,9 @@ def _split(name: str, role: str, payments: Sequence[Payment]) -> str | None:
     total = sum(p.chips for p in mine)
     if role == "pays":
         parts = ", ".join(f"{p.chips} to {p.payee}" for p in mine)
-        return f"{name} owes {total} chips in all, paid as {parts}."
+        return f"{name} owes {chips_text(total)} in all, paid as {parts}."
     parts = ", ".join(f"{p.chips} from {p.payer}" for p in mine)
-    return f"{name} is owed {total} chips in all, received as {parts}."
+    return f"{name} is owed {chips_text(total)} in all, received as {parts}."
 
 
 def _why_plan(payment: Payment, plan: Sequence[Payment], by_name: Mapping[str, PlayerReport]) -> tuple[str, ...]:
@@ -933,53 +955,3 @@ def _why_pair(payment: Payment, parts: tuple[int, int], by_name: Mapping[str, Pl
             f"{payer.name}), netted here."
         )
     return tuple(out)
-
-
-# --- counting the chips ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CountLine:
-    name: str
-    buy_in: int
-    counted: int
-    expected: int  # buy-in plus how the ledger says the stack changed
-
-    @property
-    def difference(self) -> int:
-        return self.counted - self.expected
-
-
-@dataclass(frozen=True)
-class ChipCount:
-    lines: tuple[CountLine, ...]
-    in_pot: int  # chips that stay in the middle (a carried pot)
-
-    @property
-    def flagged(self) -> tuple[CountLine, ...]:
-        return tuple(line for line in self.lines if line.difference)
-
-    @property
-    def counted(self) -> int:
-        return sum(line.counted for line in self.lines)
-
-    @property
-    def expected(self) -> int:
-        return sum(line.expected for line in self.lines)
-
-
-def chip_count(report: Report, buy_ins: Mapping[str, int], counts: Mapping[str, int]) -> ChipCount:
-    """Compare the chips each player counts with what the ledger expects.
-
-    A player is expected to hold their buy-in plus :attr:`PlayerReport.stack_change`:
-    what they won and lost at the table, plus their share of the unfinished pot
-    once it is handed out (with "carry" the pot stays in the middle, so the antes
-    in it are not in anyone's stack).  Only players with a count are compared.
-    """
-    lines = []
-    for p in report.players:
-        if p.name not in counts:
-            continue
-        buy_in = buy_ins.get(p.name, 0)
-        lines.append(CountLine(p.name, buy_in, counts[p.name], buy_in + p.stack_change))
-    return ChipCount(tuple(lines), report.closing.carried)

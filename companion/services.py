@@ -664,7 +664,11 @@ def _append_locked(
     at_table = kind in current.game.event_kinds
     try:
         if at_table:
-            summary = current.state.verify(current.game.from_event(kind, payload)).summary
+            action = current.game.from_event(kind, payload)
+            summary = current.state.verify(action).summary
+            from . import bank_service  # a player cashed out: nothing may move their chips (issue 20, item 2)
+
+            bank_service.refuse_moving_cashed_out(night, current.state, action)
         elif kind == GAME_STARTED:
             summary = _verify_start(play, payload)
         else:

@@ -6,6 +6,7 @@ all read the same :class:`Standings`, so they cannot disagree.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -91,6 +92,15 @@ class Standings:
     #: the game's macros for the common pages (status, columns, cells, mine, recent_line, notes)
     parts: str = "games/napalm/parts.html"
     view: Any = None  # the game's own view of its state (its screens' ``view``), for its templates
+    #: how the night settles, in the words of the Bank page and the report, when the bank is in use
+    #: (NightLedger.settles_text); "" on a night that never bought chips
+    settles: str = ""
+    settle_on: str = ""  # "tally" or "bank" with ``settles``
+    #: the settle-up payments marked paid so far, in the order recorded
+    paid: tuple[Payment, ...] = ()
+    #: what the night's own ledger adds beside the games, counted in every net above: (its title,
+    #: (player, chips) in seat order), so the night's games and it add up to the standings
+    extra_line: tuple[str, tuple[tuple[str, int], ...]] | None = None
 
     @property
     def carried_total(self) -> int:
@@ -118,14 +128,22 @@ class Standings:
     def seated(self, name: str) -> bool:
         return self.line(name) is not None or self.out_line(name) is not None
 
-    def if_settled_now(self, name: str) -> list[tuple[str, str, int]]:
-        """("pay" | "receive", other, chips) for ``name`` in the plan that settles now."""
+    def if_settled_now(self, name: str) -> list[tuple[str, str, int, bool]]:
+        """("pay" | "receive", other, chips, marked paid) for ``name`` in the plan that settles now.
+
+        A payment marked paid is marked here too, as on the report: each recorded payment marks
+        the first unpaid plan line with the same payer, payee and chips (issue 20, item 8)."""
+        left = Counter((p.payer, p.payee, p.chips) for p in self.paid)
         lines = []
         for p in self.plan:
+            key = (p.payer, p.payee, p.chips)
+            done = left[key] > 0
+            if done:
+                left[key] -= 1
             if p.payer == name:
-                lines.append(("pay", p.payee, p.chips))
+                lines.append(("pay", p.payee, p.chips, done))
             elif p.payee == name:
-                lines.append(("receive", p.payer, p.chips))
+                lines.append(("receive", p.payer, p.chips, done))
         return lines
 
 

@@ -234,3 +234,16 @@ def test_replay_of_a_wrong_night_file_names_the_game_and_record(app, tmp_path):
     result = replay(app, write(tmp_path, document))
     assert result.exit_code == 1
     assert "games[1] (napalm): stages[0]" in result.output and "Traceback" not in result.output
+
+
+def test_replay_of_a_night_file_with_bank_records_settles_on_the_counts(app, tmp_path):
+    """Issue 20 item 1: no "settle_on", bank records: the counts settle the night, as /import does.
+    tests/test_nightfile.py's POKER_ON_COUNTS: count − bought = Ann −10, Ben +10, Cat 0 (not the
+    Napalm tally's Ben −3, Cat +3): Ann pays Ben 10."""
+    from test_nightfile import POKER_ON_COUNTS
+
+    result = replay(app, write(tmp_path, POKER_ON_COUNTS))
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.output)
+    assert printed["settle_on"] == "bank"
+    assert printed["payments"] == [{"from": "Ann", "to": "Ben", "chips": 10}]

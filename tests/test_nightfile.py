@@ -207,3 +207,16 @@ def test_a_night_file_with_more_records_than_a_night_holds_is_refused():
     with pytest.raises(NightFileError) as refused:
         nightfile.from_dict(document)
     assert "a night holds at most 5,000" in str(refused.value)
+
+
+#: issue 20 item 1: a night file with bank records and no "settle_on".  Napalm: Ben and Cat say Yes,
+#: Cat wins (the tally: Ann 0, Ben −3, Cat +3); then poker, whose pots the app never sees; everyone
+#: bought 50; counts 40, 60, 50 (150 = bought): count − bought = Ann −10, Ben +10, Cat 0.
+POKER_ON_COUNTS = {
+    "format": "companion-night/2", "players": ["Ann", "Ben", "Cat"],
+    "games": [{"game": "napalm", "rules": {"ante": 1, "ante_every": 1, "tokens_to_win": 5},
+               "stages": [{"yes": ["Ben", "Cat"], "winners": ["Cat"]}]},
+              {"game": "betting", "rules": {"variant": "Texas hold'em"}, "deals": [{"dealer": "Ann"}]}],
+    "bank": [{"everyone_buys_in": 50}, {"cash_out": "Ann", "chips": 40}, {"cash_out": "Ben", "chips": 60},
+             {"cash_out": "Cat", "chips": 50}],
+}

@@ -26,7 +26,6 @@ from companion.games.napalm import Rules, Table
 from companion.games.napalm.closing import close_night
 from companion.games.napalm.game import NAPALM
 from companion.games.napalm.report import build_report
-from companion.report import chip_count
 
 FOUR = ("Ann", "Ben", "Cat", "Dan")
 
@@ -359,28 +358,22 @@ def test_a_payment_recorded_before_the_table_changed_is_unmatched():
     assert [(p.payer, p.payee, p.chips) for p in r.remaining] == [("Ben", "Ann", 13), ("Ben", "Cat", 2), ("Ben", "Dan", 5)]
 
 
-# --- counting the chips ------------------------------------------------------------------------------
+# --- how each stack changed (what a count is checked against: the Bank page, issue 20 item 13) --------------
 
 
-def test_a_chip_count_flags_every_difference():
-    # Night A, returned antes; everyone bought in for 100.  Expected stacks:
-    # 100 + closing nets: Ann 113, Ben 69, Cat 113, Dan 105 (total 400).
+def test_each_stack_changes_by_the_closing_balance():
+    # Night A, returned antes.  The report's own chip-count form is gone (the Bank page counts); what it
+    # read stays: bought 100 each, the stacks are 100 + closing nets: Ann 113, Ben 69, Cat 113, Dan 105.
     r = report_a("return_antes")
-    count = chip_count(r, dict.fromkeys(FOUR, 100), {"Ann": 113, "Ben": 70, "Cat": 113, "Dan": 103})
-    assert [(c.name, c.expected, c.difference) for c in count.lines] == [
-        ("Ann", 113, 0), ("Ben", 69, 1), ("Cat", 113, 0), ("Dan", 105, -2)
-    ]
-    assert [c.name for c in count.flagged] == ["Ben", "Dan"]
-    assert (count.expected, count.counted, count.in_pot) == (400, 399, 0)
+    assert [r.player(n).stack_change for n in FOUR] == [13, -31, 13, 5]
 
 
-def test_a_chip_count_with_a_carried_pot_leaves_its_chips_out_of_the_stacks():
+def test_a_carried_pot_leaves_its_chips_out_of_the_stacks():
     # Carried: the 8 chips stay in the middle, so the stacks are 100 + the table's
     # nets: Ann 111, Ben 67, Cat 111, Dan 103 (total 392 = 400 - 8).
     r = report_a("carry")
-    count = chip_count(r, {"Ann": 100, "Ben": 100, "Cat": 100, "Dan": 100}, {"Ann": 111, "Ben": 67, "Cat": 111})
-    assert [(c.name, c.expected) for c in count.lines] == [("Ann", 111), ("Ben", 67), ("Cat", 111)]
-    assert count.flagged == () and count.in_pot == 8
+    assert [r.player(n).stack_change for n in FOUR] == [11, -33, 11, 3]
+    assert r.closing.carried == 8
 
 
 # --- a pot carried in from the previous night -------------------------------------------------------
@@ -464,18 +457,17 @@ def test_the_carried_pot_never_loses_a_chip_under_any_choice():
         assert sum(c.shares.values()) + c.carried == c.pot == 9
 
 
-def test_a_chip_count_leaves_the_carried_in_chips_out_of_the_stacks():
+def test_the_carried_in_chips_are_left_out_of_the_stacks():
     # Carry; everyone bought in for 50 tonight.  What each did with their own stack:
     # Ann anted 2 (hands 1, 2): 48.  Ben anted 2 and paid Cat 6: 42.  Cat anted 2 and won 6: 54.
     # The 9 chips in the middle (3 from Friday, 6 antes) are in nobody's stack: 48 + 42 + 54 = 150 - 6.
     r = report_c("carry")
-    count = chip_count(r, dict.fromkeys(("Ann", "Ben", "Cat"), 50), {"Ann": 48, "Ben": 42, "Cat": 54})
-    assert [(c.name, c.expected) for c in count.lines] == [("Ann", 48), ("Ben", 42), ("Cat", 54)]
-    assert count.flagged == () and count.in_pot == 9
+    assert [50 + r.player(n).stack_change for n in ("Ann", "Ben", "Cat")] == [48, 42, 54]
+    assert r.closing.carried == 9
     # Returned instead: the 9 chips go back, Friday's 2 and 1 included: Ann 52, Ben 45, Cat 56.
-    count = chip_count(report_c("return_antes"), dict.fromkeys(("Ann", "Ben", "Cat"), 50), {"Ann": 52, "Ben": 45, "Cat": 56})
-    assert [(c.name, c.expected) for c in count.lines] == [("Ann", 52), ("Ben", 45), ("Cat", 56)]
-    assert count.flagged == () and count.in_pot == 0
+    r = report_c("return_antes")
+    assert [50 + r.player(n).stack_change for n in ("Ann", "Ben", "Cat")] == [52, 45, 56]
+    assert r.closing.carried == 0
 
 
 def night_e() -> Table:

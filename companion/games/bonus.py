@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .base import IllegalAction, RecordError
-from .pots.engine import Transfer
+from .pots.engine import Transfer, and_
 
 DICE = {"2d6": 36, "d20": 20}
 BONUS_KINDS = ("everyone_pays_dealer", "dealer_pays_everyone")
@@ -181,6 +181,9 @@ class Roll:
     faces: tuple[int, ...]
     game: str
     roller: str
+    #: players the roll's payments leave out: cashed out of the night's bank, so their chips are
+    #: counted and may no longer move (a roll after they left the table)
+    left_out: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -188,7 +191,10 @@ class Roll:
 
     def to_dict(self) -> dict[str, Any]:
         """As the night's log keeps it, so anyone can check the game against the grid later."""
-        return {"dice": self.dice, "faces": list(self.faces), "game": self.game, "roller": self.roller}
+        out: dict[str, Any] = {"dice": self.dice, "faces": list(self.faces), "game": self.game, "roller": self.roller}
+        if self.left_out:
+            out["left_out"] = list(self.left_out)
+        return out
 
 
 def roll(grid: BonusGrid, roller: str, rng: RandomSource | None = None) -> Roll:
@@ -262,16 +268,23 @@ def payments_for_roll(
     deals) and the lucky numbers it hits."""
     if roll_.dice != grid.dice or grid.game_at(roll_.faces) != roll_.game:
         raise IllegalAction(f"the roll {roll_.label} ({roll_.game}) is not one of this grid's cells")
+    for name in roll_.left_out:
+        _seated(players, name, "a player left out")
+    if roll_.roller in roll_.left_out:
+        raise IllegalAction(f"{roll_.roller} has cashed out, so cannot roll")
+    # "everyone" is everyone still at the table: a player left out pays and receives nothing
+    at_table = [p for p in players if p not in roll_.left_out]
     transfers: list[Transfer] = []
     bonus = grid.bonus_at(roll_.faces)
     if bonus is not None:
         pay = everyone_pays_dealer if bonus.kind == "everyone_pays_dealer" else dealer_pays_everyone
-        transfers.extend(pay(players, roll_.roller, bonus.chips))
+        transfers.extend(pay(at_table, roll_.roller, bonus.chips))
     if lucky:
         for owner, number in lucky.items():
             _seated(players, owner, "a lucky number's owner")
             check_faces(grid.dice, tuple(number))
-        transfers.extend(lucky_payments(players, lucky, roll_, lucky_chips))
+        here = {owner: number for owner, number in lucky.items() if owner in at_table}
+        transfers.extend(lucky_payments(at_table, here, roll_, lucky_chips))
     return tuple(transfers)
 
 
@@ -354,11 +367,13 @@ class BonusRound:
             else:
                 summary += f" Anti-bonus: {action.roller} pays everyone {bonus.chips}."
         for owner, number in self._lucky.items():
-            if number == action.faces:
+            if number == action.faces and owner not in action.left_out:
                 if owner == action.roller:
                     summary += f" {owner} rolled their own lucky number: everyone pays {owner} {self.lucky_chips}."
                 else:
                     summary += f" {owner}'s lucky number: {action.roller} pays {owner} {self.lucky_chips}."
+        if action.left_out:
+            summary += f" Left out of its payments, cashed out: {and_(action.left_out)}."
         return transfers, summary
 
     def push(self, action: Roll | SetLucky) -> BonusRecord:
@@ -386,7 +401,10 @@ class BonusRound:
             if isinstance(action, SetLucky):
                 out.append({"lucky": action.player, "faces": list(action.faces)})
             else:
-                out.append({"roller": action.roller, "faces": list(action.faces), "game": action.game})
+                entry: dict[str, Any] = {"roller": action.roller, "faces": list(action.faces), "game": action.game}
+                if action.left_out:
+                    entry["left_out"] = list(action.left_out)
+                out.append(entry)
         return out
 
     def read_list(self, entries: Any) -> None:
@@ -408,7 +426,7 @@ def read_entry(grid: BonusGrid, entry: Any) -> Roll | SetLucky:
 def _entry(grid: BonusGrid, entry: Any) -> Roll | SetLucky:
     if not isinstance(entry, dict):
         raise IllegalAction("each roll must be an object")
-    keys = {"lucky", "faces"} if "lucky" in entry else {"roller", "faces", "game"}
+    keys = {"lucky", "faces"} if "lucky" in entry else {"roller", "faces", "game", "left_out"}
     unknown = sorted(set(entry) - keys)
     if unknown:
         raise IllegalAction(f"unknown key '{unknown[0]}'")
@@ -426,8 +444,16 @@ def _entry(grid: BonusGrid, entry: Any) -> Roll | SetLucky:
     roller, game = entry.get("roller"), entry.get("game")
     if not isinstance(roller, str):
         raise IllegalAction("'roller' must be a player's name")
+    left_out = left_out_of(entry.get("left_out", []))
     if game != grid.game_at(faces_t):
         raise IllegalAction(
             f"'game': the grid's cell {cell_label(grid.dice, faces_t)} is {grid.game_at(faces_t)!r}, not {str(game)[:40]!r}"
         )
-    return Roll(grid.dice, faces_t, game, roller)
+    return Roll(grid.dice, faces_t, game, roller, left_out)
+
+
+def left_out_of(raw: Any) -> tuple[str, ...]:
+    """A roll's ``left_out`` as stored: a list of players' names (IllegalAction otherwise)."""
+    if not isinstance(raw, list) or not all(isinstance(name, str) for name in raw) or len(set(raw)) != len(raw):
+        raise IllegalAction("'left_out' must be a list of the players cashed out before the roll")
+    return tuple(raw)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Union
 
-from .money import format_money, to_money
+from .money import chips_text, format_money, to_money
 
 #: The most chips one event may move (far beyond any home game).
 MAX_CHIPS = 10**9
@@ -122,6 +122,8 @@ class BankCheck:
     message: str
     #: the carried pot's change to each player's stack (``in_pot`` as checked; non-zero entries only)
     in_pot: dict[str, int] = field(default_factory=dict)
+    #: players who never bought in, though the tally moved their chips (their chips came from somewhere)
+    not_bought: tuple[str, ...] = ()
 
     @property
     def left_in_pot(self) -> int:
@@ -134,7 +136,7 @@ class BankCheck:
 
     @property
     def balanced(self) -> bool:
-        return not self.still_in and self.difference == 0 and not self.tally_differences
+        return not self.still_in and self.difference == 0 and not self.tally_differences and not self.not_bought
 
 
 class Bank:
@@ -266,19 +268,32 @@ class Bank:
         left_in_pot = sum(pot.values())
         difference = sum(cashed.values()) - sum(bought.values()) + left_in_pot
         tally_differences: dict[str, int] = {}
+        not_bought: list[str] = []
         if tally is not None:
             for name in self.players:
                 chips = tally.get(name, 0)
                 if isinstance(chips, bool) or not isinstance(chips, int):
                     raise BankError(f"the tally of {name} must be a whole number of chips")
-                if name in still_in:
-                    continue
                 expected = bought.get(name, 0) + chips - pot.get(name, 0)
-                if cashed.get(name, 0) != expected:
-                    tally_differences[name] = cashed.get(name, 0) - expected
+                if name not in bought:
+                    # no count to be off (issue 20, item 3): but their chips came from somewhere
+                    if expected and bought:
+                        not_bought.append(name)
+                    continue
+                if name not in cashed:  # only a count that exists can be off
+                    continue
+                if cashed[name] != expected:
+                    tally_differences[name] = cashed[name] - expected
         if still_in:
             to_check = still_in
             message = f"Still to cash out: {_and(still_in)}."
+        elif not_bought:
+            to_check = tuple(not_bought)
+            each = ", ".join(f"{n} {_signed(tally.get(n, 0))}" for n in not_bought)  # type: ignore[union-attr]
+            message = (
+                f"{_and(not_bought)} never bought in, yet the app's tally moved their chips ({each}): "
+                "record their buy-in, then their count."
+            )
         elif tally_differences:
             to_check = tuple(tally_differences)
             each = ", ".join(
@@ -296,13 +311,13 @@ class Bank:
             elif left_in_pot < 0:
                 expected_back = f"bought plus the pot carried in ({sum(bought.values()) - left_in_pot})"
             message = (
-                f"The bank does not balance: {abs(difference)} chip{'' if abs(difference) == 1 else 's'} {more} "
+                f"The bank does not balance: {chips_text(abs(difference))} {more} "
                 f"cashed out ({sum(cashed.values())}) than {expected_back}. "
                 f"Recount, biggest stacks first: {_and(to_check)}."
             )
         else:
             to_check, message = (), ""
-        return BankCheck(bought, cashed, still_in, difference, tally_differences, to_check, message, pot)
+        return BankCheck(bought, cashed, still_in, difference, tally_differences, to_check, message, pot, tuple(not_bought))
 
     def results(self, tally: Mapping[str, int] | None = None, in_pot: Mapping[str, int] | None = None) -> dict[str, int]:
         """Each player's result in chips (cashed out − bought, + their chips in a carried pot: see
@@ -392,14 +407,14 @@ def _summary(players: tuple[str, ...], action: BankAction, chip_value: Decimal, 
         return f" ({format_money(to_money(chips, chip_value), currency)})" if chip_value else ""
 
     if isinstance(action, EveryoneBuysIn):
-        return f"Everyone bought in {action.chips} chips{worth(action.chips)}: {_and(players)}."
+        return f"Everyone bought in {chips_text(action.chips)}{worth(action.chips)}: {_and(players)}."
     player = _player(players, action.player)  # type: ignore[union-attr]
     if isinstance(action, BuyIn):
-        return f"{player} bought in {action.chips} chips{worth(action.chips)}."
+        return f"{player} bought in {chips_text(action.chips)}{worth(action.chips)}."
     if isinstance(action, Rebuy):
-        return f"{player} rebought {action.chips} chips{worth(action.chips)}."
+        return f"{player} rebought {chips_text(action.chips)}{worth(action.chips)}."
     assert isinstance(action, CashOut)
-    return f"{player} cashed out {action.chips} chips, counted{worth(action.chips)}."
+    return f"{player} cashed out {chips_text(action.chips)}, counted{worth(action.chips)}."
 
 
 def _signed(n: int) -> str:

@@ -19,6 +19,7 @@ from ..reading import trimmed
 
 __all__ = [
     "MAX_DECIMAL_PLACES",
+    "chips_text",
     "format_money",
     "parse_chip_value",
     "to_money",
@@ -89,6 +90,11 @@ def _is_non_finite(text: str) -> bool:
     except (InvalidOperation, ValueError):
         return False
     return not value.is_finite()
+
+
+def chips_text(chips: int) -> str:
+    """"1 chip", "0 chips", "12 chips": a number of chips as the pages say it."""
+    return f"{chips} chip{'' if abs(chips) == 1 else 's'}"
 
 
 def to_money(chips: int, chip_value: Decimal) -> Decimal:

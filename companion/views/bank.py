@@ -36,7 +36,7 @@ from ..games.bonus import DICE, MAX_GAME_NAME, BonusGrid, cell_label
 from ..games.choice import as_offered, next_game_offers
 from ..games.web import SCREENS, offers_of
 from ..ledger.bank import MAX_CHIPS, BuyIn, Cancel, EveryoneBuysIn
-from ..ledger.money import value_text
+from ..ledger.money import chips_text, value_text
 from ..models import Night
 from ..reading import Unreadable, whole_number
 from . import refused, taps
@@ -170,6 +170,7 @@ def bank(key: str):  # type: ignore[no-untyped-def]
             form = _fresh(CancelForm(formdata=None), night)
             form.seq.data = str(event.seq)
         log.append({"event": event, "cancelled_by": b.cancelled.get(event.seq), "form": form})
+    marked = bank_service.marked_paid(night)
     setting = _fresh(SettingForm(formdata=None), night)
     setting.on.data = bank_service.TALLY if ledger.settle_on == bank_service.BANK else bank_service.BANK
     return (
@@ -181,6 +182,10 @@ def bank(key: str):  # type: ignore[no-untyped-def]
             settle_on=ledger.settle_on,
             SETTLE_ON=bank_service.SETTLE_ON,
             setting=setting,
+            # the switch only where it can do something: never once a payment is marked, never to
+            # the tally with a betting game in the night (issue 20, items 1 and 13)
+            switch=ledger.chip_by_chip and not marked,
+            marked=marked,
             everyone=everyone,
             rows=rows,
             log=log,
@@ -248,24 +253,45 @@ def bank_cancel(key: str):  # type: ignore[no-untyped-def]
     return _submit(night, form, "bank.bank", act)
 
 
+@bp.app_template_filter("chips")
+def chips_filter(chips: int) -> str:
+    """``{{ n|chips }}``: "1 chip", "4 chips" (issue 20, item 14)."""
+    return chips_text(chips)
+
+
 @bp.app_template_global()
 def bank_report(night: Night) -> dict[str, Any]:
-    """What templates/bank/_report.html shows on the report (templates/report/show.html includes it): the setting,
-    why the night cannot settle yet, the results on the counts, the Bonus Round's payments."""
+    """What the report shows of the bank (templates/bank/_report.html, and the payments' section of
+    templates/report/show.html): how the night settles, in the words of the table and the Bank page;
+    why it cannot settle yet and what to do about it; the results on the counts; the Bonus Round's
+    payments."""
     state = bank_service.bank_state(night)
     ledger = state.ledger
     bonus = dict(ledger.bonus_net) if ledger.rolls else None
+    on_counts = ledger.settle_on == bank_service.BANK
     return {
-        "shown": ledger.settle_on == bank_service.BANK or bonus is not None,
+        "shown": ledger.uses_bank or bonus is not None,
         "settle_on": ledger.settle_on,
-        "settle_on_text": bank_service.SETTLE_ON[ledger.settle_on],
+        "settles": ledger.settles_text,
         "block": state.block,
-        "results": state.results if ledger.settle_on == bank_service.BANK else None,
+        "todo": _todo(state) if state.block else "",
+        "results": state.results if on_counts else None,
         "bought": ledger.bank.bought,
         "cashed_out": ledger.bank.cashed_out,
         "bonus": bonus,
         "rolls": len(ledger.rolls),
     }
+
+
+def _todo(state: bank_service.BankState) -> str:
+    """What to do on the Bank page so that a night on the counts can settle (its check says why not)."""
+    check = state.check
+    if not state.ledger.bank.bought:
+        return "Record the buy-ins on the Bank page, then count each player's chips there (Cash out)."
+    if check.still_in:
+        return "Count their chips and record each count on the Bank page (Cash out); the payments then appear here."
+    return ("Recount on the Bank page: cancel the wrong cash-out in the bank's log, then record the right count; "
+            "the payments then appear here.")
 
 
 # --- the Bonus Round ----------------------------------------------------------------------------
@@ -276,6 +302,24 @@ def _next_dealer(night: Night) -> str:
     return current.game.next_dealer(current.state)
 
 
+def _who_rolls(night: Night, ledger: bank_service.NightLedger) -> str:
+    """Who rolls next: the dealer the game at the table passes the deal to, unless that dealer made the
+    last roll already (then the next player on the left, as the deal will go: issue 20, item 13),
+    skipping players cashed out of the bank."""
+    players = list(night.players)
+    dealer = _next_dealer(night)
+    start = players.index(dealer) if dealer in players else 0
+    last = ledger.last_roll
+    if last is not None and last[1].action.roller == dealer:
+        start += 1
+    out = bank_service.cashed_out(ledger)
+    for step in range(len(players)):
+        name = players[(start + step) % len(players)]
+        if name not in out:
+            return name
+    return dealer
+
+
 @bp.get("/bonus")
 def bonus(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
@@ -283,7 +327,7 @@ def bonus(key: str):  # type: ignore[no-untyped-def]
     ledger = bank_service.ledger_of(night)
     roll_form = _fresh(RollForm(formdata=None), night)
     roll_form.roller.choices = [(n, n) for n in night.players]
-    roll_form.roller.data = _next_dealer(night)
+    roll_form.roller.data = _who_rolls(night, ledger)
     lucky_form = _fresh(LuckyForm(formdata=None), night)
     lucky_form.player.choices = [(n, n) for n in night.players]
     last = ledger.last_roll
@@ -299,6 +343,7 @@ def bonus(key: str):  # type: ignore[no-untyped-def]
             lucky_form=lucky_form,
             label=lambda faces: cell_label(ledger.grid.dice if ledger.grid else "2d6", faces),
             net=ledger.bonus_net,
+            left_out=bank_service.cashed_out(ledger),
         ),
         status,
     )

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+
 import hashlib
 import hmac
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from flask import abort, current_app, session
@@ -181,6 +182,14 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
             currency=settings.currency, recent=recent, seated=play.seated, earlier=earlier, title=current.title,
             extra=extra,
         )
+    ledger = bank_service.ledger_of(night)
+    if ledger.uses_bank:  # the table and the players' page say it in the Bank page's words
+        st = replace(st, settles=ledger.settles_text, settle_on=ledger.settle_on)
+    if added is not None:  # the games and the night's own ledger add up to the standings (issue 20, item 4)
+        st = replace(st, extra_line=(added[0], tuple((n, added[1].get(n, 0)) for n in play.seated)))
+    paid = bank_service.paid_payments(night)
+    if paid:  # a payment marked paid shows paid on the players' page too (issue 20, item 8)
+        st = replace(st, paid=paid)
     services.keep_derived(what, night.id, night.version, st)
     return st
 

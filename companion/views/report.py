@@ -6,8 +6,8 @@ Routes (``<key>`` is a night's secret link):
   shows pair-by-pair debts instead of the fewest payments.  The scorekeeper's
   link also shows "Mark paid" on each payment; the players' link never does.
   ``?payer=&payee=&chips=`` (the first tap of "Mark paid") shows the confirming
-  second form.  The chip-count form is a GET on the same page: it computes the
-  comparison on the fly and stores nothing.
+  second form.  The chips are counted on the Bank page (its counts are checked against
+  chips bought + the app's tally); the scorekeeper's report links there.
 * ``GET …/report.csv`` and ``GET …/report.json``: the same report as files.
 * ``POST /k/<key>/paid``: record that a payment was made (a "paid" event, with the
   table forms' version and request-key protection); 403 for the players' link.
@@ -24,7 +24,6 @@ Routes (``<key>`` is a night's secret link):
 from __future__ import annotations
 
 import json
-import re
 from decimal import Decimal
 from typing import Any
 
@@ -36,11 +35,11 @@ from ..charts import net_chart
 from ..night_chart import chips_over_games, player_chart
 from ..extensions import db
 from ..forms import CarryForm, PaidForm
-from ..ledger.money import format_money, value_text
+from ..ledger.money import chips_text, format_money, value_text
 from ..models import Night
 from ..games import IllegalAction
-from ..reading import Unreadable, trimmed, whole_number
-from ..report import VIEWS, ChipCount, Report, build_night_report, chip_count
+from ..reading import Unreadable, whole_number
+from ..report import VIEWS, Report, build_night_report
 from . import refused
 from . import stamped
 from .downloads import attachment
@@ -50,9 +49,6 @@ from .home import my_nights
 bp = Blueprint("report", __name__)
 
 MAX_CHIPS = 10**9
-#: the chip count's fields: a seat's count (c3) and buy-in (b3)
-_COUNT_FIELD = re.compile(r"[bc][0-9]{1,2}", re.ASCII)
-
 
 def report_of(night: Night) -> Report:
     """The report of ``night`` as it stands, with the payments recorded so far.
@@ -96,47 +92,6 @@ def _view() -> str:
     return view if view in VIEWS else "plan"
 
 
-# --- the chip count (a GET form: computed, never stored) -------------------------------
-
-
-def _whole(text: str | None, what: str, errors: dict[str, str], field: str) -> int | None:
-    if not trimmed(text or ""):
-        return None
-    try:
-        return whole_number(text, what, low=0, high=MAX_CHIPS)
-    except Unreadable:  # "²", "\u0663", 5,000 digits: refused as every way in refuses them
-        errors[field] = f"{what}: a whole number of chips, 0 or more"
-        return None
-
-
-def count_of(report: Report) -> tuple[ChipCount | None, dict[str, str], dict[str, str]]:
-    """The chip count asked for in the query string: (result, values to re-show, errors)."""
-    args = request.args
-    values = {k: v[:20] for k, v in args.items() if k == "buy_in" or _COUNT_FIELD.fullmatch(k)}
-    if not args.get("count"):
-        return None, values, {}
-    errors: dict[str, str] = {}
-    common = _whole(args.get("buy_in"), "Buy-in", errors, "buy_in")
-    buy_ins: dict[str, int] = {}
-    counts: dict[str, int] = {}
-    for p in report.players:
-        counted = _whole(args.get(f"c{p.seat}"), f"{p.name}'s count", errors, f"c{p.seat}")
-        own = _whole(args.get(f"b{p.seat}"), f"{p.name}'s buy-in", errors, f"b{p.seat}")
-        if counted is None:
-            continue
-        buy_in = own if own is not None else common
-        if buy_in is None:
-            errors.setdefault(f"b{p.seat}", f"{p.name}'s buy-in: enter it here or for everyone above")
-            continue
-        counts[p.name] = counted
-        buy_ins[p.name] = buy_in
-    if not counts and not errors:
-        errors["count"] = "Enter at least one player's count."
-    if errors:
-        return None, values, errors
-    return chip_count(report, buy_ins, counts), values, {}
-
-
 # --- the report ------------------------------------------------------------------------------
 
 
@@ -177,7 +132,6 @@ def render_report(  # type: ignore[no-untyped-def]
             paid_form.version.data = night.version
             paid_form.request_key.data = services.new_key()
             paid_form.payer.data, paid_form.payee.data, paid_form.chips.data = confirm.payer, confirm.payee, confirm.chips
-    count, count_values, count_errors = count_of(report)
     key = night.keeper_key if keeper else night.viewer_key
     # a pot carried on to the next night, or ready to be; and a pot carried in
     continued = services.continuation_of(night)
@@ -196,7 +150,15 @@ def render_report(  # type: ignore[no-untyped-def]
     if chip_charts is None:
         play = services.play_for(night)
         series, game_starts = chips_over_games([(p.state, p.close().net) for p in play.games], play.seated)
-        chip_charts = {name: Markup(player_chart(name, points, game_starts)) for name, points in series.items()}
+        added = bank_service.night_extra(night)
+        ledger = ""
+        if added is not None:  # each line ends at the player's result, not at the games' tally
+            ledger = added[0].removeprefix("The ").capitalize()
+            for name, points in series.items():
+                points.append(points[-1] + added[1].get(name, 0))
+        chip_charts = {
+            name: Markup(player_chart(name, points, game_starts, ledger=ledger)) for name, points in series.items()
+        }
         services.keep_derived("chip-charts", night.id, night.version, chip_charts)
     return (
         render_template(
@@ -211,9 +173,6 @@ def render_report(  # type: ignore[no-untyped-def]
             endpoint="report.keeper" if keeper else "report.viewer",
             confirm=confirm,
             paid_form=paid_form,
-            count=count,
-            count_values=count_values,
-            count_errors=count_errors,
             message=message,
             continued=continued,
             next_night=next_night,
@@ -319,7 +278,7 @@ def paid(key: str):  # type: ignore[no-untyped-def]
         db.session.expire_all()
         return _refused(db.session.get(Night, night.id), 409, str(error), view)
     money = value_text(chips, report.chip_value, report.currency)
-    flash(("Already recorded: " if result.repeated else "Recorded: ") + f"{payer} paid {payee} {money} ({chips} chips).")
+    flash(("Already recorded: " if result.repeated else "Recorded: ") + f"{payer} paid {payee} {money} ({chips_text(chips)}).")
     return redirect(url_for("report.keeper", key=night.keeper_key, view=view), code=303)
 
 

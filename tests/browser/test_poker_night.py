@@ -9,9 +9,10 @@ a chip is worth 0.25 €; an unfinished game's pot: "return_antes" (the form's d
 the home page), so a Napalm pot never stays in the middle when the next game starts.  Worked by
 hand from RULES.md, RULES-POKER.md and docs/bank.md, docs/games/poker.md:
 
-The bank: the table's Bank link, "Settle on chip counts", then "Everyone buys in" with 100
-   prefilled: 4 × 100 = 400 chips out of the bank.  (The buy-in itself: Bank link + one button,
-   2 taps from the table; the setting is one tap more, once a night.)
+The bank: the table's Bank link, then "Everyone buys in" with 100 prefilled: 4 × 100 = 400
+   chips out of the bank, 2 taps from the table.  From that buy-in the night settles on the
+   chip counts, with no setting to touch (issue 20 item 1; the test used to tap "Settle on chip
+   counts" first).
 1st game, Napalm, Ann deals: Ben and Cat say Yes, so everyone antes 1 (pot 4); Cat wins the
    showdown: the loser Ben pays the winner Cat the pot's size, 4 (RULES.md), and Cat takes a
    token (1 of 5): the pot stays.  The table then shows Ann −1, Ben −1 − 4 = −5, Cat −1 + 4 = +3,
@@ -87,14 +88,13 @@ def test_a_dealers_choice_poker_night_under_the_bank_settles_once(live_server, n
     start_night(page, live_server.url, NAMES, tokens_to_win=5, name="Poker night", shots=shots)
     axe.check(page, "table, napalm")
 
-    # the bank, from the table: settle on counts, then the whole table's buy-in
+    # the bank, from the table: the whole table's buy-in puts the night on the counts
     phone.taps = 0
     phone.link("Bank")
-    phone.button("Settle on chip counts (the bank) instead", "settle on counts")
-    assert page.locator("[data-settle-on]").get_attribute("data-settle-on") == "bank"
     assert page.get_by_label("Chips each").input_value() == "100"
     phone.button("Everyone buys in", "everyone bought in")
-    assert phone.taps == 3  # Bank, the setting (once a night), Everyone buys in: the buy-in is 2 of them
+    assert phone.taps == 2  # Bank, Everyone buys in: no setting to find
+    assert page.locator(".bank-setting [data-settle-on]").get_attribute("data-settle-on") == "bank"
     assert "Everyone bought in 100 chips (25.00 €): Ann, Ben, Cat and Dan." in page.locator(".flash").first.inner_text()
     assert page.locator("[data-in-play]").inner_text() == "400"
     axe.check(page, "bank, everyone bought in")

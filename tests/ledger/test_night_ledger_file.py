@@ -84,6 +84,43 @@ def test_with_a_game_of_real_betting_the_replay_checks_only_that_the_bank_balanc
     assert summary["payments"] == [{"from": "Ann", "to": "Ben", "chips": 10}]
 
 
+def test_a_file_with_bank_records_and_no_settle_on_settles_on_the_counts():
+    """Issue 20 item 1 (the rule changed: the tally was the default).  The Napalm game (Ann 0, Ben −3,
+    Cat +3), then poker; everyone bought 50, counts 40, 60, 50 (150 back of 150): Ann −10, Ben +10,
+    Cat 0; Ann pays Ben 10.  The old default gave the tally's Ben pays Cat 3."""
+    document = night(bank=[
+        {"everyone_buys_in": 50},
+        {"cash_out": "Ann", "chips": 40}, {"cash_out": "Ben", "chips": 60}, {"cash_out": "Cat", "chips": 50},
+    ])
+    document["games"].append({"game": "betting", "rules": {"variant": "Texas hold'em"}, "deals": [{"dealer": "Ann"}]})
+    summary = replay(document)
+    assert summary["settle_on"] == "bank"
+    assert nets(summary) == {"Ann": -10, "Ben": 10, "Cat": 0}
+    assert summary["payments"] == [{"from": "Ann", "to": "Ben", "chips": 10}]
+
+
+def test_a_file_may_keep_the_tally_for_a_night_recorded_chip_by_chip():
+    # everyone bought 50 for the Napalm game alone and chose the tally: Ben pays Cat 3, no count needed
+    summary = replay(night(settle_on="tally", bank=[{"everyone_buys_in": 50}]))
+    assert "bank" not in summary and nets(summary) == {"Ann": 0, "Ben": -3, "Cat": 3}
+    assert summary["payments"] == [{"from": "Ben", "to": "Cat", "chips": 3}]
+
+
+def test_a_file_with_poker_cannot_settle_on_the_tally():
+    document = night(settle_on="tally", bank=[{"everyone_buys_in": 50}])
+    document["games"].append({"game": "betting", "rules": {}, "deals": []})
+    with pytest.raises(nightfile.NightFileError) as refused:
+        nightfile.loads(json.dumps(document))
+    assert "'settle_on': Poker with real betting is played tonight" in str(refused.value)
+
+
+def test_a_poker_file_with_no_bank_records_has_no_payments_until_the_counts():
+    document = night()
+    document["games"].append({"game": "betting", "rules": {}, "deals": [{"dealer": "Ann"}]})
+    summary = replay(document)
+    assert summary["bank"]["not_settled"] == "nobody has bought in" and summary["payments"] == []
+
+
 def test_on_chip_counts_a_pot_left_for_the_next_night_is_in_nobodys_count():
     """Napalm with "carry": Ann and Ben say Yes (pot 3 of antes), Ann wins (Ben pays her 3); the night
     ends there and the pot of 3 (1 of each) stays in the middle.  Everyone bought 50: at the table
@@ -135,8 +172,9 @@ def test_a_bad_entry_is_refused_naming_it(extra, message):
 
 
 def test_the_keys_are_written_back_as_read():
+    # no "settle_on": the rule changed (issue 20 item 1): a file with bank records settles on the
+    # counts without saying so, and Export writes "settle_on" only for a choice the rule would not make
     document = night(
-        settle_on="bank",
         bank=[{"everyone_buys_in": 50}, {"cash_out": "Ann", "chips": 50}],
         bonus=[{"grid": GRID, "lucky_chips": 2, "rolls": [{"roller": "Ann", "faces": [20], "game": "Game 20"},
                                                           {"lucky": "Ben", "faces": [7]}]},
@@ -150,9 +188,11 @@ def test_the_keys_are_written_back_as_read():
         ledger.apply(seq, kind, payload)
     # Ben's lucky number carries over to the second grid: Cat rolls 7 and pays Ben 1
     assert ledger.bonus_net == {"Ann": 4, "Ben": -1, "Cat": -3}
+    assert ledger.settle_on == "bank"
     written = nightfile.to_dict(None, parsed.play, parsed.money, ledger)
     expected = copy.deepcopy(document)
-    for k in ("settle_on", "bank", "bonus"):
+    assert "settle_on" not in written
+    for k in ("bank", "bonus"):
         assert written[k] == expected[k]
 
 

@@ -12,6 +12,7 @@ On counts: Ben −4, Cat +4; Ben pays Cat 4 chips (1.00 EUR).
 from __future__ import annotations
 
 import json
+from html import unescape
 import random
 import re
 from typing import Any
@@ -110,7 +111,7 @@ def test_a_count_off_the_tally_is_shown_per_player_and_blocks_the_settle_up(clie
     # the report offers no payment while the bank does not balance, and a "Mark paid" sent
     # anyway (a report opened before, on another phone) is refused: nothing stored
     report = client.get(f"{night.url}/report").get_data(as_text=True)
-    assert "No payments yet: the night settles on chip counts" in report and "Mark paid" not in report
+    assert "No payments yet, and nothing to mark paid: the bank is not balanced." in report and "Mark paid" not in report
     before = len(events(app, night.key))
     stamp = {"version": str(len(events(app, night.key))), "request_key": services.new_key()}
     response = client.post(f"{night.url}/paid", data={**stamp, "payer": "Ben", "payee": "Cat", "chips": "4"})
@@ -245,11 +246,17 @@ def test_a_tap_in_the_first_moments_of_the_next_bank_screen_records_nothing(clie
 
 
 def test_the_setting_cannot_change_once_a_payment_is_marked(client, app, night):
+    bank = BankPage(client, night)
+    old_screen = bank.stamp("bank/setting")  # a Bank page opened before the payment was marked
     stamp = paid_stamp(client, night)
     assert client.post(f"{night.url}/paid", data={**stamp, "payer": "Ben", "payee": "Cat", "chips": "4"}).status_code == 303
-    bank = BankPage(client, night)
+    # issue 20 item 13: the switch is no longer offered, and the page says why
+    bank.refresh()
+    assert "/bank/setting" not in bank.html
+    assert "Settle-up payments are marked paid: what the night settles on can no longer change." in bank.html
     before = events(app, night.key)
-    assert bank.settle_on("bank").status_code == 422
+    old_screen["version"] = str(len(before))  # the older screen's form, sent at the current version
+    assert bank.post("bank/setting", {"on": "bank"}, stamp=old_screen).status_code == 422
     assert "settle-up payments are already marked: the night&#39;s setting can no longer change" in bank.html
     assert events(app, night.key) == before
 
@@ -501,7 +508,9 @@ def test_the_bank_and_the_rolls_go_out_in_the_night_file_and_come_back(client, a
         bank.player(name, "cash_out", count)
     exported = client.get(f"{night.url}/export.json").get_data(as_text=True)
     document = json.loads(exported)
-    assert document["settle_on"] == "bank"
+    # issue 20 item 1: the rule changed: bank records settle the night on the counts, so the file
+    # need not say so ("settle_on" is written only for a choice the rule would not make)
+    assert "settle_on" not in document
     assert document["bank"] == [{"everyone_buys_in": 100}] + [
         {"cash_out": n, "chips": c} for n, c in zip(PLAYERS, (98, 102, 102, 98))
     ]
@@ -526,7 +535,8 @@ def test_the_report_include_shows_the_bank_and_the_bonus_payments(client, app, n
     with app.test_request_context():
         n = db.session.scalar(db.select(Night).where(Night.keeper_key == night.key))
         html = render_template_string(include, night=n, keeper=True)
-        assert "This night settles on <strong>the app&#39;s tally</strong>." in html
+        assert "This night settles on the app&#39;s tally: the games and the Bonus Round&#39;s payments " \
+               "(nobody has bought chips from the bank)." in html
         assert "Bonus Round payments (1 roll), in the balances:" in html
         assert '<span data-bonus="Ben">Ben +6</span>' in html and '<span data-bonus="Ann">Ann -2</span>' in html
     bank = BankPage(client, night)
@@ -535,10 +545,13 @@ def test_the_report_include_shows_the_bank_and_the_bonus_payments(client, app, n
     with app.test_request_context():
         n = db.session.scalar(db.select(Night).where(Night.keeper_key == night.key))
         html = render_template_string(include, night=n, keeper=True)
-        assert "Not settled yet: Still to cash out: Ann, Ben, Cat and Dan." in html
-        assert f'href="/k/{n.keeper_key}/bank"' in html
+        # why there are no payments is said once, in the payments' section (issue 20 item 4)
+        assert "This night settles on chip counts (the bank)" in html and "Not settled yet" not in html
         players = render_template_string(include, night=n, keeper=False)
-        assert n.keeper_key not in players and "Not settled yet" in players
+        assert n.keeper_key not in players
+    report = client.get(f"{night.url}/report").get_data(as_text=True)
+    assert report.count("Not settled yet: Still to cash out: Ann, Ben, Cat and Dan.") == 1
+    assert f'href="{night.url}/bank"' in report
     for name, count in zip(PLAYERS, ("98", "102", "102", "98")):
         bank.player(name, "cash_out", count)
     with app.test_request_context():
@@ -608,3 +621,340 @@ def test_on_chip_counts_the_standings_are_the_tally_the_counts_will_be_checked_a
         assert bank.player(name, "cash_out", count).status_code == 303
     assert "every count matches bought + the app" in bank.html
     assert sorted(bank.plan()) == ["Ann>Ben:2", "Dan>Cat:2"] or sorted(bank.plan()) == ["Ann>Cat:2", "Dan>Ben:2"]
+
+
+# --- issue 20 item 1: a night that uses the bank settles on the counts, without the switch -------------
+
+
+def start_poker(client, night) -> None:  # type: ignore[no-untyped-def]
+    """After the Napalm game of the fixture, a game of Poker with real betting, everyone in, Ann deals."""
+    html = client.get(f"{night.url}/next-game?game=betting").get_data(as_text=True)
+    stamp = {k: re.search(rf'name="{k}"[^>]*value="([^"]+)"', html).group(1) for k in ("version", "request_key")}
+    form = {"game": "betting", "players": list(PLAYERS), "first_dealer": "Ann", "variant": "Texas hold'em"}
+    assert client.post(f"{night.url}/next-game", data={**stamp, **form}).status_code == 303
+
+
+def counted_poker_night(  # type: ignore[no-untyped-def]
+    client, night, each: str = "100", rebuy: str = "20", counts: tuple[str, ...] = ("90", "106", "124", "100")
+) -> BankPage:
+    """By default as in test_the_first_buy_in_puts_the_night_on_the_counts_without_touching_the_switch:
+    Napalm (Ann 0, Ben −4, Cat +4, Dan 0), poker, everyone 100, Ben rebuys 20, counts 90, 106, 124,
+    100: results Ann −10, Ben −14, Cat +24, Dan 0."""
+    start_poker(client, night)
+    bank = BankPage(client, night)
+    bank.everyone(each)
+    bank.player("Ben", "rebuy", rebuy)
+    for name, count in zip(PLAYERS, counts):
+        bank.player(name, "cash_out", count)
+    return bank
+
+
+def payments_offered(report: str) -> list[str]:
+    """The report's payments that carry a "Mark paid" button, as payer>payee:chips."""
+    offered = []
+    for chunk in report.split('<li class="payment"')[1:]:
+        found = re.match(r' data-payer="([^"]+)" data-payee="([^"]+)" data-chips="(\d+)">', chunk)
+        if found and "Mark paid" in chunk.split('<li class="payment')[0].split("</ol>")[0]:
+            offered.append("{}>{}:{}".format(*found.groups()))
+    return offered
+
+
+def test_the_first_buy_in_puts_the_night_on_the_counts_without_touching_the_switch(client, app, night):
+    """Napalm (Ann 0, Ben −4, Cat +4, Dan 0), then Poker with real betting, whose pots the app never sees.
+    Everyone buys in 100 (400 out), Ben rebuys 20 (420 out).  Counts: Ann 90, Ben 106, Cat 124, Dan 100:
+    90 + 106 + 124 + 100 = 420 = bought, the bank balances.  Results, count − bought: Ann 90 − 100 = −10,
+    Ben 106 − 120 = −14, Cat 124 − 100 = +24, Dan 0.  Fewest payments: Cat is the only one owed, so
+    Ann pays Cat 10 (2.50 EUR) and Ben pays Cat 14 (3.50 EUR).  On the old default (the tally) the report
+    offered only the Napalm game's Ben pays Cat 4."""
+    start_poker(client, night)
+    bank = BankPage(client, night)
+    assert bank.everyone("100").status_code == 303
+    assert bank.player("Ben", "rebuy", "20").status_code == 303
+    sentence = ("This night settles on chip counts (the bank): Poker with real betting is played tonight, "
+                "and the chips on the table settle its pots.")
+    assert 'data-settle-on="bank"' in bank.html and sentence in unescape(bank.html)
+    # the same words on the table and on the report; no tally switch (it could not be right)
+    assert sentence in unescape(client.get(night.url).get_data(as_text=True))
+    assert "/bank/setting" not in bank.html
+    report = unescape(client.get(f"{night.url}/report").get_data(as_text=True))
+    assert sentence in report
+    # not balanced yet: no payment, no Mark paid, and what to do
+    assert "No payments yet, and nothing to mark paid: the bank is not balanced." in report
+    assert "Not settled yet: Still to cash out: Ann, Ben, Cat and Dan." in report
+    assert "Count their chips and record each count on the Bank page (Cash out)" in report
+    assert "Mark paid" not in report and 'class="payments"' not in report
+    for name, count in zip(PLAYERS, ("90", "106", "124")):
+        bank.player(name, "cash_out", count)
+    report = client.get(f"{night.url}/report").get_data(as_text=True)
+    assert "Not settled yet: Still to cash out: Dan." in unescape(report) and "Mark paid" not in report
+    bank.player("Dan", "cash_out", "100")
+    assert [bank.figure(n, "result") for n in PLAYERS] == [-10, -14, 24, 0]
+    report = client.get(f"{night.url}/report").get_data(as_text=True)
+    assert sorted(payments_offered(report)) == ["Ann>Cat:10", "Ben>Cat:14"]
+    assert "2.50 EUR" in report and "3.50 EUR" in report
+
+
+def test_a_night_on_the_counts_that_does_not_balance_offers_no_payment(client, app, night):
+    """Napalm and poker; everyone buys in 100 (400); counts Ann 100, Ben 96, Cat 104, Dan 90: 390 back,
+    10 short.  The report says why and what to do; a Mark paid sent anyway is refused."""
+    start_poker(client, night)
+    bank = BankPage(client, night)
+    bank.everyone("100")
+    for name, count in zip(PLAYERS, ("100", "96", "104", "90")):
+        bank.player(name, "cash_out", count)
+    report = unescape(client.get(f"{night.url}/report").get_data(as_text=True))
+    assert "Not settled yet: The bank does not balance: 10 chips fewer cashed out (390) than bought (400)." in report
+    assert "Recount on the Bank page: cancel the wrong cash-out in the bank's log, then record the right count" in report
+    assert "Mark paid" not in report and 'class="payments"' not in report
+    before = len(events(app, night.key))
+    stamp = {"version": str(before), "request_key": services.new_key()}
+    response = client.post(f"{night.url}/paid", data={**stamp, "payer": "Dan", "payee": "Cat", "chips": "4"})
+    assert response.status_code == 422 and len(events(app, night.key)) == before
+
+
+def test_a_poker_night_with_nobody_bought_in_is_on_the_counts_and_says_to_buy_in(client, night):
+    start_poker(client, night)
+    report = unescape(client.get(f"{night.url}/report").get_data(as_text=True))
+    assert "Not settled yet: nobody has bought in yet" in report and "Mark paid" not in report
+    assert "Record the buy-ins on the Bank page" in report
+
+
+def test_a_night_recorded_chip_by_chip_may_choose_the_tally_and_the_report_says_so(client, app, night):
+    """Only Napalm (Ann 0, Ben −4, Cat +4, Dan 0): the tally knows every chip.  After the buy-in the night is
+    on the counts; the group chooses the tally instead: Ben pays Cat 4 (1.00 EUR) with nobody counting."""
+    bank = BankPage(client, night)
+    bank.everyone("100")
+    assert 'data-settle-on="bank"' in bank.html
+    assert bank.settle_on("tally").status_code == 303
+    said = "This night settles on the app's tally, as chosen on the Bank page: the chips bought and counted are not used."
+    assert said in unescape(bank.html)
+    report = client.get(f"{night.url}/report").get_data(as_text=True)
+    assert said in unescape(report)
+    assert payments_offered(report) == ["Ben>Cat:4"]
+
+
+def test_the_tally_is_refused_once_a_betting_game_is_in_the_night(client, app, night):
+    bank = BankPage(client, night)
+    stamp = bank.stamp("bank/setting")
+    start_poker(client, night)
+    before = events(app, night.key)
+    stamp["version"] = str(len(before))
+    assert bank.post("bank/setting", {"on": "tally"}, stamp=stamp).status_code == 422
+    assert "Poker with real betting is played tonight: the chips on the table settle its pots" in unescape(bank.html)
+    assert events(app, night.key) == before
+
+
+def test_an_imported_file_with_bank_records_settles_on_the_counts(client, app):
+    """tests/test_nightfile.py's POKER_ON_COUNTS (issue 20 item 1): no "settle_on", bank records;
+    count − bought = Ann −10, Ben +10, Cat 0, not the Napalm tally's Ben −3, Cat +3."""
+    from test_nightfile import POKER_ON_COUNTS
+
+    document = POKER_ON_COUNTS
+    with app.app_context():
+        copy = services.import_history(json.dumps(document), name="Copy")
+        assert bank_service.ledger_of(copy).settle_on == "bank"
+        assert bank_service.bank_results(copy) == {"Ann": -10, "Ben": 10, "Cat": 0}
+
+
+# --- issue 20 item 2: nothing moves a cashed-out player's chips --------------------------------------
+
+
+def test_play_that_would_move_a_cashed_out_players_chips_is_refused_with_how_to_go_on(client, app, night):
+    """Everyone buys in 100 (the night is on the counts); Cat cashes out.  In the next stage Ben and Cat
+    say Yes (no chip moves: recorded) and Ben wins the showdown: Cat, the loser, would pay Ben the
+    pot's size, chips out of her counted stack, so it is refused and nothing is stored.  Cancelling
+    Cat's cash-out lets it through."""
+    bank = BankPage(client, night)
+    bank.everyone("100")
+    bank.player("Cat", "cash_out", "104")
+    night.refresh()
+    assert night.declare("Ben", "Cat").status_code == 303  # a Yes moves no chip
+    before = events(app, night.key)
+    response = night.winner("Ben")
+    assert response.status_code == 422
+    assert ("Cat has cashed out, and this would move their chips after their count. To go on: cancel Cat&#39;s "
+            "cash-out in the bank&#39;s log (Bank page), record this again, then count and cash out again.") in night.html
+    assert events(app, night.key) == before
+    cash_out = [seq for seq, (kind, _) in enumerate(events(app, night.key), start=1) if kind == "cash_out"][-1]
+    bank.refresh()
+    assert bank.cancel(cash_out).status_code == 303
+    night.refresh()
+    assert night.winner("Ben").status_code == 303
+
+
+def test_a_poker_deal_after_an_early_leaver_cashed_out_is_recorded(client, app, night):
+    # a deal moves no chip the app records: Dan, who left early, is not in it
+    start_poker(client, night)
+    bank = BankPage(client, night)
+    bank.everyone("100")
+    bank.player("Dan", "cash_out", "100")
+    night.refresh()
+    assert night.post("deal", {}).status_code == 303
+
+
+def test_a_bonus_roll_leaves_out_a_cashed_out_player_and_says_so(client, app, night, monkeypatch):
+    """The grid's 1-1 is a bonus: everyone pays the dealer 2.  Everyone bought 100 (on the counts); Dan
+    cashed out.  Ben rolls 1-1: Ann and Cat pay him 2 each (Ann −2, Ben +4, Cat −2), Dan nothing."""
+    fill_grid(client, night)
+    bank = BankPage(client, night)
+    bank.everyone("100")
+    bank.player("Dan", "cash_out", "100")
+    bonus = BankPage(client, night, "bonus")
+    assert "<strong>Dan</strong> has cashed out: a roll leaves them out of its payments" in bonus.html
+    fixed_dice(monkeypatch, 1, 1)
+    assert bonus.post("bonus/roll", {"roller": "Ben"}).status_code == 303
+    assert "Ben rolled 1-1: Game 1-1. Bonus: everyone pays Ben 2. Left out of its payments, cashed out: Dan." in bonus.html
+    assert events(app, night.key)[-1] == (
+        "bonus_roll", {"dice": "2d6", "faces": [1, 1], "game": "Game 1-1", "roller": "Ben", "left_out": ["Dan"]})
+    with app.app_context():
+        n = db.session.scalar(db.select(Night).where(Night.keeper_key == night.key))
+        assert bank_service.ledger_of(n).bonus_net == {"Ann": -2, "Ben": 4, "Cat": -2, "Dan": 0}
+    # Dan cannot roll: his chips are counted
+    before = events(app, night.key)
+    fixed_dice(monkeypatch, 1, 1)
+    assert bonus.post("bonus/roll", {"roller": "Dan"}).status_code == 422
+    assert "Dan has cashed out, so cannot roll" in unescape(bonus.html)
+    assert events(app, night.key) == before
+    # the file keeps who was left out, so an import pays the same
+    exported = client.get(f"{night.url}/export.json").get_data(as_text=True)
+    assert json.loads(exported)["bonus"][0]["rolls"] == [
+        {"roller": "Ben", "faces": [1, 1], "game": "Game 1-1", "left_out": ["Dan"]}]
+    with app.app_context():
+        copy = services.import_history(exported, name="Copy")
+        assert bank_service.ledger_of(copy).bonus_net == {"Ann": -2, "Ben": 4, "Cat": -2, "Dan": 0}
+
+
+# --- issue 20 item 13: who rolls moves on after a roll ---------------------------------------------------
+
+
+def test_who_rolls_moves_on_to_the_next_dealer_after_a_roll(client, night, monkeypatch):
+    # Ann dealt the hand Cat won: Ben deals next and rolls; after his roll, Cat (on his left) is offered
+    fill_grid(client, night)
+    bonus = BankPage(client, night, "bonus")
+    assert re.search(r'<option selected value="Ben">|<option value="Ben" selected>', bonus.html)
+    fixed_dice(monkeypatch, 2, 2)
+    assert bonus.post("bonus/roll", {"roller": "Ben"}).status_code == 303
+    assert re.search(r'<option selected value="Cat">|<option value="Cat" selected>', bonus.html), bonus.html
+
+
+# --- issue 20 item 3: the Bank page warns only about counts that exist ------------------------------------
+
+
+def test_no_count_is_off_before_anyone_has_counted(client, night):
+    # the tally is Ann 0, Ben −4, Cat +4, Dan 0: before the first buy-in, and after it with nobody counted,
+    # there is no count to be off, so nothing is amber and nothing is an alert
+    bank = BankPage(client, night)
+    assert 'class="diff"' not in bank.html and 'role="alert"' not in bank.html
+    bank.everyone("100")
+    assert 'class="diff"' not in bank.html and 'role="alert"' not in bank.html
+    assert 'role="status" class="flash bank-block"><p>Not settled yet: Still to cash out: Ann, Ben, Cat and Dan.' in bank.html
+    # "expected" is explained: bought 100 + the tally (Ben −4: 96), assuming the chips came from the bank
+    assert bank.figure("Ben", "expected") == 96
+    assert "it assumes they played all night with chips from the bank" in bank.html
+    # Ben counts 94, 2 short of 96: his row only is amber, and the check is an alert
+    bank.player("Ben", "cash_out", "94")
+    assert re.findall(r'class="diff" role="alert" data-difference="(-?\d+)"', bank.html) == ["-2"]
+
+
+def test_a_player_who_never_bought_in_but_played_is_named_without_a_count(client, night):
+    """Ann, Ben and Dan buy in 100; Cat (+4 on the tally) does not.  Counts Ann 100, Ben 96, Dan 100 match
+    bought + tally; Cat has no count, so no "count off" for her, but the night cannot settle: her +4
+    came from somewhere."""
+    bank = BankPage(client, night)
+    for name in ("Ann", "Ben", "Dan"):
+        bank.player(name, "buy_in", "100")
+    for name, count in (("Ann", "100"), ("Ben", "96"), ("Dan", "100")):
+        bank.player(name, "cash_out", count)
+    assert 'class="diff"' not in bank.html
+    assert ("Not settled yet: Cat never bought in, yet the app&#39;s tally moved their chips (Cat +4): "
+            "record their buy-in, then their count.") in bank.html
+    assert bank.plan() == []
+
+
+# --- issue 20 item 14: "1 chip" --------------------------------------------------------------------------
+
+
+def test_the_bank_and_the_report_say_1_chip(client, app, night):
+    """Everyone buys in 1 chip; Ben rebuys 1.  The log says "1 chip", never "1 chips"; counts Ann 1, Ben 2,
+    Cat 1, Dan 0: 4 back of 5 bought, "1 chip fewer"; the report's block says so too."""
+    bank = counted_poker_night(client, night, "1", "1", ("1", "2", "1", "0"))
+    assert "1 chips" not in bank.html
+    assert "Everyone bought in 1 chip (0.25 EUR)" in bank.html and "Ben rebought 1 chip (0.25 EUR)." in bank.html
+    assert "Ann cashed out 1 chip, counted (0.25 EUR)." in bank.html
+    assert "The bank does not balance: 1 chip fewer cashed out (4) than bought (5)." in bank.html
+    assert "Difference: -1 chip (cashed out − bought)." in bank.html
+    report = client.get(f"{night.url}/report").get_data(as_text=True)
+    assert "1 chips" not in report
+    assert "The bank does not balance: 1 chip fewer" in report and "and The bank" not in report
+    history = client.get(f"{night.url}/history").get_data(as_text=True)
+    assert "Everyone bought in 1 chip." in history and "1 chips" not in history
+
+
+# --- issue 20 item 8: a payment marked paid shows paid on the players' page too ---------------------------
+
+
+def test_a_payment_marked_paid_shows_paid_on_the_players_page(client, app, night):
+    """The tally: Ben pays Cat 4 chips (4 × 0.25 = 1.00 EUR).  Marked paid on the report: Cat's and Ben's
+    phones say it is paid, as the players' report does, not "you receive … from Ben"."""
+    with app.app_context():
+        viewer = db.session.scalar(db.select(Night.viewer_key).where(Night.keeper_key == night.key))
+    cat = client.get(f"/p/{viewer}/me?name=Cat", follow_redirects=True).get_data(as_text=True)
+    assert "you receive 1.00 EUR (4 chips) from Ben." in cat
+    stamp = paid_stamp(client, night)
+    assert client.post(f"{night.url}/paid", data={**stamp, "payer": "Ben", "payee": "Cat", "chips": "4"}).status_code == 303
+    cat = client.get(f"/p/{viewer}").get_data(as_text=True)
+    assert "you receive " not in cat
+    assert 'you received 1.00 EUR (4 chips) from Ben <span class="paid-mark" data-paid="Ben">Paid ✓</span>.' in cat
+    ben = client.get(f"/p/{viewer}/me?name=Ben", follow_redirects=True).get_data(as_text=True)
+    assert 'you paid 1.00 EUR (4 chips) to Cat <span class="paid-mark" data-paid="Cat">Paid ✓</span>.' in ben
+    report = client.get(f"/p/{viewer}/report").get_data(as_text=True)
+    assert '<li class="payment paid" data-payer="Ben" data-payee="Cat" data-chips="4">' in report
+
+
+# --- issue 20 item 4: the report of a night on counts reads as clearly as one on the tally ----------------
+
+
+
+
+def test_the_report_on_counts_names_the_banks_line_and_ends_each_chart_at_the_result(client, app, night):
+    """The bank's line is the results less the games: Ann −10 − 0 = −10, Ben −14 − (−4) = −10,
+    Cat 24 − 4 = +20, Dan 0."""
+    counted_poker_night(client, night)
+    html = unescape(client.get(f"{night.url}/report").get_data(as_text=True))
+    # one labelled line, said once
+    assert html.count("The bank: each count less the chips bought, less the games above: "
+                      "Ann −10, Ben −10, Cat +20, Dan 0") == 1
+    assert "The bank: The bank" not in html and "less the games: The bank" not in html
+    # each player's table: a "Bank" row with its figure under Net only, never a game "0" under Pots
+    card = html[html.index('<article class="player-card" id="player-3"'):]
+    card = card[:card.index("</article>")]
+    assert '<tr class="ledger-row" data-ledger="Bank"><th scope="row"><abbr title="The bank">Bank</abbr></th>' \
+           '<td class="num"></td><td class="num"></td><td class="num"></td><td class="num"></td>' \
+           '<td class="num pos">+20</td></tr>' in card
+    assert '<th scope="row">0' not in html
+    # why: the poker is not "pots won"
+    assert "pots won +20" not in html and "The bank +20" in html
+    # the chart ends at the result (+24), not at the games' tally (+4)
+    assert "Cat&#39;s chips over the night: +24 now" in html or "Cat's chips over the night: +24 now" in html
+
+
+def test_the_players_page_figures_add_up_to_the_standings_on_counts(client, app, night):
+    counted_poker_night(client, night)
+    with app.app_context():
+        viewer = db.session.scalar(db.select(Night.viewer_key).where(Night.keeper_key == night.key))
+    html = unescape(client.get(f"/p/{viewer}").get_data(as_text=True))
+    table = html[html.index('<table class="standings">'):]
+    standings = {}
+    for name, row in re.findall(r'<tr[^>]*data-player="(\w+)"[^>]*>(.*?)</tr>', table[:table.index("</table>")], re.S):
+        standings[name] = int(re.search(r'<td class="num net[^"]*">([-+]?\d+)<', row).group(1))
+    lines = re.findall(r'data-night-game="\d+">.*?·(.*?)</li>', html, re.S)
+    lines += re.findall(r'data-night-ledger="The bank"><strong>The bank</strong> ·(.*?)</p>', html, re.S)
+    assert len(lines) == 3  # Napalm, the poker, the bank
+    total = dict.fromkeys(PLAYERS, 0)
+    for line in lines:
+        shares = re.sub(r'<span class="muted">.*?</span>', "", line)  # a game's note, not its figures
+        for name, chips in re.findall(r"(\w+) ([-+]?\d+)", re.sub(r"<[^>]+>", "", shares)):
+            total[name] += int(chips)
+    # Napalm (0, −4, +4, 0) + poker (0, 0, 0, 0) + the bank (−10, −10, +20, 0) = the results on the counts
+    assert total == {"Ann": -10, "Ben": -14, "Cat": 24, "Dan": 0}
+    assert {n: standings.get(n) for n in PLAYERS} == total, standings

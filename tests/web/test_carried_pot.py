@@ -322,7 +322,8 @@ def test_a_night_on_chip_counts_carries_its_pot_and_both_nights_balance(start_ni
     # a miscount is found against bought + the tally − the 2 of Dan's left in the pot
     text = text_of(bank.html)
     assert "Dan counted 97, expected 98 (-1)" in text
-    assert "Difference: -1 chips (cashed out − bought + the 8 left in the pot for the next night)" in text
+    # "-1 chip", no longer "-1 chips" (issue 20 item 14)
+    assert "Difference: -1 chip (cashed out − bought + the 8 left in the pot for the next night)" in text
     assert "Chips out of the bank and not yet back: 9 (8 of them stay in the pot for the next night)." in text
     assert ("The pot left in the middle for the next night is in nobody's count: Ann 2, Ben 2, Cat 2, Dan 2 chips, "
             "each still counted as its player's.") in text.replace("&#39;", "'")

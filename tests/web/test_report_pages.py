@@ -168,17 +168,16 @@ def test_the_downloads(start_night, client):
     assert [row[1:3] for row in csv.reader(pairwise[5:])] == [[p["from"], p["to"]] for p in data["pairwise"]]
 
 
-def test_the_chip_count_flags_every_difference(start_night, client):
+def test_the_report_has_no_chip_count_form_and_sends_the_count_to_the_bank_page(start_night, client, app):
+    # issue 20 item 13: the report's own "Count the chips" form duplicated the Bank page's real counts
     t = start_night(tokens_to_win="2")
     play_night_a(t)
-    # Buy-in 100 each (Dan 50): expected Ann 113, Ben 69, Cat 113, Dan 55.
-    html = client.get(f"{t.url}/report?count=1&buy_in=100&c1=113&c2=70&c3=113&b4=50&c4=55").get_data(as_text=True)
-    assert "<strong>Ben</strong> counted 70, the ledger expects 69: 1 chip too many." in html
-    assert "Ann</strong> counted" not in html and "Dan</strong> counted" not in html
-    assert 'value="70"' in html  # the form keeps what was typed
-    html = client.get(f"{t.url}/report?count=1&c1=113&c2=x").get_data(as_text=True)
-    assert "Ben&#39;s count: a whole number of chips" in html
-    assert "Ann&#39;s buy-in: enter it here or for everyone above" in html
+    html = client.get(f"{t.url}/report").get_data(as_text=True)
+    assert "Count the chips" not in html and "count-form" not in html and "Compare with the ledger" not in html
+    assert f'<a href="{t.url}/bank">count them on the Bank page</a>' in html
+    # a count in the address (an old bookmark) is only a report
+    assert "Compare with the ledger" not in client.get(f"{t.url}/report?count=1&buy_in=100&c1=113").get_data(as_text=True)
+    assert "/bank" not in client.get(f"/p/{viewer_key(app)}/report").get_data(as_text=True)
 
 
 def test_past_nights_and_a_players_history_show_only_this_browsers_nights(start_night, client, app, make_app):

@@ -41,7 +41,9 @@ def kinds(app, page) -> list[str]:  # type: ignore[no-untyped-def]
 def test_a_deal_is_recorded_and_the_deal_passes_left(start_night, client, app):
     page = start_betting(start_night, client)
     assert "Deal played: next deal" in page.html
-    assert "The chips on the table settle each pot: the bank settles the night (Bank, above)" in page.html
+    assert "The chips on the table settle each pot: the app records the deals, not the chips." in page.html
+    # issue 20 item 1: the table says how the night settles in the Bank page's words
+    assert "This night settles on chip counts (the bank): Poker with real betting is played tonight" in unescape(page.html)
     r = page.post("deal", {})
     assert r.status_code == 303, r.get_data(as_text=True)[:2000]
     assert "Ann dealt; the deal passes to Ben" in unescape(page.html)
