@@ -61,7 +61,7 @@ import time
 
 import pytest
 
-from browser.phone import Phone, TableScreen, replace_players_link, start_night
+from browser.phone import Phone, TableScreen, box_of, start_night
 from browser.test_accessibility import Axe, forgive_error_status
 from browser.test_bank import player_form
 from browser.test_nap_night import pool_shown, submit, tap_toggle, text_of
@@ -71,6 +71,15 @@ from browser.test_pots_night import PotsScreen
 pytestmark = pytest.mark.browser
 
 NAMES = ["Ann", "Ben", "Cat", "Dan", "Eve"]
+GRID_GAMES = ["Napalm", "High Card", "NASDAQ"]
+ALL_CELLS = " ".join(f"{r}-{c}" for r in range(1, 7) for c in range(1, 7))
+#: the chips each hands back, worked out in the module's docstring
+COUNTS = {"Ann": 108, "Ben": 104, "Cat": 112, "Dan": 92, "Eve": 104}
+EVE_COUNT = COUNTS["Eve"]
+BOUGHT = {"Ann": 120, "Ben": 100, "Cat": 100, "Dan": 100, "Eve": 100}
+RESULTS = {"Ann": -12, "Ben": 4, "Cat": 12, "Dan": -8, "Eve": 4}
+MONEY = {"Ann": "-3.00 €", "Ben": "1.00 €", "Cat": "3.00 €", "Dan": "-2.00 €", "Eve": "1.00 €"}
+PLAN = ["Ann pays Cat 12 chips (3.00 €)", "Dan pays Ben 4 chips (1.00 €)", "Dan pays Eve 4 chips (1.00 €)"]
 LIVE_WITHIN = 10.0  # seconds: the players' page polls every 0.8 s; a bound for a loaded machine
 
 
@@ -272,6 +281,144 @@ def play_nasdaq(phone: Phone, axe: Axe, problems) -> None:  # type: ignore[no-un
     assert shown_nets(page) == nets(-15 - 7, 10 - 1, 20 - 3, -18 + 7, 3 + 4)
 
 
+def cash_out(phone: Phone, name: str, chips: int) -> None:
+    """On the Bank page: the player's counted chips, then *Cash out*."""
+    form = player_form(phone.page, name)
+    form.get_by_label(f"Chips for {name}").fill(str(chips))
+    phone.tap(form.get_by_role("button", name="Cash out"), f"bank, {name} cashed out {chips}")
+
+
+def bank_and_a_cash_out_refusal(phone: Phone, axe: Axe, problems) -> None:  # type: ignore[no-untyped-def]
+    """The bank with NASDAQ still at the table: everyone buys in, Ann rebuys; Eve, who means to
+    leave, is counted and cashed out too soon: NASDAQ's 2nd deal would take her ante."""
+    page = phone.page
+    phone.link("Bank")
+    assert page.get_by_label("Chips each").input_value() == "100"
+    phone.button("Everyone buys in", "bank, everyone bought in")
+    # the first buy-in puts the night on the counts: no switch touched
+    assert page.locator(".bank-setting [data-settle-on]").get_attribute("data-settle-on") == "bank"
+    assert page.locator(".bank-setting .settles").inner_text().startswith(
+        "This night settles on chip counts (the bank): chips were bought from the bank")
+    assert page.locator("[data-in-play]").inner_text() == "500"  # 5 × 100
+    form = player_form(page, "Ann")
+    form.get_by_label("Chips for Ann").fill("20")
+    phone.tap(form.get_by_role("button", name="Rebuy"), "bank, ann rebought 20")
+    assert page.locator("[data-in-play]").inner_text() == "520"  # Ann bought 120
+    # Eve's stack by the tally so far: 100 + 7
+    cash_out(phone, "Eve", 107)
+    axe.check(page, "bank, bought in, eve cashed out")
+
+    # NASDAQ's 2nd deal, Cat deals: Dan wins the pot of antes, Eve's among them: refused
+    phone.link("Table")
+    with page.expect_navigation(wait_until="load") as navigation:
+        page.get_by_role("button", name="Dan won", exact=True).tap()
+    assert navigation.value is not None and navigation.value.status == 422
+    forgive_error_status(problems, 422)  # the refusal is the point here
+    said = text_of(page)
+    assert ("Eve has cashed out, and this would move their chips after their count. To go on: cancel Eve's "
+            "cash-out in the bank's log (Bank page), record this again, then count and cash out again.") in said, said[:900]
+    axe.check(page, "table, a win refused: eve has cashed out")
+    # as the table says: Eve's cash-out cancelled, the win recorded (Dan +5 − 1, the others −1)
+    phone.link("Bank")
+    line = page.locator(".bank-lines li", has_text="Eve cashed out 107 chips")
+    phone.tap(line.get_by_role("button", name=re.compile(r"^Cancel #")), "bank, eve's cash-out cancelled")
+    phone.link("Table")
+    phone.tap(page.get_by_role("button", name="Dan won", exact=True), "nasdaq, deal 2, dan won")
+    assert shown_nets(page) == nets(-22 - 1, 9 - 1, 17 - 1, -11 + 4, 7 - 1)
+
+
+def play_poker(phone: Phone, axe: Axe) -> None:
+    page = phone.page
+    dealers_choice(phone, "Poker with real betting")
+    assert ticked(page) == NAMES
+    assert page.get_by_label("First dealer").input_value() == "Dan"  # NASDAQ's 3rd deal was his
+    phone.button("Start this game", "poker started")
+    assert ("This night settles on chip counts (the bank): Poker with real betting is played tonight, "
+            "and the chips on the table settle its pots.") in phone.main()
+    assert phone.prompt() == "Deal 1: Dan deals. Tap when the deal is played."
+    axe.check(page, "table, poker")
+    for dealer in ("Dan", "Eve"):
+        phone.button("Deal played: next deal", f"poker, {dealer}'s deal played")
+    assert phone.prompt() == "Deal 3: Ann deals. Tap when the deal is played."
+    phone.link("Bank")  # with a betting game in the night, the counts are the only way to settle
+    assert page.get_by_role("button", name=re.compile("^Settle on")).count() == 0
+    phone.link("Table")
+    # the standings are the app's tally until the counts are in: the games as they closed
+    assert shown_nets(page) == nets(-23, 8, 16, -7, 6)
+
+
+def bonus_round(phone: Phone, axe: Axe) -> None:
+    """Eve leaves: counted and cashed out; the Bonus Round's roll leaves her out."""
+    page = phone.page
+    phone.link("Bank")
+    cash_out(phone, "Eve", EVE_COUNT)
+    phone.link("Bonus Round")
+    phone.tap(page.get_by_role("link", name="Fill a 6×6 grid (two dice)"), "bonus grid")
+    page.get_by_label(re.compile(r"^Quick fill")).fill("\n".join(GRID_GAMES))
+    page.get_by_label("Bonus cells: everyone pays the dealer").fill(ALL_CELLS)
+    page.locator('input[name="bonus_chips"]').fill("1")
+    axe.check(page, "bonus grid, filled")
+    phone.button("Save the grid", "bonus grid saved")
+    assert "Eve has cashed out: a roll leaves them out of its payments" in phone.main()
+    assert page.get_by_label("Who rolls (the dealer)").input_value() == "Ann"  # poker's next dealer
+    phone.button("Roll 2 dice", "bonus round rolled")
+    faces = page.locator("section.rolled .faces").get_attribute("data-faces") or ""
+    assert re.fullmatch(r"[1-6]-[1-6]", faces), faces
+    first, second = (int(f) for f in faces.split("-"))
+    game = GRID_GAMES[((first - 1) * 6 + (second - 1)) % len(GRID_GAMES)]
+    assert page.locator("section.rolled .game").inner_text() == game
+    lines = page.locator(".bank-lines").inner_text()
+    assert f"Ann rolled {faces}: {game}. Bonus: everyone pays Ann 1." in lines, lines
+    assert "Left out of its payments, cashed out: Eve." in lines, lines
+    bonus = {r.get_attribute("data-player"): r.locator("td.net").inner_text()
+             for r in page.locator("table.standings tbody tr").all()}
+    assert bonus == {"Ann": "+3", "Ben": "-1", "Cat": "-1", "Dan": "-1", "Eve": "0"}, bonus
+    axe.check(page, "bonus round, rolled, eve left out")
+
+
+def counts(phone: Phone, axe: Axe) -> None:
+    page = phone.page
+    phone.link("Bank")
+    for name, chips in COUNTS.items():
+        if name != "Eve":  # counted when she left
+            cash_out(phone, name, chips)
+    main = phone.main()
+    assert "The bank balances." in main, main[:1500]
+    results = [page.locator(f'form.bank-player[data-player="{n}"] [data-result]').inner_text() for n in NAMES]
+    assert results == [f"{RESULTS[n]:+d}" if RESULTS[n] else "0" for n in NAMES], results
+    assert sorted(page.locator(".bank-plan li").all_inner_texts()) == PLAN
+    axe.check(page, "bank, everyone counted")
+
+
+def settle_up(phone: Phone, axe: Axe, eve, wait_until) -> None:  # type: ignore[no-untyped-def]
+    """The report offers the bank's plan, each with *Mark paid*; Dan pays Eve; Eve's phone shows it."""
+    page = phone.page
+    phone.link("Report")
+    offered = sorted(
+        f"{li.get_attribute('data-payer')} pays {li.get_attribute('data-payee')} {li.get_attribute('data-chips')} chips "
+        f"({li.locator('.amount').inner_text().strip()})"
+        for li in page.locator("ol.payments li.payment").all()
+    )
+    assert offered == PLAN, offered
+    assert page.get_by_role("button", name="Mark paid").count() == 3
+    for name in NAMES:  # each player's net, chips and money (0.25 € a chip)
+        row = page.locator(f'table.net-table tbody tr[data-player="{name}"]')
+        assert row.locator("td").nth(0).inner_text().replace("−", "-") == f"{RESULTS[name]:+d}"
+        assert row.locator("td").nth(1).inner_text().replace("−", "-") == MONEY[name]
+    axe.check(page, "report")
+    dan_eve = page.locator('li.payment[data-payer="Dan"][data-payee="Eve"]')
+    with page.expect_navigation(wait_until="load"):  # Mark paid asks first (a warning, not a refusal)
+        dan_eve.get_by_role("button", name="Mark paid").tap()
+    assert page.locator("form.confirm .flash.warn").inner_text() == "Confirm: Dan paid Eve 1.00 €?"
+    axe.check(page, "report, confirm a payment")
+    phone.tap(page.get_by_role("button", name="Yes, Dan paid Eve"), "report, dan paid eve")
+    assert page.locator('li.payment.paid[data-payer="Dan"][data-payee="Eve"]').count() == 1
+    wait_until(lambda: eve.locator('.paid-mark[data-paid="Dan"]').count() == 1, LIVE_WITHIN, "eve's phone shows it paid")
+    mine = text_of(eve, "#live section.mine")
+    assert "you received 1.00 € (4 chips) from Dan Paid ✓" in mine, mine
+    axe.check(page, "report, a payment marked paid")
+
+
 def test_a_mixed_night_from_the_home_page_to_the_settle_up(live_server, new_phone, shots, problems, wait_until):
     started = time.monotonic()
     axe = Axe(shots)
@@ -303,4 +450,25 @@ def test_a_mixed_night_from_the_home_page_to_the_settle_up(live_server, new_phon
     play_tips(phone, axe)
     play_high_card(phone, axe)
     play_nasdaq(phone, axe, problems)
+    bank_and_a_cash_out_refusal(phone, axe, problems)
+    play_poker(phone, axe)
+    bonus_round(phone, axe)
+    counts(phone, axe)
+    settle_up(phone, axe, eve, wait_until)
+    axe.check(eve, "eve's phone, settled")
+
+    # the players' link replaced: Eve's phone says so at its top, the standings no longer live
+    phone.link("Table")
+    phone.tap(page.get_by_role("link", name="Players' link"), "share page, at the end")
+    page.get_by_label("Replace a link").select_option("viewer")
+    phone.button("Make a new link", "share page, the players' link replaced")
+    note = eve.locator("p.stale")
+    wait_until(note.is_visible, LIVE_WITHIN, "eve's phone: the link was replaced")
+    assert note.inner_text() == "This link was replaced: ask the scorekeeper for the new QR code."
+    eve.evaluate("window.scrollTo(0, 0)")
+    assert box_of(note)["y"] + box_of(note)["height"] <= box_of(eve.locator("table.standings"))["y"]
+    assert "not-live" in (eve.locator("#live").get_attribute("class") or "")
+    axe.check(eve, "eve's phone, the link replaced")
+    problems.seen[:] = [p for p in problems.seen if not re.search(r"status of 404|/live", p)]  # the old link: gone
+    assert not axe.failures, "\n".join(axe.failures)
     print(f"\nthe mixed night took {time.monotonic() - started:.1f} s of wall time")
