@@ -46,12 +46,40 @@ of nets is in seat order (Ann, Ben, Cat, Dan, Eve) and adds up to 0 with what is
    The night: −15, +10, +20, −18, +3.
 5th game, NASDAQ, from Dealer's choice, all five, ante 1, sale limit 5; Ben deals.
    Deal 1: antes, pot 5; Cat bids 2 for the first sale (pot 7).  A sale of Dan's card with Dan
-   as the buyer too (a slip) is refused: nothing recorded.  Then Ann buys Dan's card for 12,
+   as the buyer too (a slip) is refused: nothing recorded.  (A sale over the limit is not
+   refused: RULES-POKER.md sends half the excess to the pot.)  Then Ann buys Dan's card for 12,
    over the limit of 5: the excess, 7, is halved, the odd chip to the pot: 4 to the pot (11),
-   12 − 4 = 8 to Dan.  The pot, 11, is split high-low: high Ann, low Eve: the odd chip to
-   high, 6 and 5.  Ann −1 − 12 + 6 = −7, Ben −1, Cat −1 − 2 = −3, Dan −1 + 8 = +7,
+   12 − 4 = 8 to Dan.  The pot, 11, is split high-low: high Ann, low Eve, the odd chip to
+   high: 6 and 5.  Ann −1 − 12 + 6 = −7, Ben −1, Cat −1 − 2 = −3, Dan −1 + 8 = +7,
    Eve −1 + 5 = +4.
-   The night: −22, +9, +17, −11, +11 ... see NIGHT_AFTER below for each step's figures.
+   The night: −22, +9, +17, −11, +7.
+The bank, NASDAQ still at the table (its 2nd deal, Cat's, not recorded yet): the table's Bank,
+   *Everyone buys in* with 100 prefilled (500 out); the night is on the counts from there, with
+   no switch touched.  Ann rebuys 20 (520 out: Ann bought 120, the others 100).  Eve means to
+   leave: counted 107 (100 + her +7) and cashed out.  NASDAQ's 2nd deal: "Dan won" would take
+   Eve's ante out of her counted stack: refused, with how to go on.  As it says: Eve's cash-out
+   cancelled on the Bank page, "Dan won" again: the pot of 5 antes, Dan −1 + 5 = +4, the
+   others −1.
+   The night (the tally): −23, +8, +16, −7, +6.
+6th game, Poker with real betting, from Dealer's choice, all five; Dan deals (NASDAQ's 3rd
+   deal was his).  Starting it closes NASDAQ with nothing in its pot.  Two deals played (Dan's,
+   Eve's): the chips move on the table, the app records none of them.  Say the poker moved
+   Ann +8, Ben −3, Cat −3, Dan 0, Eve −2 (0 in all).  Eve leaves now: counted
+   100 + 6 − 2 = 104, cashed out.
+The Bonus Round: a grid whose 36 cells each pay the roller 1 from everyone ("everyone pays the
+   dealer 1"), so the payment is known whatever the dice; the roller is Ann (the next dealer);
+   Eve, cashed out, is left out: Ann gets 1 from each of Ben, Cat and Dan: +3, −1, −1, −1, 0.
+   The night (the tally): −20, +7, +15, −8, +6.
+The counts: bought + the tally + what the poker moved: Ann 120 − 20 + 8 = 108,
+   Ben 100 + 7 − 3 = 104, Cat 100 + 15 − 3 = 112, Dan 100 − 8 + 0 = 92, Eve 104;
+   108 + 104 + 112 + 92 + 104 = 520 = bought: the bank balances.  (With a betting game in the
+   night only the balance is checked, not each count against the tally.)
+The results (counted − bought): Ann 108 − 120 = −12 (−3.00 €), Ben +4 (1.00 €), Cat +12
+   (3.00 €), Dan −8 (−2.00 €), Eve +4 (1.00 €); 0 in all.  The fewest payments: three, as
+   {Ann, Cat} and {Ben, Dan, Eve} each add up to 0, the only such split (Ann's −12 needs +12 from
+   the others: Cat's 12; Ben + Eve = 8, Cat + Dan = 4, Ben + Cat + Dan = 8, …; only Cat, or
+   everyone): Ann pays Cat 12 chips (3.00 €); Dan pays Ben 4 (1.00 €) and Eve 4 (1.00 €).  Dan pays Eve, marked paid: Eve's phone shows it paid.
+Then the scorekeeper replaces the players' link: Eve's phone says so at its top.
 """
 
 from __future__ import annotations
