@@ -92,7 +92,7 @@ import pytest
 from browser.phone import Phone, TableScreen, box_of, start_night
 from browser.test_accessibility import Axe, forgive_error_status
 from browser.test_bank import player_form
-from browser.test_nap_night import pool_shown, submit, tap_toggle, text_of
+from browser.test_nap_night import pool_shown, tap_toggle, text_of
 from browser.test_poker_night import guarded_double_tap
 from browser.test_pots_night import PotsScreen
 
@@ -216,10 +216,12 @@ def play_pool_nap(phone: Phone, axe: Axe) -> None:
     axe.check(page, "table, pool nap after two deals")
 
 
-def dealers_choice(phone: Phone, offer: str) -> None:
+def dealers_choice(phone: Phone, offer: str, axe: Axe | None = None) -> None:
     """The table's *Dealer's choice*, then the game by the name the group plays it under."""
     page = phone.page
     phone.link("Dealer's choice")
+    if axe is not None:
+        axe.check(page, "dealer's choice")
     phone.tap(page.locator("ul.offers a").filter(has_text=re.compile(rf"^{re.escape(offer)}$")), f"choice, {offer}")
     assert page.locator("form.next-game h2").inner_text() == offer
 
@@ -230,7 +232,7 @@ def ticked(page) -> list[str]:  # type: ignore[no-untyped-def]
 
 def play_tips(phone: Phone, axe: Axe) -> None:
     page = phone.page
-    dealers_choice(phone, "Tips to the Fat One")
+    dealers_choice(phone, "Tips to the Fat One", axe)
     assert ticked(page) == ["Dan", "Eve"]  # the next dealer and his left
     page.get_by_label("Tips to the Fat One: pot A").fill("2")
     page.get_by_label("pot B", exact=True).fill("3")
@@ -254,6 +256,7 @@ def play_high_card(phone: Phone, axe: Axe) -> None:
     assert ticked(page) == NAMES
     assert page.get_by_label("First dealer").input_value() == "Eve"  # the deal Tips passes on
     page.get_by_label("Ante (chips from each player every deal)", exact=True).fill("1")
+    axe.check(page, "next game, high card")
     phone.button("Start this game", "high card started")
     t = PotsScreen(page, phone.shots)
     assert t.prompt == "Deal 1: Eve deals. Who won the pot?"
@@ -406,6 +409,8 @@ def bonus_round(phone: Phone, axe: Axe) -> None:
 
 def counts(phone: Phone, axe: Axe) -> None:
     page = phone.page
+    assert {name: COUNTS[name] - BOUGHT[name] for name in NAMES} == RESULTS  # the expectations agree
+    assert sum(COUNTS.values()) == sum(BOUGHT.values()) == 520  # the bank balances
     phone.link("Bank")
     for name, chips in COUNTS.items():
         if name != "Eve":  # counted when she left
