@@ -450,6 +450,21 @@ def settle_up(phone: Phone, axe: Axe, eve, wait_until) -> None:  # type: ignore[
     mine = text_of(eve, "#live section.mine")
     assert "you received 1.00 € (4 chips) from Dan Paid ✓" in mine, mine
     axe.check(page, "report, a payment marked paid")
+    # Eve's page: each game as it closed, then the bank's line (each result less the games:
+    # Ann −12 + 23 = +11, Ben 4 − 8 = −4, Cat 12 − 16 = −4, Dan −8 + 7 = −1, Eve 4 − 6 = −2:
+    # the poker and the Bonus Round's payments, paid in chips at the table): they add up to the
+    # standings above them
+    games = [" ".join(li.inner_text().split()) for li in eve.locator("section.tonight li[data-night-game]").all()]
+    assert [g.split(" · ")[1].split(" Un")[0] for g in games] == [
+        "Ann -15, Ben 0, Cat +5, Dan +5, Eve +5",  # Napalm, its pot given back
+        "Ann +2, Ben +2, Cat +17, Dan -23, Eve +2",  # Pool Nap, its pool given back
+        "Dan +2, Eve -2",  # Tips to the Fat One
+        "Ann -2, Ben +8, Cat -2, Dan -2, Eve -2",  # High Card
+        "Ann -8, Ben -2, Cat -4, Dan +11, Eve +3",  # NASDAQ's two deals
+        "Ann 0, Ben 0, Cat 0, Dan 0, Eve 0",  # the poker: the app records no chips
+    ], games
+    bank_line = " ".join(eve.locator("section.tonight .night-ledger-line").inner_text().split())
+    assert bank_line == "The bank · Ann +11, Ben -4, Cat -4, Dan -1, Eve -2", bank_line
 
 
 def test_a_mixed_night_from_the_home_page_to_the_settle_up(live_server, new_phone, shots, problems, wait_until):
