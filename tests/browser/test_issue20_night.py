@@ -89,7 +89,7 @@ import time
 
 import pytest
 
-from browser.phone import Phone, TableScreen, box_of, start_night
+from browser.phone import Phone, TableScreen, box_of, save_a_bonus_grid_that_always_pays_the_dealer, start_night
 from browser.test_accessibility import Axe, forgive_error_status
 from browser.test_bank import player_form
 from browser.test_nap_night import pool_shown, tap_toggle, text_of
@@ -100,7 +100,6 @@ pytestmark = pytest.mark.browser
 
 NAMES = ["Ann", "Ben", "Cat", "Dan", "Eve"]
 GRID_GAMES = ["Napalm", "High Card", "NASDAQ"]
-ALL_CELLS = " ".join(f"{r}-{c}" for r in range(1, 7) for c in range(1, 7))
 #: the chips each hands back, worked out in the module's docstring
 COUNTS = {"Ann": 108, "Ben": 104, "Cat": 112, "Dan": 92, "Eve": 104}
 EVE_COUNT = COUNTS["Eve"]
@@ -384,12 +383,7 @@ def bonus_round(phone: Phone, axe: Axe) -> None:
     phone.link("Bank")
     cash_out(phone, "Eve", EVE_COUNT)
     phone.link("Bonus Round")
-    phone.tap(page.get_by_role("link", name="Fill a 6×6 grid (two dice)"), "bonus grid")
-    page.get_by_label(re.compile(r"^Quick fill")).fill("\n".join(GRID_GAMES))
-    page.get_by_label("Bonus cells: everyone pays the dealer").fill(ALL_CELLS)
-    page.locator('input[name="bonus_chips"]').fill("1")
-    axe.check(page, "bonus grid, filled")
-    phone.button("Save the grid", "bonus grid saved")
+    save_a_bonus_grid_that_always_pays_the_dealer(phone, GRID_GAMES, axe)
     assert "Eve has cashed out: a roll leaves them out of its payments" in phone.main()
     assert page.get_by_label("Who rolls (the dealer)").input_value() == "Ann"  # poker's next dealer
     phone.button("Roll 2 dice", "bonus round rolled")
