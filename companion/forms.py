@@ -145,6 +145,9 @@ class NextGameForm(ActionForm):
     """Start the night's next game: which, who plays it, who deals first; its rules are mixed in per game."""
 
     game = SelectField("Game", choices=[])
+    #: the game whose rules the page showed: a submit that picked another game shows that one's instead
+    rules_of = HiddenField()
+    show_rules = SubmitField("Show its rules")
     players = MultiCheckboxField("Who plays", choices=[], validate_choice=True)
     first_dealer = SelectField("First dealer", choices=[])
     submit = SubmitField("Start this game")
@@ -184,6 +187,9 @@ class NightBaseForm(KnownFieldsOnly, StartForm):
     """
 
     game = HiddenField(default="napalm")  # the first game's short name (the page's picker sets it)
+    #: the game whose rules the page showed: a submit that picked another game shows that one's instead
+    rules_of = HiddenField()
+    show_rules = SubmitField("Show its rules")
     name = StringField("Name of the night", validators=[Optional(), Length(max=80), readable])
     seat_1 = StringField("Seat 1", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
     seat_2 = StringField("Seat 2", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
@@ -266,7 +272,7 @@ def night_form_class(rules_fields: type) -> type[NightBaseForm]:
 
 class ImportForm(KnownFieldsOnly, StartForm):
     file = FileField(
-        "Hand-history file (.json)",
-        validators=[FileRequired("choose a file"), FileAllowed(["json"], "a hand-history file ends in .json")],
+        "Night file (.json)",
+        validators=[FileRequired("choose a file"), FileAllowed(["json"], "a night file ends in .json")],
     )
     name = StringField("Name of the night", validators=[Optional(), Length(max=80), readable])

@@ -70,6 +70,8 @@ class Night(db.Model):  # type: ignore[name-defined]
 
     @property
     def current_game(self) -> Game:
+        """The last game started.  A game can be taken back (an event, not a row: issue 20, item 5),
+        so the game at the table is ``services.play_for(night).current``; ask that one."""
         return self.games[-1]
 
 

@@ -23,6 +23,8 @@ from .games.base import seat_order, validate_names
 
 MIN_SEATED = 2
 MAX_SEATED = 7
+#: what a game taken back says where the night lists its games
+TAKEN_BACK_NOTE = "Taken back: started by mistake, nothing recorded in it."
 
 
 def validate_seating(players: Sequence[str]) -> tuple[str, ...]:
@@ -92,13 +94,24 @@ class PlayedGame:
     game: GameKind
     rules: Any
     state: GameState
+    #: started by mistake and taken back before anything was recorded in it (see NightPlay.take_back)
+    taken_back: bool = False
 
     @property
     def title(self) -> str:
         return title_of(self.setup.kind, self.setup.rules)
 
     def close(self) -> GameClosing:
+        if self.taken_back:  # nothing was recorded in it: it moves no chip
+            return GameClosing(net={name: 0 for name in self.setup.players}, note=TAKEN_BACK_NOTE)
         return self.game.close(self.state, self.rules)
+
+    def stopping(self) -> str:
+        """What stopping this game now does with its pot or pool, in numbers, as a sentence
+        ("Napalm stops: Unfinished game: pot of 4 chips; … returned (Ann 1, …)"): said before
+        the next game starts and again when it has (issue 20, item 6)."""
+        note = self.close().note
+        return f"{self.title} stops: {note}" if note else f"{self.title} stops with nothing left in its pot."
 
 
 @dataclass
@@ -116,7 +129,37 @@ class NightPlay:
 
     @property
     def current(self) -> PlayedGame:
-        return self.games[-1]
+        """The game at the table: the last one started and not taken back."""
+        return self.played()[-1]
+
+    def played(self) -> list[PlayedGame]:
+        """The night's games in order, less those taken back (started by mistake)."""
+        return [played for played in self.games if not played.taken_back]
+
+    def verify_take_back(self, number: int) -> PlayedGame:
+        """The game ``number`` as it would be taken back; IllegalAction when it cannot be.
+
+        Only the game at the table, only when a game of the night is before it (the first
+        game is changed on the setup screen before play), and only while nothing recorded in
+        it counts (an undone record does not): taking it back then changes no chip, and the
+        game before it is at the table again exactly as it was (issue 20, item 5).
+        """
+        current = self.current
+        if number != current.number:
+            raise IllegalAction("only the game at the table can be taken back (another game started since?)")
+        if len(self.played()) < 2:
+            raise IllegalAction("the night's first game cannot be taken back")
+        if current.game.live_actions(current.state):
+            raise IllegalAction(
+                f"{current.title} has records: undo them first, then take the game back"
+            )
+        return current
+
+    def take_back(self, number: int) -> PlayedGame:
+        """Take back game ``number``, started by mistake: the game before it is at the table again."""
+        played = self.verify_take_back(number)
+        played.taken_back = True
+        return played
 
     def verify_start(self, setup: GameSetup) -> PlayedGame:
         """The game ``setup`` would start next; IllegalAction when it cannot."""
@@ -140,10 +183,14 @@ class NightPlay:
         """A stored event of game ``number`` as that game's action."""
         return self.game(number).game.from_event(kind, payload)
 
-    def push(self, number: int, kind: str, payload: Mapping[str, Any]) -> Any:
-        """Fold one stored event into game ``number``; returns the game's record."""
+    def push(self, number: int, kind: str, payload: Mapping[str, Any], seq: int | None = None) -> Any:
+        """Fold one stored event into game ``number``; returns the game's record.
+
+        ``seq`` is the event's number in the night: the game's record is shown by it (one
+        numbering for the whole night: issue 20, item 11).
+        """
         played = self.game(number)
-        return played.state.push(played.game.from_event(kind, payload))
+        return played.state.push(played.game.from_event(kind, payload), seq)
 
     def closings(self) -> list[GameClosing]:
         return [played.close() for played in self.games]
@@ -168,7 +215,7 @@ class NightPlay:
         """Whether the app records every chip of every game tonight (a game kind says otherwise with
         ``records_chips = False``: poker with real betting); only then can chip counts be checked
         player by player against the tally."""
-        return all(getattr(played.game, "records_chips", True) for played in self.games)
+        return all(getattr(played.game, "records_chips", True) for played in self.played())
 
     def left_in_pot(self, closings: Sequence[GameClosing] | None = None) -> dict[str, int]:
         """Per player: chips of theirs left in the middle for the next night, less chips of theirs the
@@ -192,5 +239,5 @@ class NightPlay:
             for name, value in vars(played.state).items():
                 if isinstance(value, (list, dict, set)):
                     setattr(state, name, value.copy())
-            games.append(PlayedGame(played.number, played.setup, played.game, played.rules, state))
+            games.append(PlayedGame(played.number, played.setup, played.game, played.rules, state, played.taken_back))
         return NightPlay(self.seated, games)

@@ -30,7 +30,7 @@ FORMAT = "companion-night/2"
 _TOP_KEYS = {"format", "name", "players", "money", "games", *night_ledger.FILE_KEYS}
 _MONEY_KEYS = {"chip_value", "currency"}
 MAX_CHIP_VALUE = storable.MAX_CHIP_VALUE
-_GAME_KEYS = {"game", "players", "first_dealer", "rules", "carried_in"}
+_GAME_KEYS = {"game", "players", "first_dealer", "rules", "carried_in", "taken_back"}
 
 
 class NightFileError(RecordError):
@@ -118,7 +118,9 @@ def from_dict(data: Any) -> NightFile:
         )
     except IllegalAction as error:
         raise NightFileError(str(error)) from None
-    records = sum(len(p.game.live_actions(p.state)) for p in play.games) + len(play.games) - 1 + len(ledger_events)
+    taken_back = sum(1 for p in play.games if p.taken_back)
+    records = (sum(len(p.game.live_actions(p.state)) for p in play.games) + len(play.games) - 1 + taken_back
+               + len(ledger_events))
     if records > storable.MAX_RECORDS:
         raise NightFileError(f"the file's games make {records:,} records; a night holds at most {storable.MAX_RECORDS:,}")
     return NightFile(name, play, money, ledger_events=tuple(ledger_events))
@@ -174,6 +176,13 @@ def _play_game(play: NightPlay, index: int, entry: Any) -> None:
         game.read_records(played.state, entry.get(game.records_key, []))
     except (RecordError, IllegalAction) as error:
         raise NightFileError(f"{where}: {error}") from None
+    if "taken_back" in entry:  # started by mistake and taken back (docs/night-file.md)
+        if entry["taken_back"] is not True:
+            raise NightFileError(f"{where}: 'taken_back' must be true, or left out")
+        try:
+            play.take_back(played.number)
+        except IllegalAction as error:
+            raise NightFileError(f"{where}: 'taken_back': {error}") from None
 
 
 def _carried_in(where: str, raw: Any) -> dict[str, int] | None:
@@ -212,6 +221,8 @@ def to_dict(
         if setup.carried_in:
             entry["carried_in"] = dict(setup.carried_in)
         entry[played.game.records_key] = played.game.write_records(played.state)
+        if played.taken_back:
+            entry["taken_back"] = True
         games.append(entry)
     document["games"] = games
     if ledger is not None:
@@ -239,6 +250,8 @@ def replay_summary(night: NightFile) -> dict[str, Any]:
     games = []
     for played, closing in zip(play.games, closings):
         entry: dict[str, Any] = {"game": played.setup.kind, "net_chips": closing.net}
+        if played.taken_back:
+            entry["taken_back"] = True
         entry.update(played.game.replay_extras(played.state))
         if closing.carried:
             entry["carried"] = closing.carried

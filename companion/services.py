@@ -42,6 +42,9 @@ from .night import GameSetup, NightPlay, set_up_game, validate_seating
 
 #: The event that starts the next game of a night (tagged with that game).
 GAME_STARTED = "game"
+#: The event that takes back a game started by mistake, with nothing recorded in it (a night
+#: event, no game's: ``{"position": n, "kind": its kind}``; docs/night-file.md)
+GAME_TAKEN_BACK = "game_taken_back"
 
 #: 32 random bytes: 43 URL-safe characters, 256 bits, far beyond guessing.
 KEY_BYTES = 32
@@ -173,7 +176,7 @@ def settings_of(night: Night) -> hh.Settings:
     return hh.Settings(
         chip_value=Decimal(night.chip_value or 0),
         currency=night.currency or "",
-        unfinished_pot=str(night.current_game.rules.get("unfinished_pot", "return_antes")),
+        unfinished_pot=str(play_for(night).current.setup.rules.get("unfinished_pot", "return_antes")),
     )
 
 
@@ -188,8 +191,10 @@ def _games_of(night_id: int) -> list[Game]:
 def _apply(play: NightPlay, event: Event, positions: Mapping[int, int]) -> None:
     if event.kind == GAME_STARTED:
         play.start(_setup_from_payload(event.payload))
+    elif event.kind == GAME_TAKEN_BACK:
+        play.take_back(event.payload["position"])
     elif event.game_id is not None:
-        play.push(positions[event.game_id], event.kind, event.payload)
+        play.push(positions[event.game_id], event.kind, event.payload, event.seq)
 
 
 def play_for(night: Night) -> NightPlay:
@@ -593,11 +598,10 @@ def record(
     The action is written as the event of the game at the table when the form was
     shown; had another game started since, the version says so (StaleTable).
     """
-    game = db.session.scalar(
-        select(Game.kind).where(Game.night_id == night_id).order_by(Game.position.desc()).limit(1)
-    )
-    if game is None:
+    night = db.session.get(Night, night_id)
+    if night is None:
         raise IllegalAction("this night does not exist")
+    game = play_for(night).current.setup.kind  # the game at the table (a game taken back is not)
     kind, payload = GAMES[game].to_event(action)
     return _append(night_id, kind, payload, expected_version, request_key, recorded_by)
 
@@ -671,6 +675,8 @@ def _append_locked(
             bank_service.refuse_moving_cashed_out(night, current.state, action)
         elif kind == GAME_STARTED:
             summary = _verify_start(play, payload)
+        elif kind == GAME_TAKEN_BACK:
+            summary = _verify_take_back(play, payload)
         else:
             summary = _verify_ledger_event(night, kind, payload)
     except IllegalAction:
@@ -741,9 +747,11 @@ def _append_locked(
             # the cached fold is at the version this action was verified at: advance it
             try:
                 if at_table:
-                    cached[1].push(current.number, kind, payload)
+                    cached[1].push(current.number, kind, payload, seq)
                 elif kind == GAME_STARTED:
                     cached[1].start(_setup_from_payload(payload))
+                elif kind == GAME_TAKEN_BACK:
+                    cached[1].take_back(payload["position"])
                 _cache[night_id] = (seq, cached[1])
             except IllegalAction:  # pragma: no cover - the same fold as the verified copy
                 _cache.pop(night_id, None)
@@ -785,6 +793,8 @@ def summary_of(night: Night, seq: int) -> str:
         return ""
     if event.kind == GAME_STARTED:
         return describe_game_start(event.payload)
+    if event.kind == GAME_TAKEN_BACK:
+        return describe_take_back(event.payload, play_for(night).games)
     if event.game_id is None:
         return describe_ledger_event(event.kind, event.payload)
     # the record's place in its game's log: how many of that game's events came up to it
@@ -804,11 +814,44 @@ def describe_game_start(payload: Mapping[str, Any]) -> str:
     return f"Game {payload.get('position')} of the night: {title} starts, {payload.get('first_dealer')} deals."
 
 
+def take_back_game(
+    night_id: int, position: int, expected_version: int, request_key: str | None = None,
+    recorded_by: str = "scorekeeper",
+) -> Recorded:
+    """Take back the game at the table, started by mistake with nothing recorded in it: an event,
+    like every correction (its row and its start stay); the game before it is at the table again."""
+    night = db.session.get(Night, night_id)
+    if night is None:
+        raise IllegalAction("this night does not exist")
+    game = night.games[position - 1].kind if 0 < position <= len(night.games) else ""
+    return _append(night_id, GAME_TAKEN_BACK, {"position": position, "kind": game}, expected_version,
+                   request_key, recorded_by)
+
+
+def describe_take_back(payload: Mapping[str, Any], games: Sequence[Any]) -> str:
+    """What the night says of a game taken back: "Game 2 of the night (Nap) taken back: … Napalm is at the table again, as it was." """
+    position = payload.get("position")
+    title = title_of(str(payload.get("kind", "")), None)
+    before = [g for g in games if isinstance(position, int) and g.number < position and not g.taken_back]
+    again = f" {before[-1].title} is at the table again, as it was." if before else ""
+    return f"Game {position} of the night ({title}) taken back: started by mistake, nothing recorded in it.{again}"
+
+
+def _verify_take_back(play: NightPlay, payload: Mapping[str, Any]) -> str:
+    position = payload.get("position")
+    if isinstance(position, bool) or not isinstance(position, int):
+        raise IllegalAction("say which game to take back")
+    played = play.verify_take_back(position)
+    if payload.get("kind") != played.setup.kind:
+        raise IllegalAction("another game is at the table since this screen was shown")
+    return describe_take_back(payload, play.games)
+
+
 def _verify_start(play: NightPlay, payload: Mapping[str, Any]) -> str:
     if payload.get("position") != len(play.games) + 1:
         raise IllegalAction("another game started since this screen was shown")
     play.verify_start(_setup_from_payload(payload))
-    return describe_game_start(payload)
+    return f"{describe_game_start(payload)} {play.current.stopping()}"  # what became of the last game's pot
 
 
 def _verify_ledger_event(night: Night, kind: str, payload: dict[str, Any]) -> str:
@@ -833,6 +876,8 @@ def describe_ledger_event(kind: str, payload: dict[str, Any]) -> str:
         return f"{payload['payer']} paid {payload['payee']} {payload['chips']} chips (settle-up)."
     if kind == GAME_STARTED:
         return describe_game_start(payload)
+    if kind == GAME_TAKEN_BACK:
+        return describe_take_back(payload, ())
     from . import bank_service
 
     return bank_service.describe(kind, payload)
@@ -887,6 +932,9 @@ def import_history(
                 night.games.append(game)
                 events.append(Event(game=game, kind=GAME_STARTED,
                                     payload={**played.setup.as_dict(), "position": played.number}))
+                if played.taken_back:  # nothing recorded in it: its start, then its taking back
+                    events.append(Event(kind=GAME_TAKEN_BACK,
+                                        payload={"position": played.number, "kind": played.setup.kind}))
             for action in played.game.live_actions(played.state):
                 kind, payload = played.game.to_event(action)
                 events.append(Event(game=game, kind=kind, payload=payload))

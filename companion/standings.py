@@ -101,6 +101,13 @@ class Standings:
     #: what the night's own ledger adds beside the games, counted in every net above: (its title,
     #: (player, chips) in seat order), so the night's games and it add up to the standings
     extra_line: tuple[str, tuple[tuple[str, int], ...]] | None = None
+    #: the night's number of each recent record (and of the record an undo among them undid), by
+    #: the game's own seq: one numbering across the night (issue 20, item 11)
+    numbers: Mapping[int, int] | None = None
+
+    def number(self, seq: int) -> int:
+        """The number the night shows record ``seq`` of the game at the table by."""
+        return (self.numbers or {}).get(seq, seq)
 
     @property
     def carried_total(self) -> int:
@@ -146,6 +153,13 @@ class Standings:
                 lines.append(("receive", p.payer, p.chips, done))
         return lines
 
+
+
+def numbers_of(state: Any, records: Sequence[Any]) -> dict[int, int]:
+    """The night's number of each of ``records`` and of each record an undo among them undid."""
+    number_of = getattr(state, "number_of", None)
+    seqs = {seq for r in records for seq in (r.seq, getattr(r, "voids", None)) if seq}
+    return {seq: number_of(seq) if number_of is not None else seq for seq in seqs}
 
 def standings(
     table: Table,
@@ -223,6 +237,7 @@ def standings(
         games=tuple((g.number, g.winner, g.pot) for g in position.games),
         recent=tuple(reversed(log[-recent:])),
         voided=voided,
+        numbers=numbers_of(table, log[-recent:]),
         chip_value=chip_value,
         currency=currency,
         closing=closing,
@@ -294,6 +309,7 @@ def game_standings(
         version=version, game=1, hand=0, stage=0, stage_title="", phase="", prompt=view.prompt, dealer=dealer,
         pot=0, tokens_to_win=0, antes_this_hand=False, players=lines, order=players, yes=(), games=(),
         recent=tuple(reversed(log[-recent:])) if recent else (), voided=frozenset(state.voided),
+        numbers=numbers_of(state, log[-recent:] if recent else ()),
         chip_value=chip_value, currency=currency, closing=None,  # type: ignore[arg-type]
         plan=settle_up(night_net), night_games=night_games, sitting_out=sitting_out,
         kind=kind, parts=parts, view=view,

@@ -140,6 +140,29 @@
     form.addEventListener("input", relabel);
   });
 
+  // The game lists (First game on the home page, Game on the next-game screen): picking a game
+  // puts its own rules under the list at once, so the rules shown are always the picked game's
+  // (issue 20, item 5).  Without JavaScript, or before they arrive, the server shows them
+  // instead of starting anything: the form says whose rules it showed (rules_of).
+  document.querySelectorAll("select[data-pick-game]").forEach(pickGame);
+  function pickGame(select) {
+    var form = select.closest("form");
+    select.addEventListener("change", function () {
+      var shown = form.querySelector(".rules-of"), kind = select.value;
+      if (!shown || shown.getAttribute("data-rules-of") === kind) return;
+      shown.setAttribute("aria-busy", "true");
+      fetch(select.getAttribute("data-pick-game") + "?game=" + encodeURIComponent(kind), {credentials: "same-origin"})
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (html) {
+          if (!html || select.value !== kind) return;  // picked again since: that fetch puts its rules
+          var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("form .rules-of");
+          if (fresh && fresh.getAttribute("data-rules-of") === kind) shown.replaceWith(document.importNode(fresh, true));
+        })
+        .catch(function () {})
+        .then(function () { shown.removeAttribute("aria-busy"); });
+    });
+  }
+
   // A tie among some: with others ticked, "Ben won" records Ben and them tied; say so on the button.
   document.querySelectorAll("fieldset.tie").forEach(function (tie) {
     var form = tie.closest("form");
@@ -215,6 +238,12 @@
       return c.slice(0, -1).replace(/^10$/, "T").toUpperCase() + (symbols[suit] || suit.toUpperCase());
     });
   }
+  // A card button's name as a screen reader says it: "8 of spades", not "8s" (issue 20, item 14).
+  function cardName(rank, suit) {
+    var ranks = {T: "10", J: "Jack", Q: "Queen", K: "King", A: "Ace"};
+    var suitNames = {s: "spades", h: "hearts", d: "diamonds", c: "clubs"};
+    return (ranks[rank] || rank) + " of " + suitNames[suit];
+  }
   document.querySelectorAll(".picker").forEach(function (picker) {
     var form = picker.closest("form"), inputs = Array.prototype.slice.call(form.querySelectorAll(".cardinput"));
     var whose = form.querySelector(".whose"), note = form.querySelector(".picking"), choose = form.querySelector(".whose-pick");
@@ -239,7 +268,8 @@
       ranks.slice().reverse().forEach(function (r) {
         var b = document.createElement("button");
         b.type = "button"; b.className = s[0]; b.textContent = r + s[1];
-        b.setAttribute("aria-pressed", "false"); b.setAttribute("aria-label", r + s[0]);
+        b.setAttribute("aria-pressed", "false"); b.setAttribute("data-card", r + s[0]);
+        b.setAttribute("aria-label", cardName(r, s[0]));
         b.addEventListener("click", function () {
           var code = (r + s[0]).toUpperCase(), cards = parse(current.value);
           if (owner(code) && owner(code) !== current) return;  // another player's card
@@ -259,7 +289,7 @@
     function count(i) { return parse(i.value).length + " of " + need(i); }
     function mark() {
       picker.querySelectorAll("button").forEach(function (b) {
-        var who = owner(b.getAttribute("aria-label").toUpperCase());
+        var who = owner(b.getAttribute("data-card").toUpperCase());
         b.setAttribute("aria-pressed", who ? "true" : "false");
         b.disabled = !!who && who !== current;
       });

@@ -85,7 +85,7 @@ class GameState(Protocol):
 
     def is_legal(self, action: Any) -> bool: ...
 
-    def push(self, action: Any) -> Any: ...
+    def push(self, action: Any, number: int | None = None) -> Any: ...
 
     def can_void(self) -> bool: ...
 
@@ -153,6 +153,11 @@ class GameKind(Protocol):
 
     def next_dealer(self, state: GameState) -> str:
         """Who deals next if play goes on (in the night's next game, or the next night)."""
+
+
+def chips_text(count: int) -> str:
+    """A number of chips as a sentence says it: "1 chip", "4 chips" (never "1 chips")."""
+    return f"{count} chip{'' if abs(count) == 1 else 's'}"
 
 
 def seat_order(seated: Sequence[str], chosen: Sequence[str]) -> tuple[str, ...]:

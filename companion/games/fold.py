@@ -42,6 +42,8 @@ class FoldTable(Generic[P, R]):
         # (seq of a live action, the position before it): the undo stack
         self._live: list[tuple[int, P]] = []
         self._voided: dict[int, int] = {}
+        # the number each record has in the night, when a night numbers them (see :meth:`number_of`)
+        self._numbers: list[int] = []
 
     # --- what a game says -----------------------------------------------------------
 
@@ -84,6 +86,12 @@ class FoldTable(Generic[P, R]):
         """seq of each voided record → seq of the Void that undid it."""
         return dict(self._voided)
 
+    def number_of(self, seq: int) -> int:
+        """The number record ``seq`` is shown by: the night's number of its event (one numbering
+        across the night, the bank's included: issue 20, item 11), or ``seq`` itself in a game
+        played on its own (a night file read by ``flask replay``, the engines' tests)."""
+        return self._numbers[seq - 1] if 0 < seq <= len(self._numbers) else seq
+
     def live_records(self) -> list[R]:
         """The records that count: neither voided nor themselves a Void."""
         return [r for r in self._log if r.voids is None and r.seq not in self._voided]  # type: ignore[attr-defined]
@@ -106,8 +114,11 @@ class FoldTable(Generic[P, R]):
             return False
         return True
 
-    def push(self, action: Any) -> R:
-        """Record ``action``; raises :class:`IllegalAction` and changes nothing if it is illegal."""
+    def push(self, action: Any, number: int | None = None) -> R:
+        """Record ``action``; raises :class:`IllegalAction` and changes nothing if it is illegal.
+
+        ``number`` is the record's number in the night (its event's), when the night numbers it.
+        """
         outcome = self.verify(action)
         before = self._position
         self._check(before, outcome)
@@ -120,6 +131,7 @@ class FoldTable(Generic[P, R]):
             self._live.append((seq, before))
         record = self._record(seq, action, before, outcome, voids)
         self._log.append(record)
+        self._numbers.append(seq if number is None else number)
         self._position = outcome.position
         return record
 

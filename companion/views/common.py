@@ -163,7 +163,7 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
     # are not told what another night is called ("carried in from the previous night")
     earlier = tuple(
         NightGameLine(p.number, p.title, tuple(closing.net.items()), closing.note, current=False)
-        for p in play.games[:-1]
+        for p in play.played()[:-1]  # a game taken back was never played
         for closing in (p.close(),)
     )
     screens = SCREENS[current.game.kind]

@@ -59,6 +59,38 @@ def first_game_kind(source: Any) -> str:
     return kind
 
 
+def picked_another_game(kind: str, button: str) -> str:
+    """What a submit is told when it picked ``kind`` from the list while the page showed another game's rules.
+
+    Nothing starts: the rules on the page were not the picked game's, and starting it with
+    rules nobody saw (or the shown game instead) is the wrong game at the table (issue 20, item 5).
+    """
+    return f"You picked {GAMES[kind].title}: nothing has started yet. Its rules are below now: check them and tap {button} again."
+
+
+#: the night's fields that stay as typed when the first game's rules are shown anew
+_NIGHT_FIELDS = ("name", *(f"seat_{i}" for i in range(1, 8)), "first_dealer", "chip_value", "currency")
+
+
+def _show_rules_of(kind: str, shown: str, asked: bool):  # type: ignore[no-untyped-def]
+    """The night's form again with ``kind``'s rules (its defaults), the seats and money as typed.
+
+    ``shown`` is the game whose rules the submitted page showed: its fields are the ones posted.
+    Asked for (*Show its rules*, no JavaScript needed) it answers 200; a *Start the night* that
+    picked another game than the one shown is refused (422) and says so.
+    """
+    posted = night_form(first_game_kind({"game": shown}))  # the fields the page showed, as typed
+    fresh = night_form(kind, formdata=None)
+    for name in _NIGHT_FIELDS:
+        getattr(fresh, name).data = getattr(posted, name).data
+    fresh.game.data = kind
+    status = 200
+    if not asked:
+        fresh.form_errors.append(picked_another_game(kind, "Start the night"))
+        status = 422
+    return refused.refuse(url_for("home.index"), status, form_name="night", form=fresh, data=refused.typed(fresh))
+
+
 def night_form(kind: str, **kwargs: Any) -> NightBaseForm:
     """The night's form with ``kind``'s rules as its first game's."""
     form = night_form_class(SCREENS[kind].rules_fields)(**kwargs)
@@ -111,6 +143,9 @@ def first_game_setup(form: NightBaseForm, kind: str) -> dict[str, Any]:
 @bp.post("/nights")
 def create():  # type: ignore[no-untyped-def]
     kind = first_game_kind(request.form)
+    shown = request.form.get("rules_of") or kind  # a page that says nothing showed the picked game's
+    if shown != kind or request.form.get("show_rules"):
+        return _show_rules_of(kind, shown, asked=bool(request.form.get("show_rules")))
     form = night_form(kind)
     here = url_for("home.index")
     if move_seat_up(form):

@@ -163,6 +163,10 @@ def typed(form: Any) -> list[tuple[str, str]]:
     for f in form:
         if f.name in NOT_KEPT or f.type in ("SubmitField", "CSRFTokenField") or f.data is None:
             continue
+        if f.type == "BooleanField":  # a checkbox: sent only when ticked ("False" would read as ticked)
+            if f.data:
+                pairs.append((f.name, "y"))
+            continue
         for value in f.data if isinstance(f.data, list) else [f.data]:
             pairs.append((f.name, str(value)))
     return pairs

@@ -74,7 +74,7 @@ def _build_report(night: Night, carried_on: dict[str, int] | None) -> Report:
         for e in services.events_of(night)
         if e.kind == "paid" and e.seq <= night.version
     ]
-    games = [(p.title, p.state, p.rules, p.close(), p.game) for p in play.games]
+    games = [(p.title, p.state, p.rules, p.close(), p.game) for p in play.played()]  # a game taken back: none
     return build_night_report(
         games, play.seated, chip_value=settings.chip_value, currency=settings.currency, paid=paid, name=night.name,
         carried_on=carried_on, extra=bank_service.night_extra(night),
@@ -149,7 +149,7 @@ def render_report(  # type: ignore[no-untyped-def]
     chip_charts = services.derived("chip-charts", night.id, night.version)
     if chip_charts is None:
         play = services.play_for(night)
-        series, game_starts = chips_over_games([(p.state, p.close().net) for p in play.games], play.seated)
+        series, game_starts = chips_over_games([(p.state, p.close().net) for p in play.played()], play.seated)  # a game taken back: none
         added = bank_service.night_extra(night)
         ledger = ""
         if added is not None:  # each line ends at the player's result, not at the games' tally

@@ -35,7 +35,7 @@ from . import paging, refused, stamped, taps
 from .downloads import attachment
 from .common import NightLink, device_label, keeper_link, keeper_night, remember, standings_of
 from ..nightfile import Money
-from .home import move_seat_up
+from .home import move_seat_up, picked_another_game
 
 bp = Blueprint("table", __name__, url_prefix="/k/<key>")
 
@@ -50,8 +50,8 @@ def _fresh(form: Any, version: int) -> Any:
 
 
 def screens_of(night: Night) -> GameScreens:
-    """The screens of the game at the table."""
-    return SCREENS[night.current_game.kind]
+    """The screens of the game at the table (the last one started and not taken back)."""
+    return SCREENS[services.play_for(night).current.setup.kind]
 
 
 def forms_for(night: Night, submitted: Any = None) -> dict[str, Any]:
@@ -84,10 +84,13 @@ def render_table(  # type: ignore[no-untyped-def]
             errors = [e for es in submitted[1].errors.values() for e in es]
             message = "; ".join(str(e) for e in errors) or "That could not be recorded."
     key = night.keeper_key
+    play = services.play_for(night)
     return (
         render_template(
             "table/show.html",
             night=night,
+            at_table=play.current,
+            take_back=take_back_offer(play, night.version),
             st=st,
             view=st.view,
             screens=screens,
@@ -100,6 +103,16 @@ def render_table(  # type: ignore[no-untyped-def]
         ),
         status,
     )
+
+
+def take_back_offer(play: Any, version: int) -> tuple[Any, Any] | None:
+    """(the form, the game that would be at the table again) when the game at the table can be
+    taken back (started by mistake, nothing recorded in it), else None."""
+    try:
+        play.verify_take_back(play.current.number)
+    except IllegalAction:
+        return None
+    return _fresh(UndoForm(formdata=None), version), play.played()[-2]
 
 
 # --- recording ---------------------------------------------------------------------
@@ -116,16 +129,27 @@ def _refused(night: Night, status: int, form_name: str | None = None, form: Any 
 
 def _record(night: Night, form: Any, form_name: str, build) -> Any:  # type: ignore[no-untyped-def]
     """Validate ``form``, build an action, and record it; the one path every action takes."""
+    return _record_with(night, form, form_name, lambda f: services.record(
+        night.id, build(f), f.version.data, f.request_key.data, recorded_by=device_label()
+    ))
+
+
+def _record_with(night: Night, form: Any, form_name: str | None, write) -> Any:  # type: ignore[no-untyped-def]
+    """Validate ``form`` and ``write`` what it says (a :class:`services.Recorded`), answering as every action does.
+
+    ``form_name`` None: a form the table does not show again; a refusal is said at the top.
+    """
     if not form.validate():
+        if form_name is None:
+            return _refused(night, 422, message="; ".join(str(e) for es in form.errors.values() for e in es))
         return _refused(night, 422, form_name, form)
     if taps.too_soon(night, form.version.data):
         return _refused(night, 409, message=taps.TOO_SOON)
     try:
-        action = build(form)
-        result = services.record(
-            night.id, action, form.version.data, form.request_key.data, recorded_by=device_label()
-        )
+        result = write(form)
     except IllegalAction as error:
+        if form_name is None:
+            return _refused(night, 422, message=str(error))
         form.form_errors.append(str(error))
         return _refused(night, 422, form_name, form)
     except services.StaleTable as stale:
@@ -195,6 +219,18 @@ def act(key: str, action: str):  # type: ignore[no-untyped-def]
     return _record(night, form, action, lambda f: screens.action(action, f, services.table_for(night)))
 
 
+@bp.post("/take-back")
+def take_back(key: str):  # type: ignore[no-untyped-def]
+    """Take back the game at the table, started by mistake: an event; the game before it is back."""
+    night = keeper_night(key)
+    form = UndoForm()  # version and key: a stale screen or a doubled tap takes nothing back twice
+    position = request.form.get("position", "")
+    if not (position.isascii() and position.isdecimal() and len(position) < 6):
+        return _refused(night, 422, message="say which game to take back")
+    return _record_with(night, form, None, lambda f: services.take_back_game(
+        night.id, int(position), f.version.data, f.request_key.data, recorded_by=device_label()))
+
+
 # --- reading ------------------------------------------------------------------------
 
 
@@ -225,7 +261,8 @@ def _history_page(night: Night, flashed: Any) -> str:
         rows=(page := paging.page_of(list(reversed(rows)))).rows,  # newest first, in pages
         page=page,
         ledger=ledger,
-        voided={p.number: p.state.voided for p in play.games},
+        # each undone record of each game (by its seq in the game) → the night's number of its undo
+        voided={p.number: {seq: p.state.number_of(by) for seq, by in p.state.voided.items()} for p in play.games},
         several=len(play.games) > 1,
         describe=services.describe_ledger_event,
         flashed=flashed,
@@ -237,7 +274,8 @@ def export(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
     body = services.export_history(night)
     return Response(
-        body, mimetype="application/json", headers={"Content-Disposition": attachment("napalm", night.name, "json")}
+        # the night file, whatever games the night held (docs/night-file.md): not a game's "napalm-"
+        body, mimetype="application/json", headers={"Content-Disposition": attachment("night", night.name, "json")}
     )
 
 
@@ -409,6 +447,7 @@ def _render_next_game(  # type: ignore[no-untyped-def]
             title=offer[1][0] if offer is not None else GAMES[kind].title,
             offer=offer[0] if offer is not None else None,
             rules_template=SCREENS[kind].rules_template, st=standings_of(night), message=message,
+            stopping=services.play_for(night).current.stopping(),
         ),
         status,
     )
@@ -418,7 +457,7 @@ def _render_next_game(  # type: ignore[no-untyped-def]
 def next_game(key: str):  # type: ignore[no-untyped-def]
     """Start the night's next game: the one at the table stops, and its closing applies from then on."""
     night = keeper_night(key)
-    kind = request.values.get("game") or night.current_game.kind
+    kind = request.values.get("game") or services.play_for(night).current.setup.kind
     if kind not in SCREENS or kind not in GAMES:
         abort(400, "choose one of the games offered")
     offer = _offer_of(kind, request.values.get("offer"))
@@ -437,8 +476,16 @@ def next_game(key: str):  # type: ignore[no-untyped-def]
             form.first_dealer.data = defaults.first_dealer
             SCREENS[kind].fill_rules(form, defaults.rules)
         _fresh(form, night.version)
-        status = kept.status if kept is not None and kept.form == "next_game" else 200
-        return _render_next_game(night, kind, form, status, offer=offer)
+        status = kept.status if kept is not None else 200
+        return _render_next_game(night, kind, form, status, message=kept.message if kept else None, offer=offer)
+    shown = request.form.get("rules_of") or kind  # a page that says nothing showed the picked game's
+    if shown != kind or request.form.get("show_rules"):
+        # the picked game's own rules and players, shown before anything starts (issue 20, item 5)
+        if shown not in SCREENS:
+            abort(400, "choose one of the games offered")
+        if request.form.get("show_rules"):
+            return refused.refuse(location, 200, version=night.version)
+        return refused.refuse(location, 422, message=picked_another_game(kind, "Start this game"), version=night.version)
     form = _next_game_form(night, kind, request.form)
     if not form.validate():
         return refused.refuse(location, 422, form_name="next_game", form=form, version=night.version)

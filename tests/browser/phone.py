@@ -74,6 +74,13 @@ class Shots:
 # --- what a screen shows, and the scorekeeper's taps ------------------------------------------
 
 
+def card_name(code: str) -> str:
+    """The name a card button of the picker is announced by: "As" is "Ace of spades", "Tc" "10 of clubs"."""
+    ranks = {"T": "10", "J": "Jack", "Q": "Queen", "K": "King", "A": "Ace"}
+    suits = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}
+    return f"{ranks.get(code[0].upper(), code[0])} of {suits[code[1].lower()]}"
+
+
 @dataclass(frozen=True)
 class Shown:
     """The numbers on a standings screen, as a person reads them."""
@@ -214,11 +221,11 @@ class TableScreen:
         self.card_field(next(iter(hands))).click()  # the first field takes the first taps
         for name, codes in hands.items():
             for code in codes:
-                picker.get_by_role("button", name=code, exact=True).click()
+                picker.get_by_role("button", name=card_name(code), exact=True).click()
             # the field fills as the cards are tapped, and the picker marks them used
             assert self.card_field(name).input_value().upper().split() == [c.upper() for c in codes]
             for code in codes:
-                pressed = picker.get_by_role("button", name=code, exact=True).get_attribute("aria-pressed")
+                pressed = picker.get_by_role("button", name=card_name(code), exact=True).get_attribute("aria-pressed")
                 assert pressed == "true", f"{code} is not marked as used on the picker"
         self.shot("cards picked")
         self.rank_cards()

@@ -178,7 +178,7 @@ def test_every_screen_passes_axe(live_server, new_phone, table_screen, shots, pr
     assert page.locator("form.night .errors").count() >= 1
     axe.check(page, "home, new night form errors")
     forgive_error_status(problems, 422)
-    page.get_by_label("Hand-history file (.json)").set_input_files(
+    page.get_by_label("Night file (.json)").set_input_files(
         {"name": "night.json", "mimeType": "application/json", "buffer": b'{"format": "napalm-hand-history/1"}'}
     )
     expect_status(page, 422, "/import", lambda: page.get_by_role("button", name="Import").click())
@@ -211,8 +211,8 @@ def test_every_screen_passes_axe(live_server, new_phone, table_screen, shots, pr
     axe.check(page, "table, showdown, a tie")
     t.open_cards()
     t.card_field("Ann").click()
-    page.locator(".picker").get_by_role("button", name="As", exact=True).click()  # pressed: a spade and a heart
-    page.locator(".picker").get_by_role("button", name="Ah", exact=True).click()
+    page.locator(".picker").get_by_role("button", name="Ace of spades", exact=True).click()  # pressed: a spade and a heart
+    page.locator(".picker").get_by_role("button", name="Ace of hearts", exact=True).click()
     axe.check(page, "table, card entry, picker")
     # cards that cannot be ranked: the form comes back with its errors
     t.card_field("Ann").fill("As As")

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from browser.phone import double_tap, replace_players_link, start_night
+from browser.phone import card_name, double_tap, replace_players_link, start_night
 
 pytestmark = pytest.mark.browser
 
@@ -252,14 +252,14 @@ def test_cards_shown_earlier_in_the_hand_are_filled_in_and_the_picker_says_whose
     assert note.inner_text() == "The cards you tap go to Ben (0 of 2)"
     picker = page.locator(".picker")
     for code in ("As", "Ah"):
-        picker.get_by_role("button", name=code, exact=True).click()
+        picker.get_by_role("button", name=card_name(code), exact=True).click()
     # Ben's field is full: the picker moved to Cat's by itself, and says so
     assert note.inner_text() == "The cards you tap go to Cat (0 of 2)"
     assert page.locator("label.cardfield.filling").inner_text().strip() == "Cat"
     # Ben's ace of spades cannot go to Cat too
-    assert picker.get_by_role("button", name="As", exact=True).is_disabled()
+    assert picker.get_by_role("button", name="Ace of spades", exact=True).is_disabled()
     for code in ("Ks", "Qd"):
-        picker.get_by_role("button", name=code, exact=True).click()
+        picker.get_by_role("button", name=card_name(code), exact=True).click()
     t.shot("stage 1 cards picked")
     t.rank_cards()
     t.check(pot=3, dealer="Ann", net=[-1, 2, -4], tokens=[0, 0, 0])

@@ -241,8 +241,10 @@ def test_five_players_purchase_nap_a_throw_in_and_every_variants_extras_pass_axe
     start_night(keeper, live_server.url, FIVE, tokens_to_win=5)
     next_nap_game(keeper, shots, "purchase")
     ask = text_of(keeper, "section.ask")
-    assert "Deal 1: Ann deals and sits out. Who won the bid?" in ask
-    assert "Ann deals and sits this deal out" in text_of(keeper, ".status")
+    assert "Deal 1: Ann deals. Who won the bid?" in ask
+    # said once on the screen (issue 20, item 14): the status, with what it means
+    assert "Ann deals and sits this deal out (still pays and is paid)." in text_of(keeper, ".status")
+    assert text_of(keeper).count("sits") == 1
     assert keeper.locator('input[name="bidder"]').evaluate_all("(xs) => xs.map((x) => x.value)") == [
         "Ben", "Cat", "Dan", "Eve",
     ]
@@ -257,7 +259,8 @@ def test_five_players_purchase_nap_a_throw_in_and_every_variants_extras_pass_axe
         "Thrown in: nobody bid: nothing paid. Into the pool: 2 each (a new pool), Cat 2 (2 cards); pool 12"
     )
     assert read_net(keeper) == {"Ann": -2, "Ben": -2, "Cat": -4, "Dan": -2, "Eve": -2}
-    assert "Deal 2: Ben deals and sits out." in text_of(keeper, "section.ask")
+    assert "Deal 2: Ben deals. Who won the bid?" in text_of(keeper, "section.ask")
+    assert "Ben deals and sits this deal out" in text_of(keeper, ".status")
     tap_toggle(keeper, "bidder", "Dan")
     tap_toggle(keeper, "bid", "misere")
     submit(keeper, keeper.get_by_role("button", name="Made", exact=True), shots, "dan made misere")

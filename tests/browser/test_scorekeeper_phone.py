@@ -148,7 +148,7 @@ def test_a_game_played_on_the_scorekeepers_phone(live_server, new_phone, table_s
     # First, a typed "10c" counts on the picker as T♣, and tapping T♣ takes it back
     # out (it used to add a second ten of clubs).
     t.open_cards()
-    ten = page.locator(".picker").get_by_role("button", name="Tc", exact=True)
+    ten = page.locator(".picker").get_by_role("button", name="10 of clubs", exact=True)
     t.card_field("Ann").fill("10c")
     assert ten.get_attribute("aria-pressed") == "true"
     ten.click()

@@ -153,7 +153,9 @@ def test_a_refused_or_unknown_action_changes_nothing_and_says_why(app, pot_night
 def test_a_night_can_start_with_any_game_that_has_screens_and_change_its_rules_before_play(app, pot_night):
     client = app.test_client()
     home = client.get("/?game=pots").get_data(as_text=True)
-    assert 'name="game" type="hidden" value="pots"' in home and 'name="ante"' in home
+    # the First game list, part of the form that starts the night, shows the pot game picked
+    assert re.search(r'<option value="pots" selected>', home) and 'name="rules_of" value="pots"' in home
+    assert 'name="ante"' in home
     assert 'name="tokens_to_win"' not in home  # Napalm's rules are not asked for a pot game
     seats = {"seat_1": "Ann", "seat_2": "Ben", "seat_3": "Cat", "first_dealer": "2", "chip_value": "", "currency": ""}
     started = client.post("/nights", data={**seats, "game": "pots", "ante": "2", "request_key": services.new_key()})

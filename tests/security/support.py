@@ -130,6 +130,8 @@ class Site:
                 services.record(night.id, action, version)
             for kind, payload in LEDGER_BEFORE.get(endpoint or "", ()):
                 bank_service.record(night.id, kind, payload, db.session.get(Night, night.id).version, None)
+            if endpoint == "table.take_back":  # a second game started, with nothing recorded in it
+                services.start_game(night.id, "napalm", None, None, None, db.session.get(Night, night.id).version)
             return self.ref(night.id)
 
     def ref(self, night_id: int) -> NightRef:
@@ -182,6 +184,7 @@ class Site:
             "table.showdown": {**stamp, "winner": "Ben"},
             "table.cards": {**stamp, "cards_0": "As Ad", "cards_1": "Ks Kd"},
             "table.undo": {**stamp},
+            "table.take_back": {**stamp, "position": "2"},
             "report.carry": {**stamp},
             "table.rotate": {"which": "viewer", "request_key": services.new_key()},
             "table.setup": night_form(name="Renamed"),

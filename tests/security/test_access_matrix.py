@@ -38,6 +38,7 @@ ACCESS: dict[str, str] = {
     "table.rotate": KEEPER,
     "table.setup": KEEPER,
     "table.next_game": KEEPER,
+    "table.take_back": KEEPER,
     "report.keeper": KEEPER,
     "report.keeper_csv": KEEPER,
     "report.keeper_json": KEEPER,

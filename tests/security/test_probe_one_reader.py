@@ -164,7 +164,7 @@ def form_fields(page: str, action: str) -> dict[str, str | list[str]]:
         if kind in ("submit", "file") or (kind in ("checkbox", "radio") and "checked" not in attrs):
             continue
         if tag == "select":
-            chosen = re.search(r'<option[^>]*value="([^"]*)"[^>]*selected', options) or re.search(
+            chosen = re.search(r'<option(?=[^>]*\bselected)[^>]*value="([^"]*)"', options) or re.search(
                 r'<option[^>]*value="([^"]*)"', options)
             value = htmllib.unescape(chosen.group(1)) if chosen else ""
         if kind == "checkbox":

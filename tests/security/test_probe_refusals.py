@@ -33,7 +33,7 @@ SELECTORS = {"game", "dice", "which", "request_key", "action", "on"}
 #: the table's link rotation answers with its own page, never a kept refusal
 NOT_REFUSED_BY_REDIRECT = {"table.rotate"}
 #: forms that take nothing typed: the rules have nothing of theirs to refuse (garbled and stale ones are tried)
-NOTHING_TYPED = {"report.carry", "table.undo"}
+NOTHING_TYPED = {"report.carry", "table.undo", "table.take_back"}
 
 
 def refusable(site: Site) -> list[str]:

@@ -442,7 +442,7 @@ def test_dealers_choice_offers_the_last_games_first_and_opens_the_next_game(clie
     assert offers[0][0] == "napalm" and "(played tonight)" in page.html
     # tap 2: the game's next-game screen, filled in; tap 3 starts it
     html = client.get(offers[0][1].replace("&amp;", "&")).get_data(as_text=True)
-    assert "The next game" in html and 'name="game" value="napalm"' in html
+    assert "The next game" in html and 'name="rules_of" value="napalm"' in html
 
 
 def offered(html: str) -> list[tuple[str, str, str]]:
@@ -476,6 +476,7 @@ def test_dealers_choice_offers_each_game_by_its_name_the_latest_played_first(cli
     for name in ("version", "request_key"):
         data[name] = re.search(rf'name="{name}"[^>]*value="([^"]+)"', form.group(2)).group(1)  # type: ignore[union-attr]
     data["players"] = re.findall(r'name="players" value="(\w+)" checked', form.group(2))
+    data["game"] = re.search(r'<option selected value="(\w+)">', form.group(2)).group(1)  # type: ignore[union-attr]  # the Game list
     data["first_dealer"] = "Ben"
     data["stake_a"], data["stake_b"] = "2", "3"
     response = client.post(form.group(1).replace("&amp;", "&"), data=data)

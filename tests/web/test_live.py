@@ -78,7 +78,7 @@ def test_each_phone_sees_its_own_line_from_the_same_kept_standings(app, make_app
         if name:
             phone.get(f"/p/{viewer}/me?name={name}")
         phones[name] = poll(phone, viewer, '"outdated"').get_data(as_text=True)
-    assert "<strong>Ann</strong>: 0 tokens, -1 chips" in phones["Ann"]
+    assert "<strong>Ann</strong>: 0 tokens, -1 chip" in phones["Ann"]
     assert "<strong>Cat</strong>: 0 tokens, +3 chips" in phones["Cat"]
     assert 'class="mine"' not in phones[None]
     assert '<tr class="me' not in phones[None] and phones["Ann"].count('<tr class="me') == 1
@@ -265,7 +265,7 @@ def test_a_stale_etag_after_a_recorded_action_gets_the_new_standings(app, start_
     assert '<strong class="stage-no">Stage 2</strong>' in second.get_data(as_text=True)
     assert "<strong>Ben</strong>: 0 tokens, -5 chips" in second.get_data(as_text=True)
     assert "you pay 1.00 EUR (4 chips) to Cat." in second.get_data(as_text=True)
-    assert "<strong>Ann</strong>: 0 tokens, -1 chips" in first.get_data(as_text=True)
+    assert "<strong>Ann</strong>: 0 tokens, -1 chip" in first.get_data(as_text=True)
     assert second.get_data(as_text=True) == the_template_for(app, viewer, "Ben")
     assert poll(ben, viewer, second.headers["ETag"]).status_code == 304
 
@@ -288,7 +288,7 @@ def test_this_is_me_is_read_from_each_poll_s_own_cookie(app, start_night, throug
     phone = phone_of(app, viewer, "Ann")
     through_flask.clear()
     as_ann = poll(phone, viewer, '"outdated"').get_data(as_text=True)
-    assert "<strong>Ann</strong>: 0 tokens, -1 chips" in as_ann
+    assert "<strong>Ann</strong>: 0 tokens, -1 chip" in as_ann
     assert as_ann.count('<tr class="me') == 1 and re.search(r'<tr class="me[ a-z]*" data-player="Ann">', as_ann)
     assert phone.get(f"/p/{viewer}/me?name=Cat").status_code == 303  # the same phone changes its mind
     as_cat = poll(phone, viewer, '"outdated"').get_data(as_text=True)

@@ -72,14 +72,16 @@ class Betting:
         if not isinstance(records, list):
             raise RecordError("'deals' must be a list", None)
         for index, record in enumerate(records):
+            # every refusal names the deal, as the pot games' do (docs/games/poker.md; issue 20, item 15)
+            where = f"deals[{index}] (deal {index + 1})"
             if not isinstance(record, Mapping) or set(record) != {"dealer"}:
-                raise RecordError("a deal must be {\"dealer\": name}", index)
+                raise RecordError(f"{where}: a deal must be {{\"dealer\": name}}", index)
             if not isinstance(record["dealer"], str):
-                raise RecordError("'dealer' must be a name", index)
+                raise RecordError(f"{where}: 'dealer' must be a name", index)
             try:
                 state.push(Deal(record["dealer"]))
             except IllegalAction as error:
-                raise RecordError(f"'dealer': {error}", index) from None
+                raise RecordError(f"{where}: 'dealer': {error}", index) from None
 
     def write_records(self, state: BettingTable) -> list[Any]:
         return [{"dealer": r.dealer} for r in state.live_records()]

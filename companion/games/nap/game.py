@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from ..base import GameClosing, IllegalAction
+from ..base import GameClosing, IllegalAction, chips_text
 from . import codec
 from .table import MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Rules, Table
 from .view import VARIANT_TITLES
@@ -83,7 +83,7 @@ class Nap:
         for name, chips in shares.items():
             net[name] += chips
         given = ", ".join(f"{name} {chips}" for name, chips in shares.items() if chips)
-        note = f"Unwon pool of {state.pool} chips returned to those who paid it in ({given})."
+        note = f"Unwon pool of {chips_text(state.pool)} returned to those who paid it in ({given})."
         return GameClosing(net=net, note=note)
 
     def replay_extras(self, state: Table) -> dict[str, Any]:

@@ -329,7 +329,7 @@ class Table(FoldTable["Position", "Record"]):
             position=before,
             action=Void(),
             transfers=tuple(t.reversed() for t in reversed(record.transfers)),
-            summary=f"Undid #{seq}: {record.summary}",
+            summary=f"Undid #{self.number_of(seq)}: {record.summary}",
         )
 
     def _check(self, before: Position, outcome: Outcome) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..base import chips_text
 from .table import (
     BID_TITLES,
     EXCHANGE_CHIPS_PER_CARD,
@@ -107,7 +108,7 @@ class NapView:
         bids = " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
         extras = {"peep": "peeks and ", "purchase": "exchanged cards and "}.get(self.variant, "")
         return (
-            f"A made {bids} takes the pool: {self.pool_at_deal} chips, plus this deal's {extras}penalty "
+            f"A made {bids} takes the pool: {chips_text(self.pool_at_deal)}, plus this deal's {extras}penalty "
             "chips; a failed one pays in as much as it then holds."
         )
 
@@ -131,10 +132,8 @@ def view(table: Table) -> NapView:
     dealer = table.dealer
     out = table.sitting_out
     deal = table.deal_number
-    if out:
-        prompt = f"Deal {deal}: {dealer} deals and sits out. Who won the bid?"
-    else:
-        prompt = f"Deal {deal}: {dealer} deals. Who won the bid?"
+    # that the dealer sits out is said once, in the status above ("… sits this deal out"; issue 20, item 14)
+    prompt = f"Deal {deal}: {dealer} deals. Who won the bid?"
     widow_made, widow_failed = contract("nap", widow=True)
     ante = table.next_pool_ante()
     return NapView(

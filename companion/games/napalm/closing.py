@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..base import chips_text
 from .table import Phase, Stage, Table
 
 CHOICES = {
@@ -93,14 +94,14 @@ def close_night(
         shares = dict(stakes)
     for name, share in shares.items():
         net[name] += share
-    note = f"Unfinished game: pot of {pot} chips; {CHOICES[choice]}"
+    note = f"Unfinished game: pot of {chips_text(pot)}; {CHOICES[choice]}"
     carried = 0
     if choice == "carry":
         # nothing is handed out tonight, except the share of a contributor the next night left out
         back = {n: c for n, c in stakes.items() if c and carried_on is not None and n not in carried_on}
         shares = {name: back.get(name, 0) for name in table.players}
         carried = pot - sum(back.values())
-        note += f" ({carried} chips stay in the pot; tonight's balances leave out the antes in it)."
+        note += f" ({chips_text(carried)} {'stays' if carried == 1 else 'stay'} in the pot; tonight's balances leave out the antes in it)."
         if back:
             note += " Not seated at the next night, " + ", ".join(
                 f"{n} gets {c} chip{'' if c == 1 else 's'}" for n, c in back.items()

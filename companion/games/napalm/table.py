@@ -384,17 +384,20 @@ class Table(FoldTable[Position, Record]):
             position=before,
             transfers=tuple(t.reversed() for t in reversed(record.transfers)),
             tokens=tuple((name, -delta) for name, delta in record.tokens),
-            summary=f"Undid #{seq}: {record.summary}",
+            summary=f"Undid #{self.number_of(seq)}: {record.summary}",
         )
 
     def _record(self, seq: int, action: Action, before: Position, outcome: Outcome, voids: int | None) -> Record:
+        # an undo is shown where the record it undoes was (the position it goes back to), not
+        # where the table had moved on to: "Undid #10" at G1 H2 S3, not H3 S1 (issue 20, item 11)
+        at = before if voids is None else outcome.position
         return Record(
             seq=seq,
             action=action,
-            game=before.game,
-            hand=before.hand,
-            stage=before.stage,
-            dealer=self.players[before.dealer],
+            game=at.game,
+            hand=at.hand,
+            stage=at.stage,
+            dealer=self.players[at.dealer],
             transfers=outcome.transfers,
             tokens=outcome.tokens,
             winners=outcome.winners,
@@ -578,7 +581,8 @@ def _showdown(players: tuple[str, ...], rules: Rules, p: Position, action: Showd
     if not losers:
         summary = f"{_and(winners)} tied: nothing changes hands."
     elif len(winners) == 1:
-        summary = f"{winners[0]} won; {_and(losers)} paid {p.pot} each."
+        # "each" only for more than one payer: "Ben won; Eve paid 10" (issue 20, item 14)
+        summary = f"{winners[0]} won; {_and(losers)} paid {p.pot}{' each' if len(losers) > 1 else ''}."
     else:
         summary = f"{_and(winners)} tied for best; {_and(losers)} paid {p.pot} to each winner."
     return replace(outcome, transfers=transfers, winners=winners, summary=summary + shown_note)

@@ -387,15 +387,16 @@ class PotTable(FoldTable["Position", "Record"]):
         return Outcome(
             position=before,
             transfers=tuple(t.reversed() for t in reversed(record.transfers)),
-            summary=f"Undid #{seq}: {record.summary}",
+            summary=f"Undid #{self.number_of(seq)}: {record.summary}",
         )
 
     def _record(self, seq: int, action: Action, before: Position, outcome: Outcome, voids: int | None) -> Record:
+        at = before if voids is None else outcome.position  # an undo: the deal of the record it undoes
         return Record(
             seq=seq,
             action=action,
-            deal=before.deal,
-            dealer=self.players[before.dealer],
+            deal=at.deal,
+            dealer=self.players[at.dealer],
             transfers=outcome.transfers,
             summary=outcome.summary,
             voids=voids,

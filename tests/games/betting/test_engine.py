@@ -68,3 +68,27 @@ def test_rules_and_records_round_trip():
     with pytest.raises(RecordError) as err:
         BETTING.read_records(BETTING.new_state(PLAYERS, "Ann", rules), [{"dealer": "Ann"}, {"dealer": "Cat"}])
     assert err.value.index == 1
+
+
+@pytest.mark.parametrize("deals, message", [
+    # Ann deals deal 1; deal 2 is Ben's (on her left), not Cat's
+    ([{"dealer": "Ann"}, {"dealer": "Cat"}], "deals[1] (deal 2): 'dealer': Cat is not the dealer: Ben deals now"),
+    ([{"dealer": "Ann"}, {"dealer": "Ben"}, {"dealer": 3}], "deals[2] (deal 3): 'dealer' must be a name"),
+    ([{"dealer": "Ann", "pots": []}], 'deals[0] (deal 1): a deal must be {"dealer": name}'),
+])
+def test_a_refused_deal_names_the_deal_it_is_in(deals, message):
+    """As docs/games/poker.md promises and the pot games do (issue 20, item 15)."""
+    with pytest.raises(RecordError) as err:
+        BETTING.read_records(BETTING.new_state(PLAYERS, "Ann", Rules("")), deals)
+    assert str(err.value) == message
+
+
+def test_a_night_file_names_the_game_and_the_deal_of_a_refused_betting_deal():
+    from companion import nightfile
+    from companion.nightfile import NightFileError
+
+    text = ('{"format": "companion-night/2", "players": ["Ann", "Ben", "Cat"], "games": [{"game": "betting", '
+            '"first_dealer": "Ann", "deals": [{"dealer": "Ann"}, {"dealer": "Cat"}]}]}')
+    with pytest.raises(NightFileError) as err:
+        nightfile.loads(text)
+    assert str(err.value) == "games[0] (betting): deals[1] (deal 2): 'dealer': Cat is not the dealer: Ben deals now"

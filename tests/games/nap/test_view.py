@@ -56,13 +56,13 @@ def test_the_stake_multiplies_what_every_bid_shows_and_the_optional_bids_follow_
 def test_five_players_the_dealer_sits_out_and_a_deal_may_be_thrown_in() -> None:
     t = Table(FOUR + ["Eve"], "Ann", Rules())
     v = view(t)
-    assert v.prompt == "Deal 1: Ann deals and sits out. Who won the bid?"
+    assert v.prompt == "Deal 1: Ann deals. Who won the bid?"  # the status says Ann sits out
     assert v.sitting_out == "Ann" and v.can_throw_in
     assert v.bidders == ("Ben", "Cat", "Dan", "Eve")  # not the dealer: no cards
     assert v.holders == ("Ben", "Cat", "Dan", "Eve")
     t.deal(None)  # thrown in: the deal passes to Ben
     v = view(t)
-    assert v.prompt == "Deal 2: Ben deals and sits out. Who won the bid?"
+    assert v.prompt == "Deal 2: Ben deals. Who won the bid?"
     assert v.bidders == ("Cat", "Dan", "Eve", "Ann") and v.holders == ("Ann", "Cat", "Dan", "Eve")
     assert v.can_undo and v.deals_recorded == 1
 

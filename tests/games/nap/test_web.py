@@ -223,7 +223,10 @@ def test_pool_nap_failed_nap_doubles_the_pool(nap_night) -> None:
 def test_five_players_the_dealer_sits_out_and_a_deal_nobody_bid_is_thrown_in(nap_night) -> None:
     five = FOUR + ["Eve"]
     page = nap_night(players=five)
-    assert "Deal 1: Ann deals and sits out. Who won the bid?" in page.text
+    assert "Deal 1: Ann deals. Who won the bid?" in page.text
+    # said once, not three times (prompt, status, bidders' legend; issue 20, item 14)
+    assert "Ann deals and sits this deal out (still pays and is paid)." in page.text
+    assert page.text.count("sits") == 1 and "holds no cards" not in page.text
     assert re.findall(r'name="bidder" value="([^"]+)"', page.html) == ["Ben", "Cat", "Dan", "Eve"]
     assert re.search(r'<button type="submit" name="result" value="thrown_in"[^>]*>Nobody bid: thrown in</button>', page.html)
     response = page.deal(None, result="thrown_in")

@@ -268,6 +268,15 @@ def test_each_losing_yes_pays_the_pot_to_the_single_winner():
     assert table.net_chips == {"Ann": -5, "Ben": 7, "Cat": -5, "Dan": -1}
     assert record.winners == ("Ben",)
     assert record.tokens == ()
+    assert record.summary == "Ben won; Ann and Cat paid 4 each."
+
+
+def test_one_losing_yes_is_said_to_pay_the_pot_without_each():
+    """"Ben won; Eve paid 10 each" read as if Eve paid several (issue 20, item 14)."""
+    table = make_table("Ann Ben Cat Dan", "Dan")
+    table.declare(["Ann", "Ben"])  # antes: pot 4
+    record = table.showdown(["Ben"])
+    assert record.summary == "Ben won; Ann paid 4."
 
 
 def test_two_winners_and_three_losers_each_loser_pays_twice_the_pot_each_winner_gets_it_three_times():

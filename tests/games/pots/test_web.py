@@ -348,7 +348,7 @@ def test_the_players_page_says_what_each_has_in_the_pot(start_night, client, app
         viewer = db.session.scalar(db.select(Night.viewer_key).where(Night.keeper_key == page.key))
     client.get(f"/p/{viewer}/me?name=Ann")
     mine = unescape(client.get(f"/p/{viewer}").get_data(as_text=True))
-    assert "<strong>Ann</strong>: 1 in the pot (back to you if nobody wins it), -1 chips" in mine
+    assert "<strong>Ann</strong>: 1 in the pot (back to you if nobody wins it), -1 chip" in mine
 
 
 def test_a_winner_not_in_the_game_is_refused_by_name(start_night, client, app):
