@@ -89,7 +89,7 @@ import time
 
 import pytest
 
-from browser.phone import Phone, TableScreen, box_of, save_a_bonus_grid_that_always_pays_the_dealer, start_night
+from browser.phone import Phone, TableScreen, box_of, card_name, save_a_bonus_grid_that_always_pays_the_dealer, start_night
 from browser.test_accessibility import Axe, forgive_error_status
 from browser.test_bank import player_form
 from browser.test_nap_night import pool_shown, tap_toggle, text_of
@@ -118,7 +118,7 @@ def nets(*chips: int) -> dict[str, int]:
 
 def card(picker, code: str):  # type: ignore[no-untyped-def]
     """The picker's button for ``code`` ("As", "Qd"), found by the name it is announced by."""
-    return picker.get_by_role("button", name=code, exact=True)
+    return picker.get_by_role("button", name=card_name(code), exact=True)
 
 
 def shown_nets(page) -> dict[str, int]:  # type: ignore[no-untyped-def]
@@ -127,6 +127,11 @@ def shown_nets(page) -> dict[str, int]:  # type: ignore[no-untyped-def]
     phone = Phone(page, None)
     shown = {**phone.nets(), **phone.sitting_out()}
     return {name: shown[name] for name in NAMES}
+
+
+def flash_of(page) -> str:  # type: ignore[no-untyped-def]
+    """What the page's flash messages say, each on one line."""
+    return " ".join(" ".join(t.split()) for t in page.locator(".flash").all_inner_texts())
 
 
 # --- the night, game by game ---------------------------------------------------------------------
@@ -161,6 +166,8 @@ def play_napalm(phone: Phone, t: TableScreen, live_server, axe: Axe) -> None:  #
     t.check(pot=5, dealer="Ann", net=[-1, -6, -1, 4, -1], tokens=[0, 0, 0, 0, 0])
     # undo: the chips go back, the cards come back to their own fields
     t.undo()
+    # the night's records so far: #1 the Yes, #2 the cards, #3 this undo
+    assert flash_of(page).startswith("Undid #2: Dan won; Ben paid 5."), flash_of(page)
     t.check(pot=5, dealer="Ann", net=[-1, -1, -1, -1, -1], tokens=[0, 0, 0, 0, 0])
     assert t.card_field("Dan").input_value() == "As Ah" and t.card_field("Ben").input_value() == "Ks Qd"
     axe.check(page, "napalm, the cards given back after an undo")
@@ -188,14 +195,20 @@ def play_napalm(phone: Phone, t: TableScreen, live_server, axe: Axe) -> None:  #
 def play_pool_nap(phone: Phone, axe: Axe) -> None:
     page = phone.page
     phone.tap(page.get_by_role("link", name="Start the next game"), "start the next game")
+    # what stopping Napalm does with its pot, in numbers, before anything starts
+    stopping = ("Napalm stops: Unfinished game: pot of 5 chips; each player's antes in the unfinished game "
+                "are returned (1 each).")
+    assert text_of(page, ".stopping") == stopping
+    # Nap, picked from the Game list and started at once: *Show its rules* is never tapped
     page.locator("#pick-game").select_option(label="Nap")
-    phone.button("Show its rules", "next game, nap's rules")
+    page.locator("form.next-game .rules-of[data-rules-of=nap]").wait_for()
     assert page.locator("form.next-game h2").inner_text().strip() == "Nap"
     page.get_by_label("Variant").select_option(label="Pool Nap")
     assert page.locator("#first_dealer").input_value() == "Ben"  # the hand in progress was Ann's
-    axe.check(page, "next game, pool nap")
+    axe.check(page, "next game, nap picked from the list")
     phone.button("Start this game", "pool nap started")
     assert "Tonight's 2nd game: Pool Nap" in text_of(page, ".status")
+    assert stopping in flash_of(page)  # said again once it has started
     # Napalm closed, its pot of 5 back to who paid it in
     assert shown_nets(page) == nets(-15, 0, 5, 5, 5)
     assert pool_shown(page) == 0
@@ -212,6 +225,11 @@ def play_pool_nap(phone: Phone, axe: Axe) -> None:
     phone.button("Failed", "pool nap, dan failed nap")
     assert shown_nets(page) == nets(-15 + 0, 0 + 0, 5 + 13, 5 - 37, 5 + 0)
     assert pool_shown(page) == 24
+    # one numbering across the night: Napalm's #1 to #9 (the Yes, the cards, the undo, the cards
+    # again, the Yes, the tie, the late Yes, the challenge, Ben's win: the double tap recorded
+    # once), #10 Pool Nap's start, then its two deals
+    recent = [" ".join(li.split()) for li in page.locator("ol.recent li").all_inner_texts()]
+    assert [line.split(" · ")[0] for line in recent[:2]] == ["#12 Deal 2", "#11 Deal 1"], recent
     axe.check(page, "table, pool nap after two deals")
 
 
@@ -240,6 +258,8 @@ def play_tips(phone: Phone, axe: Axe) -> None:
     phone.button("Start this game", "tips started")
     t = PotsScreen(page, phone.shots)
     assert t.prompt == "Deal 1: Dan deals. Who won pot A?"
+    assert ("Pool Nap stops: Unwon pool of 24 chips returned to those who paid it in "
+            "(Ann 2, Ben 2, Cat 4, Dan 14, Eve 2).") in t.flash, t.flash
     # Pool Nap closed, its pool of 24 back to who paid it in: the night so far
     assert shown_nets(page) == nets(-13, 2, 22, -18, 7)
     axe.check(page, "table, tips to the fat one")
