@@ -16,7 +16,8 @@ of nets is in seat order (Ann, Ben, Cat, Dan, Eve) and adds up to 0 with what is
    everyone −1.  Their cards on the card picker, Dan's first by his own button: Dan A♠ A♥, Ben
    K♠ Q♦.  Dan's pair beats Ben's K-Q: Ben pays Dan the pot, 5:
        −1, −6, −1, +4, −1; pot 5.
-   Undo: back to −1 each; the cards come back in their fields; ranked again: the same.
+   Undo ("Undid #2": the night's records are numbered across all its games): back to −1 each;
+   the cards come back in their fields; ranked again: the same.
    Stage 2: Cat, Eve and Ann say Yes; Cat and Eve tie for the best low (a tie); the loser Ann
    pays each winner the pot, 5: Ann −1 − 10 = −11, Cat −1 + 5 = +4, Eve +4:
        −11, −6, +4, +4, +4; pot 5.
@@ -37,7 +38,8 @@ of nets is in seat order (Ann, Ben, Cat, Dan, Eve) and adds up to 0 with what is
    The night: −13, +2, +22, −18, +7.
 3rd game, Tips to the Fat One, from Dealer's choice: Dan (the next dealer) and Eve on his left;
    A 2, B 3, so C 4, D 6, E 9: each stakes 24, the pots are A 4, B 6, C 8, D 12, E 18.
-   Deal 1, Dan deals: A Eve, B Eve, C Dan, D Eve, E Dan: Dan −24 + 8 + 18 = +2,
+   Deal 1, Dan deals: A Eve (a double tap, recorded once), B Eve, C Dan, D Eve, E Dan:
+   Dan −24 + 8 + 18 = +2,
    Eve −24 + 4 + 6 + 12 = −2.  Deal 2 is Eve's, not anted yet.
    The night: −13, +2, +22, −16, +5.
 4th game, High Card, from Dealer's choice, all five, ante 1; Eve deals (the deal Tips passes on).
@@ -72,7 +74,8 @@ The Bonus Round: a grid whose 36 cells each pay the roller 1 from everyone ("eve
    The night (the tally): −20, +7, +15, −8, +6.
 The counts: bought + the tally + what the poker moved: Ann 120 − 20 + 8 = 108,
    Ben 100 + 7 − 3 = 104, Cat 100 + 15 − 3 = 112, Dan 100 − 8 + 0 = 92, Eve 104;
-   108 + 104 + 112 + 92 + 104 = 520 = bought: the bank balances.  (With a betting game in the
+   108 + 104 + 112 + 92 + 104 = 520 = bought: the bank balances.  (Before Dan's count the
+   report offers no payment and nothing to mark paid.)  (With a betting game in the
    night only the balance is checked, not each count against the tally.)
 The results (counted − bought): Ann 108 − 120 = −12 (−3.00 €), Ben +4 (1.00 €), Cat +12
    (3.00 €), Dan −8 (−2.00 €), Eve +4 (1.00 €); 0 in all.  The fewest payments: three, as
@@ -247,7 +250,7 @@ def ticked(page) -> list[str]:  # type: ignore[no-untyped-def]
     return [b.get_attribute("value") or "" for b in page.locator('input[name="players"]:checked').all()]
 
 
-def play_tips(phone: Phone, axe: Axe) -> None:
+def play_tips(phone: Phone, live_server, axe: Axe) -> None:  # type: ignore[no-untyped-def]
     page = phone.page
     dealers_choice(phone, "Tips to the Fat One", axe)
     assert ticked(page) == ["Dan", "Eve"]  # the next dealer and his left
@@ -263,7 +266,13 @@ def play_tips(phone: Phone, axe: Axe) -> None:
     # Pool Nap closed, its pool of 24 back to who paid it in: the night so far
     assert shown_nets(page) == nets(-13, 2, 22, -18, 7)
     axe.check(page, "table, tips to the fat one")
-    for pot, winner in zip("ABCDE", ("Eve", "Eve", "Dan", "Eve", "Dan")):
+    # pot A: a hurried double tap on "Eve won", recorded once (pot B's "Eve won" comes up under
+    # the thumb: the tap guard swallows the second tap)
+    guarded_double_tap(phone, live_server, page.get_by_role("button", name="Eve won", exact=True))
+    phone.shots(page, "tips, pot a after a double tap")
+    assert t.prompt == "Deal 1: Dan deals. Who won pot B?", t.prompt
+    assert t.pot() == 44  # 48 − pot A's 4: taken once
+    for pot, winner in zip("BCDE", ("Eve", "Dan", "Eve", "Dan")):
         phone.tap(page.get_by_role("button", name=f"{winner} won", exact=True), f"tips, pot {pot}, {winner}")
     assert t.prompt == "Deal 2: Eve deals. Who won pot A?"
     assert shown_nets(page) == nets(-13, 2, 22, -18 + 2, 7 - 2)
@@ -426,9 +435,17 @@ def counts(phone: Phone, axe: Axe) -> None:
     assert {name: COUNTS[name] - BOUGHT[name] for name in NAMES} == RESULTS  # the expectations agree
     assert sum(COUNTS.values()) == sum(BOUGHT.values()) == 520  # the bank balances
     phone.link("Bank")
-    for name, chips in COUNTS.items():
-        if name != "Eve":  # counted when she left
-            cash_out(phone, name, chips)
+    for name in ("Ann", "Ben", "Cat"):  # Eve was counted when she left
+        cash_out(phone, name, COUNTS[name])
+    # Dan not counted yet: the report offers no payment and nothing to mark paid
+    phone.link("Report")
+    block = " ".join(page.locator(".pay .bank-block").inner_text().split())
+    assert "No payments yet, and nothing to mark paid: the bank is not balanced." in block, block
+    assert re.search(r"Not settled yet: .*\bDan\b", block), block
+    assert page.get_by_role("button", name="Mark paid").count() == 0 and page.locator("ol.payments").count() == 0
+    axe.check(page, "report, dan still to count")
+    phone.tap(page.get_by_role("link", name="Open the Bank page"), "report, open the bank page")
+    cash_out(phone, "Dan", COUNTS["Dan"])
     main = phone.main()
     assert "The bank balances." in main, main[:1500]
     results = [page.locator(f'form.bank-player[data-player="{n}"] [data-result]').inner_text() for n in NAMES]
@@ -509,7 +526,7 @@ def test_a_mixed_night_from_the_home_page_to_the_settle_up(live_server, new_phon
     assert page.url.startswith(table_url)
     wait_until(lambda: shown_nets(eve) == nets(-16, -1, 4, 4, 4), LIVE_WITHIN, "eve's phone follows napalm")
     play_pool_nap(phone, axe)
-    play_tips(phone, axe)
+    play_tips(phone, live_server, axe)
     play_high_card(phone, axe)
     play_nasdaq(phone, axe, problems)
     bank_and_a_cash_out_refusal(phone, axe, problems)
