@@ -134,6 +134,18 @@ def refuse_moving_cashed_out(night: Night, state: Any, action: Any) -> None:
         raise IllegalAction(why)
 
 
+def refuse_closing_onto_cashed_out(night: Night, game: Any) -> None:
+    """The same for starting the next game: it stops ``game``, the one at the table, and what that
+    game's pot or pool gives back (a player's antes, their share of an unwon pool) would reach a
+    player counted while it was still in the middle (issue 20, item 2)."""
+    ledger = ledger_of(night)
+    if not cashed_out(ledger):
+        return
+    why = moves_cashed_out(ledger, game.state.net_chips, game.close().net)
+    if why is not None:
+        raise IllegalAction(why)
+
+
 # --- what the report and the bank page read ----------------------------------------------------
 
 
