@@ -39,8 +39,7 @@ of nets is in seat order (Ann, Ben, Cat, Dan, Eve) and adds up to 0 with what is
 3rd game, Tips to the Fat One, from Dealer's choice: Dan (the next dealer) and Eve on his left;
    A 2, B 3, so C 4, D 6, E 9: each stakes 24, the pots are A 4, B 6, C 8, D 12, E 18.
    Deal 1, Dan deals: A Eve (a double tap, recorded once), B Eve, C Dan, D Eve, E Dan:
-   Dan −24 + 8 + 18 = +2,
-   Eve −24 + 4 + 6 + 12 = −2.  Deal 2 is Eve's, not anted yet.
+   Dan −24 + 8 + 18 = +2, Eve −24 + 4 + 6 + 12 = −2.  Deal 2 is Eve's, not anted yet.
    The night: −13, +2, +22, −16, +5.
 4th game, High Card, from Dealer's choice, all five, ante 1; Eve deals (the deal Tips passes on).
    Deal 1: antes, pot 5; nobody wins: the pot is carried.  Deal 2, Ann deals: antes again,
@@ -74,14 +73,15 @@ The Bonus Round: a grid whose 36 cells each pay the roller 1 from everyone ("eve
    The night (the tally): −20, +7, +15, −8, +6.
 The counts: bought + the tally + what the poker moved: Ann 120 − 20 + 8 = 108,
    Ben 100 + 7 − 3 = 104, Cat 100 + 15 − 3 = 112, Dan 100 − 8 + 0 = 92, Eve 104;
-   108 + 104 + 112 + 92 + 104 = 520 = bought: the bank balances.  (Before Dan's count the
-   report offers no payment and nothing to mark paid.)  (With a betting game in the
-   night only the balance is checked, not each count against the tally.)
+   108 + 104 + 112 + 92 + 104 = 520 = bought: the bank balances (with a betting game in the
+   night only the balance is checked, not each count against the tally).  Before Dan's count
+   the report offers no payment and nothing to mark paid.
 The results (counted − bought): Ann 108 − 120 = −12 (−3.00 €), Ben +4 (1.00 €), Cat +12
    (3.00 €), Dan −8 (−2.00 €), Eve +4 (1.00 €); 0 in all.  The fewest payments: three, as
    {Ann, Cat} and {Ben, Dan, Eve} each add up to 0, the only such split (Ann's −12 needs +12 from
    the others: Cat's 12; Ben + Eve = 8, Cat + Dan = 4, Ben + Cat + Dan = 8, …; only Cat, or
-   everyone): Ann pays Cat 12 chips (3.00 €); Dan pays Ben 4 (1.00 €) and Eve 4 (1.00 €).  Dan pays Eve, marked paid: Eve's phone shows it paid.
+   everyone): Ann pays Cat 12 chips (3.00 €); Dan pays Ben 4 (1.00 €) and Eve 4 (1.00 €).
+   Dan pays Eve, marked paid: Eve's phone shows it paid.
 Then the scorekeeper replaces the players' link: Eve's phone says so at its top.
 """
 
