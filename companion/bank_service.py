@@ -146,6 +146,19 @@ def refuse_closing_onto_cashed_out(night: Night, game: Any) -> None:
         raise IllegalAction(why)
 
 
+def refuse_reopening_onto_cashed_out(night: Night, game: Any) -> None:
+    """The mirror for taking back a game started by mistake: ``game``, the one before it, is at the
+    table again with its pot as it was, so what its closing gave back (a player's ante, their share of
+    an unwon pool) goes back into the middle; refused when that would take chips from a player
+    counted since (issue 20, item 2)."""
+    ledger = ledger_of(night)
+    if not cashed_out(ledger):
+        return
+    why = moves_cashed_out(ledger, game.close().net, game.state.net_chips)
+    if why is not None:
+        raise IllegalAction(why)
+
+
 # --- what the report and the bank page read ----------------------------------------------------
 
 

@@ -828,6 +828,36 @@ def test_the_next_game_starts_after_a_cash_out_when_nothing_of_that_players_is_i
     start_poker(client, night)
 
 
+def test_taking_back_a_game_is_refused_while_the_reopened_pot_would_take_chips_from_a_cashed_out_player(
+    client, app, night
+):
+    """The mirror of the case above.  The fixture's Napalm (pot 4: each one's ante of 1); Poker starts
+    and stops it: each ante back (Dan 0).  Everyone buys in 100; Dan leaves and is counted with his
+    ante back in his stack: 100.  Taking Poker back (started by mistake, nothing recorded in it)
+    would put Napalm at the table again with its pot of 4 as it was, Dan's ante in it again: his
+    chips would move by −1 after his count, so it is refused and nothing is stored.  With Dan's
+    cash-out cancelled, the take-back goes through."""
+    from web.test_take_back import take_back
+
+    start_poker(client, night)
+    bank = BankPage(client, night)
+    bank.everyone("100")
+    bank.player("Dan", "cash_out", "100")
+    before = events(app, night.key)
+    night.refresh()
+    response = take_back(client, night)
+    assert response.status_code == 422
+    assert ("Dan has cashed out, and this would move their chips after their count. To go on: cancel Dan&#39;s "
+            "cash-out in the bank&#39;s log (Bank page)") in response.get_data(as_text=True)
+    assert events(app, night.key) == before
+    cash_out = [seq for seq, (kind, _) in enumerate(events(app, night.key), start=1) if kind == "cash_out"][-1]
+    bank.refresh()
+    assert bank.cancel(cash_out).status_code == 303
+    night.refresh()
+    assert take_back(client, night).status_code == 303
+    assert night.pot() == 4  # Napalm at the table again, its pot as it was
+
+
 def test_a_poker_deal_after_an_early_leaver_cashed_out_is_recorded(client, app, night):
     # a deal moves no chip the app records: Dan, who left early, is not in it
     start_poker(client, night)
