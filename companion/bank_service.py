@@ -134,6 +134,31 @@ def refuse_moving_cashed_out(night: Night, state: Any, action: Any) -> None:
         raise IllegalAction(why)
 
 
+def refuse_closing_onto_cashed_out(night: Night, game: Any) -> None:
+    """The same for starting the next game: it stops ``game``, the one at the table, and what that
+    game's pot or pool gives back (a player's antes, their share of an unwon pool) would reach a
+    player counted while it was still in the middle (issue 20, item 2)."""
+    ledger = ledger_of(night)
+    if not cashed_out(ledger):
+        return
+    why = moves_cashed_out(ledger, game.state.net_chips, game.close().net)
+    if why is not None:
+        raise IllegalAction(why)
+
+
+def refuse_reopening_onto_cashed_out(night: Night, game: Any) -> None:
+    """The mirror for taking back a game started by mistake: ``game``, the one before it, is at the
+    table again with its pot as it was, so what its closing gave back (a player's ante, their share of
+    an unwon pool) goes back into the middle; refused when that would take chips from a player
+    counted since (issue 20, item 2)."""
+    ledger = ledger_of(night)
+    if not cashed_out(ledger):
+        return
+    why = moves_cashed_out(ledger, game.close().net, game.state.net_chips)
+    if why is not None:
+        raise IllegalAction(why)
+
+
 # --- what the report and the bank page read ----------------------------------------------------
 
 

@@ -688,8 +688,14 @@ def _append_locked(
             bank_service.refuse_moving_cashed_out(night, current.state, action)
         elif kind == GAME_STARTED:
             summary = _verify_start(play, payload)
+            from . import bank_service  # the stopped game's pot goes back: not to a cashed-out player
+
+            bank_service.refuse_closing_onto_cashed_out(night, current)
         elif kind == GAME_TAKEN_BACK:
             summary = _verify_take_back(play, payload)
+            from . import bank_service  # the game before it reopens its pot: not with a cashed-out player's chips
+
+            bank_service.refuse_reopening_onto_cashed_out(night, play.played()[-2])
         else:
             summary = _verify_ledger_event(night, kind, payload)
     except IllegalAction:

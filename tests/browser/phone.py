@@ -287,6 +287,21 @@ class Phone:
         return " ".join(self.page.locator("main").inner_text().split())
 
 
+def save_a_bonus_grid_that_always_pays_the_dealer(phone: Phone, games: list[str], axe: Any) -> None:
+    """From the Bonus Round's page: a 6×6 grid, ``games`` typed in by Quick fill (cell r-c, the
+    ((r − 1) × 6 + (c − 1))th, gets that number's game, the list repeated), every cell a bonus
+    cell where everyone pays the dealer 1, so whatever the dice show the payment is known; axe
+    checks the filled grid (``axe``: test_accessibility.Axe), then it is saved."""
+    page = phone.page
+    phone.tap(page.get_by_role("link", name="Fill a 6×6 grid (two dice)"), "bonus grid")
+    page.get_by_label(re.compile(r"^Quick fill")).fill("\n".join(games))
+    page.get_by_label("Bonus cells: everyone pays the dealer").fill(
+        " ".join(f"{r}-{c}" for r in range(1, 7) for c in range(1, 7)))
+    page.locator('input[name="bonus_chips"]').fill("1")
+    axe.check(page, "bonus grid, filled")
+    phone.button("Save the grid", "bonus grid saved")
+
+
 def box_of(locator: Any) -> dict[str, float]:
     """Where ``locator`` is on the screen now (x, y, width, height in CSS px); it must be shown."""
     box = locator.bounding_box()

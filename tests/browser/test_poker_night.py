@@ -55,14 +55,13 @@ import time
 
 import pytest
 
-from browser.phone import Phone, double_tap, open_audit, start_night
+from browser.phone import Phone, double_tap, open_audit, save_a_bonus_grid_that_always_pays_the_dealer, start_night
 from browser.test_accessibility import Axe
 
 pytestmark = pytest.mark.browser
 
 NAMES = ["Ann", "Ben", "Cat", "Dan"]
 GRID_GAMES = ["Napalm", "Tips to the Fat One", "Poker with real betting"]
-ALL_CELLS = " ".join(f"{r}-{c}" for r in range(1, 7) for c in range(1, 7))
 
 
 def guarded_double_tap(phone: Phone, live_server, button) -> None:  # type: ignore[no-untyped-def]
@@ -161,12 +160,7 @@ def test_a_dealers_choice_poker_night_under_the_bank_settles_once(live_server, n
 
     # the Bonus Round: a grid where every cell pays the dealer 1 from everyone
     phone.link("Bonus Round")
-    phone.tap(page.get_by_role("link", name="Fill a 6×6 grid (two dice)"), "bonus grid")
-    page.get_by_label(re.compile(r"^Quick fill")).fill("\n".join(GRID_GAMES))
-    page.get_by_label("Bonus cells: everyone pays the dealer").fill(ALL_CELLS)
-    page.locator('input[name="bonus_chips"]').fill("1")
-    axe.check(page, "bonus grid, filled")
-    phone.button("Save the grid", "bonus grid saved")
+    save_a_bonus_grid_that_always_pays_the_dealer(phone, GRID_GAMES, axe)
     assert page.get_by_label("Who rolls (the dealer)").input_value() == "Ann"  # Tips passes the deal to Ann
     phone.button("Roll 2 dice", "bonus round rolled")
     rolled = page.locator("section.rolled")

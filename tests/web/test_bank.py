@@ -627,12 +627,15 @@ def test_on_chip_counts_the_standings_are_the_tally_the_counts_will_be_checked_a
 # --- issue 20 item 1: a night that uses the bank settles on the counts, without the switch -------------
 
 
-def start_poker(client, night) -> None:  # type: ignore[no-untyped-def]
-    """After the Napalm game of the fixture, a game of Poker with real betting, everyone in, Ann deals."""
+def start_poker(client, night, status: int = 303):  # type: ignore[no-untyped-def]
+    """After the Napalm game of the fixture, a game of Poker with real betting, everyone in, Ann deals
+    (the answer must be ``status``; it is returned)."""
     html = client.get(f"{night.url}/next-game?game=betting").get_data(as_text=True)
     stamp = {k: re.search(rf'name="{k}"[^>]*value="([^"]+)"', html).group(1) for k in ("version", "request_key")}
     form = {"game": "betting", "players": list(PLAYERS), "first_dealer": "Ann", "variant": "Texas hold'em"}
-    assert client.post(f"{night.url}/next-game", data={**stamp, **form}).status_code == 303
+    response = client.post(f"{night.url}/next-game", data={**stamp, **form})
+    assert response.status_code == status
+    return response
 
 
 def counted_poker_night(  # type: ignore[no-untyped-def]
@@ -781,6 +784,78 @@ def test_play_that_would_move_a_cashed_out_players_chips_is_refused_with_how_to_
     assert bank.cancel(cash_out).status_code == 303
     night.refresh()
     assert night.winner("Ben").status_code == 303
+
+
+def test_the_next_game_is_refused_while_the_stopped_games_pot_would_give_chips_to_a_cashed_out_player(
+    client, app, night
+):
+    """The fixture's Napalm: Ben and Cat said Yes (the antes: pot 4, 1 from each), Cat won.  Everyone
+    buys in 100 (on the counts); Dan, leaving, is counted with his ante still in the pot: 99.  Starting
+    Poker would stop Napalm and give each ante back (RULES.md, the default): 1 to Dan after his count,
+    so it is refused and nothing is stored.  As the answer says: Dan's cash-out cancelled, Poker
+    starts (the antes back), and Dan is counted again with his chip: 100."""
+    bank = BankPage(client, night)
+    bank.everyone("100")
+    bank.player("Dan", "cash_out", "99")
+    before = events(app, night.key)
+    response = start_poker(client, night, status=422)
+    assert ("Dan has cashed out, and this would move their chips after their count. To go on: cancel Dan&#39;s "
+            "cash-out in the bank&#39;s log (Bank page)") in response.get_data(as_text=True)
+    assert events(app, night.key) == before
+    cash_out = [seq for seq, (kind, _) in enumerate(events(app, night.key), start=1) if kind == "cash_out"][-1]
+    bank.refresh()
+    assert bank.cancel(cash_out).status_code == 303
+    start_poker(client, night)
+    bank.refresh()
+    assert bank.player("Dan", "cash_out", "100").status_code == 303
+
+
+def test_the_next_game_starts_after_a_cash_out_when_nothing_of_that_players_is_in_the_pot(client, app, night):
+    """Only a pot holding chips of a cashed-out player stops the next game.  After the fixture's Napalm
+    a second Napalm starts without Dan (the first one's antes back: Dan 0); Ann and Cat say Yes: the
+    antes of Ann, Ben and Cat, pot 3.  Everyone buys in 100; Dan, who sits out, cashes out 100 and
+    leaves.  Poker starts: the pot of 3 goes back to Ann, Ben and Cat, nothing to Dan."""
+    html = client.get(f"{night.url}/next-game?game=napalm").get_data(as_text=True)
+    stamp = {k: re.search(rf'name="{k}"[^>]*value="([^"]+)"', html).group(1) for k in ("version", "request_key")}
+    form = {"game": "napalm", "players": ["Ann", "Ben", "Cat"], "first_dealer": "Ben", "ante": "1", "ante_every": "1",
+            "tokens_to_win": "5", "unfinished_pot": "return_antes"}
+    assert client.post(f"{night.url}/next-game", data={**stamp, **form}).status_code == 303
+    night.refresh()
+    assert night.declare("Ann", "Cat").status_code == 303  # the antes of Ann, Ben and Cat: pot 3
+    bank = BankPage(client, night)
+    bank.everyone("100")
+    bank.player("Dan", "cash_out", "100")
+    start_poker(client, night)
+
+
+def test_taking_back_a_game_is_refused_while_the_reopened_pot_would_take_chips_from_a_cashed_out_player(
+    client, app, night
+):
+    """The mirror of the case above.  The fixture's Napalm (pot 4: each one's ante of 1); Poker starts
+    and stops it: each ante back (Dan 0).  Everyone buys in 100; Dan leaves and is counted with his
+    ante back in his stack: 100.  Taking Poker back (started by mistake, nothing recorded in it)
+    would put Napalm at the table again with its pot of 4 as it was, Dan's ante in it again: his
+    chips would move by −1 after his count, so it is refused and nothing is stored.  With Dan's
+    cash-out cancelled, the take-back goes through."""
+    from web.test_take_back import take_back
+
+    start_poker(client, night)
+    bank = BankPage(client, night)
+    bank.everyone("100")
+    bank.player("Dan", "cash_out", "100")
+    before = events(app, night.key)
+    night.refresh()
+    response = take_back(client, night)
+    assert response.status_code == 422
+    assert ("Dan has cashed out, and this would move their chips after their count. To go on: cancel Dan&#39;s "
+            "cash-out in the bank&#39;s log (Bank page)") in response.get_data(as_text=True)
+    assert events(app, night.key) == before
+    cash_out = [seq for seq, (kind, _) in enumerate(events(app, night.key), start=1) if kind == "cash_out"][-1]
+    bank.refresh()
+    assert bank.cancel(cash_out).status_code == 303
+    night.refresh()
+    assert take_back(client, night).status_code == 303
+    assert night.pot() == 4  # Napalm at the table again, its pot as it was
 
 
 def test_a_poker_deal_after_an_early_leaver_cashed_out_is_recorded(client, app, night):
