@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from browser.phone import box_of, start_night
+from browser.phone import box_of, card_name, start_night
 from browser.test_accessibility import Axe
 
 pytestmark = pytest.mark.browser
@@ -40,16 +40,16 @@ def test_cards_go_to_the_player_the_scorekeeper_picks_whatever_the_speaking_orde
     assert page.locator("label.cardfield.filling").inner_text().strip() == "Ben"
     picker = page.locator(".picker")
     for code in ("As", "Ah"):
-        picker.get_by_role("button", name=code, exact=True).click()
+        picker.get_by_role("button", name=card_name(code), exact=True).click()
     # Ben has his 2 cards: on to the field still open, Dan's, and the name says so
     assert name.inner_text() == "Dan"
     # tapping the last row of the picker, the name is still on the screen above the cards
-    last = picker.get_by_role("button", name="2c", exact=True)
+    last = picker.get_by_role("button", name=card_name("2c"), exact=True)
     last.scroll_into_view_if_needed()
     shown, card = box_of(name), box_of(last)
     assert 0 <= shown["y"] and shown["y"] + shown["height"] <= card["y"], (shown, card)
     for code in ("Ks", "Qd"):
-        picker.get_by_role("button", name=code, exact=True).click()
+        picker.get_by_role("button", name=card_name(code), exact=True).click()
     assert t.card_field("Ben").input_value() == "As Ah"
     assert t.card_field("Dan").input_value() == "Ks Qd"
     axe = Axe(shots)
@@ -84,7 +84,7 @@ def test_clear_empties_only_the_chosen_players_field(live_server, new_phone, tab
     t.open_cards()
     picker = page.locator(".picker")
     for code in ("As", "Ah", "Ks", "Qd"):  # Ben's two, then Cat's two by itself
-        picker.get_by_role("button", name=code, exact=True).click()
+        picker.get_by_role("button", name=card_name(code), exact=True).click()
     # they were meant the other way round: clear Ben's, then Cat's, and tap them again
     page.get_by_role("button", name="Cards for Ben").click()
     page.get_by_role("button", name="Clear Ben's cards").click()
@@ -92,10 +92,10 @@ def test_clear_empties_only_the_chosen_players_field(live_server, new_phone, tab
     page.get_by_role("button", name="Cards for Cat").click()
     page.get_by_role("button", name="Clear Cat's cards").click()
     for code in ("As", "Ah"):
-        picker.get_by_role("button", name=code, exact=True).click()
+        picker.get_by_role("button", name=card_name(code), exact=True).click()
     page.get_by_role("button", name="Cards for Ben").click()
     for code in ("Ks", "Qd"):
-        picker.get_by_role("button", name=code, exact=True).click()
+        picker.get_by_role("button", name=card_name(code), exact=True).click()
     t.rank_cards()
     # Cat's aces beat Ben's K-Q: Ben pays Cat the pot, 3: Ben -1 - 3 = -4, Cat -1 + 3 = 2
     t.check(pot=3, dealer="Ann", net=[-1, -4, 2], tokens=[0, 0, 0])

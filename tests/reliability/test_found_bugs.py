@@ -80,7 +80,7 @@ def test_an_export_of_a_night_named_in_any_script_has_headers_a_server_can_send(
     assert response.status_code == 200
     disposition = response.headers["Content-Disposition"]
     disposition.encode("latin-1")  # waitress sends headers as Latin-1, and answered 500 before
-    assert 'filename="napalm.json"' in disposition  # an ASCII fallback, and the name itself in filename*
+    assert 'filename="night.json"' in disposition  # an ASCII fallback, and the name itself in filename*
 
 
 def test_a_doubled_tap_on_rank_the_cards_is_answered_already_recorded(start_night, app):
