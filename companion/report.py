@@ -59,15 +59,17 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, localcontext
 from typing import Any
 
 from .ledger.money import chips_text, to_money, value_text
 from .ledger.settle import Payment, pairwise_debts, settle_up
 from .games.base import GameClosing, GameKind, GameState
+from .games.vocabulary import NEUTRAL, ReportVocabulary
 
 __all__ = [
+    "FORMAT",
     "Figures",
     "GameLine",
     "GamePart",
@@ -76,12 +78,18 @@ __all__ = [
     "PlayerReport",
     "PotClosing",
     "Report",
+    "Section",
     "build_night_report",
     "ledger_part",
     "transfer_part",
 ]
 
 VIEWS = ("plan", "pairwise")
+
+#: the version of the report's JSON and CSV (docs/report-format.md): each says it, and it
+#: changes only with a new version written down there.  1 was unversioned: every game in
+#: Napalm's words; 2 says each game's own words (:mod:`companion.games.vocabulary`).
+FORMAT = "companion-report/2"
 
 
 # --- one player's figures ---------------------------------------------------------
@@ -91,9 +99,12 @@ VIEWS = ("plan", "pairwise")
 class Figures:
     """One player's chips in one game, or over the whole night.
 
-    ``antes``, ``pots`` and every amount in ``won_from`` / ``lost_to`` are chips
-    moved, never negative; ``unfinished`` is what the unfinished game's pot gives
-    back to this player at the end of the night.
+    The figures are what chips did, whatever the game calls them (its
+    :class:`~companion.games.vocabulary.ReportVocabulary` names them): ``antes`` are
+    chips paid into a pot or pool, ``won_from`` / ``lost_to`` chips passed between
+    two players, ``pots`` chips taken out of a pot or pool, all moved and never
+    negative; ``unfinished`` is what the game's closing gives back to this player out
+    of a pot or pool left in play at the end of the night.
     """
 
     antes: int = 0
@@ -132,22 +143,28 @@ class Figures:
         """(chips won from ``other``, chips lost to ``other``) in side bets."""
         return dict(self.won_from).get(other, 0), dict(self.lost_to).get(other, 0)
 
-    def parts(self) -> list[str]:
-        """The non-zero parts of :attr:`net`, as short phrases ("antes −8", "+6 from Dan")."""
+    def parts(self, words: ReportVocabulary) -> list[str]:
+        """The non-zero parts of :attr:`net`, as short phrases in ``words`` ("antes −8", "side bets +6 from Dan")."""
         out = []
         if self.antes:
-            out.append(f"antes {_signed(-self.antes)}")
+            out.append(f"{_phrase(words.paid_in, 'paid in')} {_signed(-self.antes)}")
+        between = words.between.phrase if words.between is not None else "chips"
         for name, chips in self.won_from:
-            out.append(f"side bets {_signed(chips)} from {name}")
+            out.append(f"{between} {_signed(chips)} from {name}")
         for name, chips in self.lost_to:
-            out.append(f"side bets {_signed(-chips)} to {name}")
+            out.append(f"{between} {_signed(-chips)} to {name}")
         if self.pots:
-            out.append(f"pots won {_signed(self.pots)}")
+            out.append(f"{_phrase(words.taken_out, 'taken out')} {_signed(self.pots)}")
         if self.unfinished:
-            out.append(f"unfinished pot {_signed(self.unfinished)}")
+            out.append(f"{_phrase(words.returned, 'returned')} {_signed(self.unfinished)}")
         if self.ledger:
             out.append(f"{self.ledger_label or 'the night'} {_signed(self.ledger)}")
         return out
+
+
+def _phrase(term: Any, fallback: str) -> str:
+    """A term's phrase; ``fallback`` for a figure the words leave out (never shown: it is zero)."""
+    return term.phrase if term is not None else fallback
 
 
 def _signed(chips: int) -> str:
@@ -220,6 +237,8 @@ class GameLine:
     records: tuple[str, ...] = ()
     #: not a game: what the night's own ledger adds (the Bonus Round, the bank's counts)
     extra: bool = False
+    #: the words of the game this line is part of (its kind's ``report_vocabulary``)
+    words: ReportVocabulary = NEUTRAL
 
     @property
     def finished(self) -> bool:
@@ -319,6 +338,19 @@ class PotClosing:
 
 
 @dataclass(frozen=True)
+class Section:
+    """Game lines of the report in a row that share their words: one table per player card.
+
+    ``lines`` index :attr:`Report.games` (a line of the night's own ledger joins the section
+    before it); ``title`` names its games ("Napalm", "Pool Nap, Nap").
+    """
+
+    words: ReportVocabulary
+    lines: tuple[int, ...]
+    title: str
+
+
+@dataclass(frozen=True)
 class Report:
     name: str
     players: tuple[PlayerReport, ...]  # in seat order
@@ -336,6 +368,9 @@ class Report:
     #: the pot carried in from the previous night: (contributor, chips) in seat order, counted
     #: in the first game's antes
     carried_in: tuple[tuple[str, int], ...] = ()
+    #: the night's words, for its totals and its payments: its games' when they all say the same
+    #: (:func:`night_words`), else neutral ones
+    words: ReportVocabulary = NEUTRAL
 
     @property
     def carried_in_total(self) -> int:
@@ -375,92 +410,190 @@ class Report:
     def total_money(self) -> Decimal:
         return sum((p.money for p in self.players), Decimal(0))
 
+    # --- in the games' words ---
+
+    def sections(self) -> tuple[Section, ...]:
+        """The game lines grouped into runs that share their words, in the night's order."""
+        out: list[tuple[ReportVocabulary, list[int], list[str]]] = []
+        for i, line in enumerate(self.games):
+            if line.extra and out:
+                out[-1][1].append(i)
+                continue
+            words = self.words if line.extra else line.words
+            if not out or out[-1][0] != words:
+                out.append((words, [], []))
+            out[-1][1].append(i)
+            if not line.extra and line.title and line.title not in out[-1][2]:
+                out[-1][2].append(line.title)
+        return tuple(Section(words, tuple(lines), ", ".join(titles)) for words, lines, titles in out)
+
+    def total_of(self, player: PlayerReport, section: Section) -> Figures:
+        """``player``'s figures summed over the lines of ``section``."""
+        return _add((player.games[i] for i in section.lines), [p.name for p in self.players])
+
+    @property
+    def pot_word(self) -> str | None:
+        """What the night's games call the chips in the middle ("pot", "pool"); None: no game of it keeps any."""
+        return self.words.pot
+
     # --- downloads ---
 
-    def as_dict(self) -> dict[str, Any]:
-        def figures(f: Figures) -> dict[str, Any]:
-            return {
-                "antes": f.antes,
-                "side_bets_won": dict(f.won_from),
-                "side_bets_lost": dict(f.lost_to),
-                "pots_won": f.pots,
-                "unfinished_pot": f.unfinished,
-                "tokens": f.tokens,
-                # the Bonus Round's payments, or on chip counts the counts beyond the games
-                **({"night_ledger": f.ledger} if f.ledger else {}),
-                "net_chips": f.net,
-            }
+    def figures_dict(self, f: Figures, words: ReportVocabulary) -> dict[str, Any]:
+        """One player's figures as the JSON writes them: keyed in ``words``, a figure they leave out left out."""
+        out: dict[str, Any] = {}
+        if words.paid_in is not None:
+            out[words.paid_in.key] = f.antes
+        if words.between is not None:
+            out[words.between.won_key] = dict(f.won_from)
+            out[words.between.lost_key] = dict(f.lost_to)
+        if words.taken_out is not None:
+            out[words.taken_out.key] = f.pots
+        if words.returned is not None:
+            out[words.returned.key] = f.unfinished
+        if words.tokens:
+            out["tokens"] = f.tokens
+        if f.ledger:  # the Bonus Round's payments, or on chip counts the counts beyond the games
+            out["night_ledger"] = f.ledger
+        out["net_chips"] = f.net
+        return out
 
-        return {
+    def as_dict(self) -> dict[str, Any]:
+        """The report as ``report.json`` holds it (:data:`FORMAT`, docs/report-format.md)."""
+        words = self.words
+        data: dict[str, Any] = {
+            "format": FORMAT,
             "night": self.name,
             "chip_value": f"{self.chip_value.normalize():f}",
             "currency": self.currency,
+            "words": _words_dict(words),
             "carried_in": dict(self.carried_in),
-            "unfinished_pot": {
-                "choice": self.closing.choice,
-                "pot": self.closing.pot,
-                "carried": self.closing.carried,
-                "carried_shares": self.closing.carried_shares,
-                "note": self.closing.note,
-            },
-            "games": [
-                {"number": g.number, "winner": g.winner, "pot": g.pot, "hands": g.hands, "finished": g.finished}
-                for g in self.games
-            ],
-            "players": [
-                {
-                    "name": p.name,
-                    "seat": p.seat,
-                    **figures(p.total),
-                    "games_won": p.games_won,
-                    "money": _plain(p.money),
-                    "games": [{"number": g.number, **figures(f)} for g, f in zip(self.games, p.games)],
-                }
-                for p in self.players
-            ],
-            "payments": [
-                {"from": p.payer, "to": p.payee, "chips": p.chips, "money": _plain(p.money), "paid": p.paid}
-                for p in self.plan
-            ],
-            "pairwise": [
-                {
-                    "from": p.payer,
-                    "to": p.payee,
-                    "chips": p.chips,
-                    "money": _plain(p.money),
-                    "side_bets": p.side_bets,
-                    "through_pot": p.through_pot,
-                    "paid": p.paid,
-                }
-                for p in self.pairwise
-            ],
-            "recorded_payments": [{"from": p.payer, "to": p.payee, "chips": p.chips} for p in self.recorded],
         }
+        if words.pot is not None:
+            left: dict[str, Any] = {}
+            if self.closing.setting_text:  # a game's setting decided (Napalm's), not its own rules
+                left["choice"] = self.closing.choice
+            left[words.pot] = self.closing.pot
+            left.update(carried=self.closing.carried, carried_shares=self.closing.carried_shares, note=self.closing.note)
+            data[f"unfinished_{words.pot}"] = left
+        data["games"] = [_line_dict(g) for g in self.games]
+        data["players"] = [
+            {
+                "name": p.name,
+                "seat": p.seat,
+                **self.figures_dict(p.total, words),
+                "games_won": p.games_won,
+                "money": _plain(p.money),
+                "games": [
+                    {"number": g.number, **self.figures_dict(f, words if g.extra else g.words)}
+                    for g, f in zip(self.games, p.games)
+                ],
+            }
+            for p in self.players
+        ]
+        data["payments"] = [
+            {"from": p.payer, "to": p.payee, "chips": p.chips, "money": _plain(p.money), "paid": p.paid}
+            for p in self.plan
+        ]
+        data["pairwise"] = [
+            {
+                "from": p.payer,
+                "to": p.payee,
+                "chips": p.chips,
+                "money": _plain(p.money),
+                **({words.between.key: p.side_bets} if words.between is not None else {}),
+                **({f"through_{words.pot}": p.through_pot} if words.pot is not None else {}),
+                "paid": p.paid,
+            }
+            for p in self.pairwise
+        ]
+        data["recorded_payments"] = [{"from": p.payer, "to": p.payee, "chips": p.chips} for p in self.recorded]
+        return data
+
+    def csv_columns(self) -> list[str]:
+        """The figures' columns of the CSV, in the night's words (:meth:`to_csv`)."""
+        words = self.words
+        out = []
+        if words.paid_in is not None:
+            out.append(words.paid_in.key)
+        if words.between is not None:
+            out += [words.between.won_key, words.between.lost_key]
+        if words.taken_out is not None:
+            out.append(words.taken_out.key)
+        if words.returned is not None:
+            out.append(words.returned.key)
+        if words.tokens:
+            out.append("tokens")
+        return out
 
     def to_csv(self, view: str = "plan") -> str:
-        """One row per player, then one per payment of ``view``; money exact, as plain decimals."""
+        """A first line naming the format (:data:`FORMAT`), a header, one row per player, then one per
+        payment of ``view``; the figures in the night's words; money exact, as plain decimals."""
+        words = self.words
+        columns = self.csv_columns()
         rows: list[list[Any]] = [
-            [
-                "row", "player", "to", "antes", "side_bets_won", "side_bets_lost", "pots_won",
-                "unfinished_pot", "tokens", "games_won", "net_chips", "money", "currency", "paid",
-            ]
+            ["format", FORMAT],
+            ["row", "player", "to", *columns, "games_won", "net_chips", "money", "currency", "paid"],
         ]
         for p in self.players:
             t = p.total
+            cells: list[Any] = []
+            if words.paid_in is not None:
+                cells.append(t.antes)
+            if words.between is not None:
+                cells += [t.side_won, t.side_lost]
+            if words.taken_out is not None:
+                cells.append(t.pots)
+            if words.returned is not None:
+                cells.append(t.unfinished)
+            if words.tokens:
+                cells.append(t.tokens)
             rows.append(
                 [
-                    "player", _Text(p.name), "", t.antes, t.side_won, t.side_lost, t.pots,
-                    t.unfinished, t.tokens, p.games_won, p.net_chips, _plain(p.money), _Text(self.currency), "",
+                    "player", _Text(p.name), "", *cells, p.games_won, p.net_chips, _plain(p.money),
+                    _Text(self.currency), "",
                 ]
             )
         for line in self.lines(view):
             rows.append(
                 [
-                    "payment", _Text(line.payer), _Text(line.payee), "", "", "", "", "", "", "",
+                    "payment", _Text(line.payer), _Text(line.payee), *([""] * len(columns)), "",
                     line.chips, _plain(line.money), _Text(self.currency), "yes" if line.paid else "no",
                 ]
             )
         return "".join(",".join(_csv_field(cell) for cell in row) + "\r\n" for row in rows)
+
+
+def _words_dict(words: ReportVocabulary) -> dict[str, Any]:
+    """What the figures of the JSON are called: each key's meaning is fixed, its name the game's."""
+    out: dict[str, Any] = {}
+    if words.paid_in is not None:
+        out["paid_in"] = words.paid_in.key
+    if words.between is not None:
+        out["between"] = {"won": words.between.won_key, "lost": words.between.lost_key, "pairwise": words.between.key}
+    if words.taken_out is not None:
+        out["taken_out"] = words.taken_out.key
+    if words.returned is not None:
+        out["returned"] = words.returned.key
+    out["pot"] = words.pot
+    if words.tokens:
+        out["tokens"] = "tokens"
+    return out
+
+
+def _line_dict(g: GameLine) -> dict[str, Any]:
+    """One line of the report's games as the JSON writes it."""
+    out: dict[str, Any] = {"number": g.number, "night_game": g.night_game, "title": g.title}
+    if g.extra:
+        out.update(night_ledger=True, text=g.text)
+        return out
+    out["words"] = _words_dict(g.words)
+    if g.text:  # a game broken down by its records
+        out.update(records=g.hands, text=g.text, finished=g.finished)
+        if g.words.pot is not None:
+            out[f"{g.words.pot}_left"] = g.pot
+        return out
+    out.update(winner=g.winner, pot=g.pot, hands=g.hands, finished=g.finished)
+    return out
 
 
 def _plain(amount: Decimal) -> str:
@@ -537,8 +670,12 @@ def report_from_part(
     currency: str = "",
     paid: Iterable[tuple[str, str, int]] = (),
     name: str = "",
+    words: ReportVocabulary | None = None,
 ) -> Report:
     """The report of one part as the whole night: each player's totals, checked, and who pays whom.
+
+    ``words`` are the night's (its game's ``report_vocabulary``); by default those of the
+    part's game lines.
 
     ``paid`` are the settle-up payments recorded so far, ``(payer, payee, chips)``
     in the order recorded.  Each marks the first unpaid matching line of the
@@ -547,7 +684,21 @@ def report_from_part(
     the other view) are listed by :meth:`Report.unmatched`, and
     :attr:`Report.remaining` settles what is left counting every one of them.
     """
-    return _settle(name, part.players, part, chip_value, currency, paid)
+    if words is None:
+        words = night_words([g.words for g in part.games if not g.extra])
+    return _settle(name, part.players, part, chip_value, currency, paid, words)
+
+
+def night_words(games: Sequence[ReportVocabulary]) -> ReportVocabulary:
+    """The words of a night of ``games`` (each its game's words): theirs when they are all the same,
+    else neutral ones, with the pot called as the games with one call it ("pot" when they differ),
+    none when no game keeps one, and tokens when a game counts them."""
+    distinct = list(dict.fromkeys(games))
+    if len(distinct) == 1:
+        return distinct[0]
+    pots = {w.pot for w in distinct if w.pot is not None}
+    pot = None if not pots else (pots.pop() if len(pots) == 1 else "pot")
+    return replace(NEUTRAL, pot=pot, tokens=any(w.tokens for w in distinct))
 
 
 #: one game of a night as :func:`build_night_report` takes it: its title, its fold, its rules
@@ -571,8 +722,11 @@ def game_report_part(
     """
     own = getattr(kind, "report_part", None)
     if own is not None:
-        return own(number, title, state, rules, closing, carried_on)
-    return transfer_part(number or 1, title, state, closing)
+        part = own(number, title, state, rules, closing, carried_on)
+    else:
+        part = transfer_part(number or 1, title, state, closing)
+    words = kind.report_vocabulary
+    return replace(part, games=tuple(g if g.extra else replace(g, words=words) for g in part.games))
 
 
 def build_night_report(
@@ -604,11 +758,12 @@ def build_night_report(
     """
     extra_chips = {n: c for n, c in (extra[1] if extra else {}).items() if c}
     entries = list(games)
+    words = night_words([entry[4].report_vocabulary for entry in entries])
     if len(entries) == 1 and not extra_chips:
         title, state, rules, game_closing, kind = entries[0]
         if getattr(kind, "report_part", None) is not None:
             part = game_report_part(0, title, state, rules, game_closing, kind, carried_on)
-            return report_from_part(part, chip_value=chip_value, currency=currency, paid=paid, name=name)
+            return report_from_part(part, chip_value=chip_value, currency=currency, paid=paid, name=name, words=words)
     parts = [
         game_report_part(number, title, state, rules, game_closing, kind, carried_on)
         for number, (title, state, rules, game_closing, kind) in enumerate(entries, start=1)
@@ -646,7 +801,7 @@ def build_night_report(
         closing=closing,
         carried_in=parts[0].carried_in,
     )
-    return _settle(name, players, merged, chip_value, currency, paid)
+    return _settle(name, players, merged, chip_value, currency, paid, words)
 
 
 def ledger_part(title: str, seated: Sequence[str], chips: Mapping[str, int], what: str = "") -> GamePart:
@@ -739,13 +894,21 @@ def _settle(
     chip_value: Decimal,
     currency: str,
     paid: Iterable[tuple[str, str, int]],
+    words: ReportVocabulary,
 ) -> Report:
-    """The report of ``part``'s figures: each player's totals, checked against the ledger, and who pays whom."""
+    """The report of ``part``'s figures: each player's totals, checked against the ledger, and who pays whom.
+
+    ``words`` are the night's; each game line's figures must fit its own words (a game whose
+    records hold a figure its words leave out declared them wrong)."""
     closing = part.closing
     games = part.games
     lines = []
     for seat, player in enumerate(players):
         per_game = part.figures[player]
+        for line, f in zip(games, per_game):
+            missing = None if line.extra else line.words.lacks(f.antes, f.side_won + f.side_lost, f.pots, f.unfinished, f.tokens)
+            if missing is not None:
+                raise ValueError(f"{line.title or 'a game'}: its report words leave out chips {missing}, which {player} has")
         total = _add(per_game, players)
         net = closing.net[player]
         if total.net != net:  # pragma: no cover - the ledger and the report disagree: a bug
@@ -779,7 +942,7 @@ def _settle(
             money=money,
             money_text=value_text(p.chips, chip_value, currency),
             paid=done,
-            why=_why_plan(p, plan, by_name),
+            why=_why_plan(p, plan, by_name, words),
         )
         for p, done in zip(plan, plan_paid)
         for money in (to_money(p.chips, chip_value),)
@@ -794,7 +957,7 @@ def _settle(
             paid=done,
             side_bets=parts[p.payer, p.payee][0],
             through_pot=parts[p.payer, p.payee][1],
-            why=_why_pair(p, parts[p.payer, p.payee], by_name),
+            why=_why_pair(p, parts[p.payer, p.payee], by_name, words),
         )
         for p, done in zip(pairs, pairs_paid)
         for money in (to_money(p.chips, chip_value),)
@@ -818,6 +981,7 @@ def _settle(
         unmatched_pairwise=_leftover(pairs, recorded),
         remaining=settle_up(left),
         carried_in=tuple(part.carried_in.items()),
+        words=words,
     )
 
 
@@ -894,10 +1058,10 @@ def _pairwise(
 # --- explanations --------------------------------------------------------------------------
 
 
-def _balance(p: PlayerReport) -> str:
+def _balance(p: PlayerReport, words: ReportVocabulary) -> str:
     n = p.net_chips
     where = f"{chips_text(n)} up" if n > 0 else (f"{chips_text(-n)} down" if n < 0 else "square")
-    parts = p.total.parts()
+    parts = p.total.parts(words)
     return f"{p.name} ends the night {where}" + (f" ({', '.join(parts)})" if parts else "")
 
 
@@ -913,17 +1077,23 @@ def _split(name: str, role: str, payments: Sequence[Payment]) -> str | None:
     return f"{name} is owed {chips_text(total)} in all, received as {parts}."
 
 
-def _why_plan(payment: Payment, plan: Sequence[Payment], by_name: Mapping[str, PlayerReport]) -> tuple[str, ...]:
+def _why_plan(
+    payment: Payment, plan: Sequence[Payment], by_name: Mapping[str, PlayerReport], words: ReportVocabulary
+) -> tuple[str, ...]:
     payer, payee = by_name[payment.payer], by_name[payment.payee]
     won, lost = payer.total.with_opponent(payee.name)
+    between = words.between
     if won or lost:
+        phrase = between.phrase if between is not None else "chips"
         direct = (
-            f"Between the two directly: {payer.name} lost {lost} to {payee.name} in side bets"
+            f"Between the two directly: {payer.name} lost {lost} to {payee.name} in {phrase}"
             f" and won {won} from {payee.name}."
         )
+    elif between is not None:
+        direct = f"{payer.name} and {payee.name} had no {between.one} against each other."
     else:
-        direct = f"{payer.name} and {payee.name} had no side bet against each other."
-    out = [_balance(payer) + ".", _balance(payee) + ".", direct]
+        direct = f"No chips passed between {payer.name} and {payee.name} directly."
+    out = [_balance(payer, words) + ".", _balance(payee, words) + ".", direct]
     for sentence in (_split(payer.name, "pays", plan), _split(payee.name, "receives", plan)):
         if sentence:
             out.append(sentence)
@@ -934,24 +1104,32 @@ def _why_plan(payment: Payment, plan: Sequence[Payment], by_name: Mapping[str, P
     return tuple(out)
 
 
-def _why_pair(payment: Payment, parts: tuple[int, int], by_name: Mapping[str, PlayerReport]) -> tuple[str, ...]:
+def _why_pair(
+    payment: Payment, parts: tuple[int, int], by_name: Mapping[str, PlayerReport], words: ReportVocabulary
+) -> tuple[str, ...]:
     payer, payee = by_name[payment.payer], by_name[payment.payee]
     side, pot = parts
     won, lost = payer.total.with_opponent(payee.name)
+    between = (words.between.phrase if words.between is not None else "chips").capitalize()
+    word = words.pot or "pot"
+    paid_in = words.paid_in.phrase if words.paid_in is not None else "chips"
     out = []
     if won or lost:
         out.append(
-            f"Side bets: {payer.name} lost {lost} to {payee.name} and won {won} from {payee.name}: "
+            f"{between}: {payer.name} lost {lost} to {payee.name} and won {won} from {payee.name}: "
             f"{payer.name} owes {side}."
             if side >= 0
-            else f"Side bets: {payer.name} lost {lost} to {payee.name} and won {won} from {payee.name}: "
+            else f"{between}: {payer.name} lost {lost} to {payee.name} and won {won} from {payee.name}: "
             f"{payee.name} owes {-side}, netted here."
         )
     if pot > 0:
-        out.append(f"Through the pot: {payer.name} owes {payee.name} {pot} ({payer.name}'s antes in pots that went to {payee.name}).")
+        out.append(
+            f"Through the {word}: {payer.name} owes {payee.name} {pot} ({payer.name}'s {paid_in} in {word}s that "
+            f"went to {payee.name})."
+        )
     elif pot < 0:
         out.append(
-            f"Through the pot: {payee.name} owes {payer.name} {-pot} ({payee.name}'s antes in pots that went to "
-            f"{payer.name}), netted here."
+            f"Through the {word}: {payee.name} owes {payer.name} {-pot} ({payee.name}'s {paid_in} in {word}s that "
+            f"went to {payer.name}), netted here."
         )
     return tuple(out)

@@ -510,15 +510,22 @@ def test_the_winner_of_the_first_game_is_paid_the_carried_chips_by_their_contrib
 # --- downloads ---------------------------------------------------------------------------------------
 
 
+def csv_body(text: str) -> io.StringIO:
+    """The CSV after its first line, which names its format (docs/report-format.md)."""
+    first, rest = text.split("\r\n", 1)
+    assert first == "format,companion-report/2"
+    return io.StringIO(rest)
+
+
 def test_the_csv_has_a_row_per_player_and_per_payment():
     r = report_a("return_antes", paid=[("Ben", "Ann", 13)])
-    rows = list(csv.DictReader(io.StringIO(r.to_csv())))
+    rows = list(csv.DictReader(csv_body(r.to_csv())))
     assert [row["row"] for row in rows] == ["player"] * 4 + ["payment"] * 3
     ben = rows[1]
     assert (ben["player"], ben["antes"], ben["side_bets_lost"], ben["net_chips"], ben["money"]) == ("Ben", "5", "28", "-31", "-7.75")
     first = rows[4]
     assert (first["player"], first["to"], first["net_chips"], first["money"], first["paid"]) == ("Ben", "Ann", "13", "3.25", "yes")
-    pair_rows = list(csv.DictReader(io.StringIO(r.to_csv("pairwise"))))
+    pair_rows = list(csv.DictReader(csv_body(r.to_csv("pairwise"))))
     assert len(pair_rows) == 4 + 5
 
 
@@ -553,7 +560,7 @@ def test_no_name_becomes_a_formula_in_the_csv_whatever_a_spreadsheet_splits_on(n
             start = unicodedata.normalize("NFKC", cell).lstrip(' "\u3000')
             numeric = start.lstrip("-").replace(".", "").isdigit()
             assert numeric or not start.startswith(("=", "+", "-", "@")), cell
-    rows = list(csv.reader(io.StringIO(text)))  # read with the file's own comma: one cell, as typed but defused
+    rows = list(csv.reader(csv_body(text)))  # read with the file's own comma: one cell, as typed but defused
     assert sorted(row[1] for row in rows[1:3]) == sorted([defused, "Ben"])
     assert '"' + defused.replace('"', '""') + '"' in text  # quoted in the file
 

@@ -19,6 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from .vocabulary import ReportVocabulary
+
 
 #: The longest player's name: it must fit a 360-px phone's table row.
 MAX_NAME_LENGTH = 24
@@ -115,6 +117,9 @@ class GameKind(Protocol):
     event_kinds: frozenset[str]
     min_players: int
     max_players: int
+    #: the columns and words of its part of the report (:mod:`companion.games.vocabulary`;
+    #: a game that declares none of its own: ``NEUTRAL``)
+    report_vocabulary: ReportVocabulary
 
     def rules_from_dict(self, raw: Mapping[str, Any]) -> Any:
         """Its rules from a JSON object, defaults filled in; IllegalAction names the field at fault."""

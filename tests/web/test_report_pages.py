@@ -153,7 +153,8 @@ def test_the_downloads(start_night, client):
     response = client.get(f"{t.url}/report.csv")
     assert response.status_code == 200 and response.mimetype == "text/csv"
     assert "attachment" in response.headers["Content-Disposition"]
-    lines = response.get_data(as_text=True).splitlines()
+    first, *lines = response.get_data(as_text=True).splitlines()
+    assert first == "format,companion-report/2"  # the format's version first (docs/report-format.md)
     # header, 4 players, 3 payments.  Split: Ben and Dan get 4 each: Ann 11, Ben -29, Cat 11, Dan 7.
     assert len(lines) == 8
     assert lines[2] == 'player,"Ben",,5,0,28,0,4,1,0,-29,-7.25,"EUR",'  # text a person typed is quoted
@@ -163,7 +164,7 @@ def test_the_downloads(start_night, client):
     assert [p["chips"] for p in data["payments"]] == [11, 11, 7]
     # ?view=pairwise: the pairwise payments instead (how many depends on which of
     # Ben and Dan the fewest-payments split of game 2's pot pairs Ann with).
-    pairwise = client.get(f"{t.url}/report.csv?view=pairwise").get_data(as_text=True).splitlines()
+    pairwise = client.get(f"{t.url}/report.csv?view=pairwise").get_data(as_text=True).splitlines()[1:]
     assert len(pairwise) == 1 + 4 + len(data["pairwise"])
     assert [row[1:3] for row in csv.reader(pairwise[5:])] == [[p["from"], p["to"]] for p in data["pairwise"]]
 

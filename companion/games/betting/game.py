@@ -12,6 +12,7 @@ from typing import Any
 
 from ..base import GameClosing, IllegalAction, RecordError
 from ..fold import Void
+from ..vocabulary import NO_CHIPS
 from ...reading import Unreadable, text
 from .engine import MAX_PLAYERS, MAX_VARIANT, MIN_PLAYERS, BettingTable, Deal, Rules
 
@@ -29,6 +30,8 @@ class Betting:
     max_players = MAX_PLAYERS
     #: the chips on the table settle each pot: the bank checks only that it balances
     records_chips = False
+    #: the report shows no figures of its own: the bank's counts are the night's results
+    report_vocabulary = NO_CHIPS
 
     def rules_from_dict(self, raw: Mapping[str, Any]) -> Rules:
         if not isinstance(raw, Mapping):

@@ -11,6 +11,7 @@ from dataclasses import asdict
 from typing import Any
 
 from ..base import GameClosing, IllegalAction, chips_text
+from ..vocabulary import Between, Column, ReportVocabulary, Term
 from . import codec
 from .table import MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Rules, Table
 from .view import VARIANT_TITLES
@@ -18,11 +19,26 @@ from .view import VARIANT_TITLES
 RULE_KEYS = ("variant", "misere", "wellington", "blucher", "stake")
 
 
+#: Nap's part of the report in its own words: the bids won and lost, and the pool
+WORDS = ReportVocabulary(
+    columns=(
+        Column("between", "Bids", "bids won and lost (a penalty paid to another player included)"),
+        Column("through_pot", "Pool", "the pool: paid in, won and given back"),
+    ),
+    paid_in=Term("paid_into_pool", "pool payments"),
+    between=Between("bids", "bids_won", "bids_lost", "bids", "bid"),
+    taken_out=Term("pool_won", "pool won"),
+    returned=Term("pool_returned", "pool given back"),
+    pot="pool",
+)
+
+
 class Nap:
     """Nap (Napoleon): one bid a deal, paid between the bidder and everyone else; four variants."""
 
     kind = "nap"
     title = "Nap"
+    report_vocabulary = WORDS
     records_key = "deals"
     event_kinds = frozenset(codec.EVENT_KINDS)
     min_players = MIN_PLAYERS

@@ -12,6 +12,7 @@ from dataclasses import asdict
 from typing import Any
 
 from ..base import GameClosing, IllegalAction, RecordError
+from ..vocabulary import Between, Column, ReportVocabulary, Term
 from . import codec
 from .closing import close_night
 from .history import play_stages, stages_of
@@ -20,11 +21,29 @@ from .table import MAX_PLAYERS, MIN_PLAYERS, Rules, Table
 RULE_KEYS = ("ante", "ante_every", "tokens_to_win", "unfinished_pot")
 
 
+#: Napalm's part of the report in its own words: antes, side bets, pots and tokens
+WORDS = ReportVocabulary(
+    columns=(
+        Column("paid_in", "Antes", "antes paid"),
+        Column("between", "Side bets", "side bets won and lost"),
+        Column("taken_out", "Pots", "pots taken (* the unfinished game's pot, as the setting says)"),
+        Column("tokens", "Tok.", "tokens", title="tokens"),
+    ),
+    paid_in=Term("antes", "antes"),
+    between=Between("side_bets", "side_bets_won", "side_bets_lost", "side bets", "side bet"),
+    taken_out=Term("pots_won", "pots won"),
+    returned=Term("unfinished_pot", "unfinished pot"),
+    pot="pot",
+    tokens=True,
+)
+
+
 class Napalm:
     """Napalm (Whipsaw): antes, three stages of Yes/No, side bets, tokens and the pot."""
 
     kind = "napalm"
     title = "Napalm"
+    report_vocabulary = WORDS
     records_key = "stages"
     event_kinds = frozenset(codec.GAME_KINDS)
     min_players = MIN_PLAYERS

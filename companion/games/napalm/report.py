@@ -32,6 +32,7 @@ from typing import Any
 
 from ...report import Figures, GameLine, GamePart, PotClosing, Report, report_from_part
 from .closing import CHOICES, Closing, close_night
+from .game import WORDS
 from .table import POT, Rules, Table
 
 __all__ = ["build_report", "game_part", "pot_closing", "report_part"]
@@ -121,11 +122,11 @@ def game_part(table: Table, unfinished_pot: str, carried_on: Mapping[str, int] |
 
     results = {r.number: r for r in position.games}
     games = tuple(
-        GameLine(g, results[g].winner, results[g].pot, results[g].hands)
+        GameLine(g, results[g].winner, results[g].pot, results[g].hands, words=WORDS)
         if g in results
         else GameLine(
             g, None, closing.pot, position.hand,
-            started=int(position.stage) != 1 or position.phase.value != "declare",
+            started=int(position.stage) != 1 or position.phase.value != "declare", words=WORDS,
         )
         for g in numbers
     )
@@ -171,4 +172,4 @@ def build_report(
     ``paid`` as :func:`companion.report.report_from_part` takes them.
     """
     part = game_part(table, unfinished_pot, carried_on)
-    return report_from_part(part, chip_value=chip_value, currency=currency, paid=paid, name=name)
+    return report_from_part(part, chip_value=chip_value, currency=currency, paid=paid, name=name, words=WORDS)

@@ -13,6 +13,7 @@ from dataclasses import asdict, fields
 from typing import Any
 
 from ..base import GameClosing, IllegalAction
+from ..vocabulary import Between, Column, ReportVocabulary, Term
 from . import records
 from .engine import MAX_PLAYERS, MIN_PLAYERS, PotTable, Rules, close_table
 from .presets import PRESETS, TITLES
@@ -22,11 +23,27 @@ _INT_KEYS = ("ante", "min_players", "max_players")
 _BOOL_KEYS = ("carry", "high_low", "sales")
 
 
+#: a pot game's part of the report in its own words: antes, pots and (NASDAQ's) sales
+WORDS = ReportVocabulary(
+    columns=(
+        Column("paid_in", "Antes", "antes and bets paid in"),
+        Column("taken_out", "Pots", "pots taken (a pot left at the end given back)"),
+        Column("between", "Sales", "cards sold and bought"),
+    ),
+    paid_in=Term("antes", "antes"),
+    between=Between("sales", "sales_received", "sales_paid", "sales", "sale", won="received", lost="paid"),
+    taken_out=Term("pots_won", "pots won"),
+    returned=Term("unfinished_pot", "unfinished pot"),
+    pot="pot",
+)
+
+
 class Pots:
     """Fixed-stake pots: antes or several fixed stakes, each pot won, split, split high-low or carried."""
 
     kind = "pots"
     title = "Fixed-stake pots"
+    report_vocabulary = WORDS
     records_key = "deals"
     event_kinds = frozenset(records.EVENT_KINDS)
     min_players = MIN_PLAYERS
