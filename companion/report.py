@@ -413,11 +413,16 @@ class Report:
     # --- in the games' words ---
 
     def sections(self) -> tuple[Section, ...]:
-        """The game lines grouped into runs that share their words, in the night's order."""
+        """The game lines grouped into runs that share their words, in the night's order.
+
+        A line with no figures to show (the night's own ledger, a game that moves no chips at the
+        table) joins the run before it, its figure under Net only."""
         out: list[tuple[ReportVocabulary, list[int], list[str]]] = []
         for i, line in enumerate(self.games):
-            if line.extra and out:
+            if (line.extra or not line.words.columns) and out:
                 out[-1][1].append(i)
+                if not line.extra and line.title and line.title not in out[-1][2]:
+                    out[-1][2].append(line.title)
                 continue
             words = self.words if line.extra else line.words
             if not out or out[-1][0] != words:
@@ -692,10 +697,13 @@ def report_from_part(
 def night_words(games: Sequence[ReportVocabulary]) -> ReportVocabulary:
     """The words of a night of ``games`` (each its game's words): theirs when they are all the same,
     else neutral ones, with the pot called as the games with one call it ("pot" when they differ),
-    none when no game keeps one, and tokens when a game counts them."""
-    distinct = list(dict.fromkeys(games))
+    none when no game keeps one, and tokens when a game counts them.  A game with no figures to
+    show (one that moves no chips at the table) says nothing of the night's words."""
+    distinct = list(dict.fromkeys(w for w in games if w.columns)) or list(dict.fromkeys(games))
     if len(distinct) == 1:
         return distinct[0]
+    if not distinct:
+        return NEUTRAL
     pots = {w.pot for w in distinct if w.pot is not None}
     pot = None if not pots else (pots.pop() if len(pots) == 1 else "pot")
     return replace(NEUTRAL, pot=pot, tokens=any(w.tokens for w in distinct))

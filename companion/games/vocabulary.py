@@ -87,6 +87,19 @@ class ReportVocabulary:
     pot: str | None
     tokens: bool = False
 
+    def __post_init__(self) -> None:
+        needs = {
+            "paid_in": ("chips paid in", self.paid_in is not None),
+            "between": ("chips between players", self.between is not None),
+            "taken_out": ("chips taken out", self.taken_out is not None),
+            "through_pot": ("a pot or pool", self.pot is not None),
+            "tokens": ("tokens", self.tokens),
+        }
+        for column in self.columns:
+            what, has = needs[column.shows]
+            if not has:
+                raise ValueError(f"a column shows {what}, which these words leave out")
+
     def legend(self) -> str:
         """What the columns hold, as the sentence above the cards says it ("antes paid, …, and the net")."""
         return ", ".join([c.says for c in self.columns] + ["and the net"]) if self.columns else "the net"
