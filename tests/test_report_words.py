@@ -208,7 +208,7 @@ def test_a_game_that_declares_no_words_is_told_in_neutral_ones():
     r = night(POOL_NAP, kinds={"nap": Plain()})
     assert [c.head for c in r.sections()[0].words.columns] == ["In", "Won/lost", "Out"]
     assert r.player("Cat").total.parts(r.words) == [
-        "paid in \u22122", "direct payments +2 from Ann", "direct payments +2 from Ben", "direct payments +2 from Dan",
+        "stakes \u22122", "direct payments +2 from Ann", "direct payments +2 from Ben", "direct payments +2 from Dan",
         "direct payments \u221210 to Dan",
     ]
     assert "won_from_players" in r.as_dict()["players"][0]

@@ -127,7 +127,7 @@ NEUTRAL = ReportVocabulary(
         Column("between", "Won/lost", "chips won from and lost to other players"),
         Column("taken_out", "Out", "chips taken out of a pot or pool (what was left in one at the end included)"),
     ),
-    paid_in=Term("paid_in", "paid in"),
+    paid_in=Term("paid_in", "stakes"),
     between=Between("direct", "won_from_players", "lost_to_players", "direct payments", "direct payment"),
     taken_out=Term("taken_out", "taken out"),
     returned=Term("returned", "returned at the end"),

@@ -358,6 +358,16 @@ def player(name: str):  # type: ignore[no-untyped-def]
         net_chips=sum(p.net_chips for _, _, p in rows),
         games_won=sum(p.games_won for _, _, p in rows),
         tokens=sum(p.total.tokens for _, _, p in rows),
+        # said in the nights' own words (issue 23): tokens only when a night's games count them,
+        # chips between players as the nights call them when they all agree ("side bets", "bids")
+        counts_tokens=any(r.words.tokens for _, r, _ in rows),
+        between=between_words({r.words.between.phrase for _, r, _ in rows if r.words.between is not None}),
         side_won=sum(p.total.side_won for _, _, p in rows),
         side_lost=sum(p.total.side_lost for _, _, p in rows),
     )
+
+
+def between_words(phrases: set[str]) -> str:
+    """What a player's chips won from and lost to other players are called across nights: the
+    nights' own words when they agree ("Side bets", "Bids"), else neutral ones."""
+    return phrases.pop().capitalize() if len(phrases) == 1 else "Won/lost between players"

@@ -136,3 +136,12 @@ def test_a_night_of_poker_with_real_betting_shows_no_columns_and_no_unfinished_p
     data = client.get(f"{keeper}/report.json").get_json()
     assert set(data["players"][0]) == {"name", "seat", "net_chips", "games_won", "money", "games"}
     assert not any(key.startswith("unfinished") for key in data)
+
+
+def test_a_players_history_of_nap_nights_says_bids_and_no_tokens(client, app):
+    keeper, _ = imported(client, app, NAP_NIGHT)
+    client.get(f"{keeper}/report")  # the scorekeeper's phone knows the night
+    page = text(client.get("/players/Dan").get_data(as_text=True))
+    assert "Bids +30 / −2" in page  # won 10 from each of three, lost 2 to Cat
+    for word in NAPALM_WORDS:
+        assert word not in page.lower(), word
