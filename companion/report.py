@@ -23,6 +23,13 @@ and the undos themselves cancel out and are left out):
   pot or pool still in play when it ended (chips carried to the next night count
   as returned to their owners: they are left out of tonight's balances).
 
+These are what chips did; what they are *called* is the game's: each game kind
+declares a :class:`~companion.games.vocabulary.ReportVocabulary` (its
+``report_vocabulary``: Napalm's antes, side bets, pots and tokens; Nap's bids and
+pool; a pot game's antes, pots and sales), every game line carries its game's, and
+the pages, the CSV and the JSON say only those words (docs/report-format.md).  The
+night's totals and payments are in the night's words (:func:`night_words`).
+
 The night's own ledger (the Bonus Round, the bank's counts) is one more part
 (:func:`ledger_part`).  :func:`build_night_report` adds the parts up.  A player's net
 chips are ``pots + unfinished pot + side bets won - side bets lost - antes``; the
