@@ -27,7 +27,7 @@ import pytest
 
 from companion.games import GAMES
 from companion.games.nap.game import Nap
-from companion.games.vocabulary import NEUTRAL, NO_CHIPS, Column, ReportVocabulary
+from companion.games.vocabulary import NEUTRAL, NO_CHIPS, Between, Column, ReportVocabulary
 from companion.report import FORMAT, build_night_report
 
 FOUR = ("Ann", "Ben", "Cat", "Dan")
@@ -243,3 +243,28 @@ def test_a_game_that_moves_no_chips_leaves_the_night_in_the_other_games_words():
     (section,) = r.sections()
     assert section.title == "Napalm, Poker with real betting" and len(section.lines) == len(r.games)
     assert r.player("Ben").total.parts(r.words) == ["antes \u22121", "side bets \u22124 to Cat", "unfinished pot +1"]
+
+
+def test_a_game_of_points_between_players_says_points_and_has_no_pot():
+    """Plain Nap keeps no pool: its chips only pass between players, so it can be told as points.
+    Deal 1 as above: Cat makes 2, 2 from each other player (Ann −2, Ben −2, Cat +6, Dan −2)."""
+    points = ReportVocabulary(
+        columns=(Column("between", "Points", "points won and lost"),),
+        paid_in=None, between=Between("points", "points_won", "points_lost", "points", "point"),
+        taken_out=None, returned=None, pot=None,
+    )
+
+    class Points(Nap):
+        report_vocabulary = points
+
+    r = night(("nap", FOUR, {"variant": "plain"}, [{"bidder": "Cat", "bid": 2, "made": True}]), kinds={"nap": Points()})
+    assert r.player("Cat").total.parts(r.words) == ["points +2 from Ann", "points +2 from Ben", "points +2 from Dan"]
+    assert r.pot_word is None
+    data = r.as_dict()
+    assert not any(key.startswith("unfinished") for key in data)
+    assert data["players"][0] == {
+        "name": "Ann", "seat": 1, "points_won": {}, "points_lost": {"Cat": 2}, "net_chips": -2, "games_won": 0,
+        "money": "-0.50", "games": [{"number": 0, "points_won": {}, "points_lost": {"Cat": 2}, "net_chips": -2}],
+    }
+    assert data["pairwise"][0] == {"from": "Ann", "to": "Cat", "chips": 2, "money": "0.50", "points": 2, "paid": False}
+    assert r.to_csv().split("\r\n")[1] == "row,player,to,points_won,points_lost,games_won,net_chips,money,currency,paid"

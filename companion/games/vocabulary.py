@@ -10,6 +10,14 @@ game kind declares a :class:`ReportVocabulary` as data (its ``report_vocabulary`
 and the report's pages, its CSV and its JSON say only those words.  A game that
 declares none gets :data:`NEUTRAL`, words that fit any game read from its transfers.
 
+A game of points paid between players, with no pot (a Rummy-like game), declares only those::
+
+    POINTS = ReportVocabulary(
+        columns=(Column("between", "Points", "points won and lost"),),
+        paid_in=None, between=Between("points", "points_won", "points_lost", "points", "point"),
+        taken_out=None, returned=None, pot=None,
+    )
+
 A figure a game never has (a game without a pot takes nothing out of one) is
 ``None`` in its vocabulary: the report shows no column, no line and no key for
 it, and refuses a game whose records hold one (its declaration would be wrong).
