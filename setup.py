@@ -27,8 +27,9 @@ setup(
     packages=find_namespace_packages(include=["companion*"]) + [name for package in SHIPPED for name in shipped(package)],
     package_dir=SHIPPED,
     package_data={
-        "companion.templates": ["**/*.html"],
-        "companion.static": ["*"],
+        # each folder whole, whatever kinds of file it comes to hold
+        "companion.templates": ["**/*"],
+        "companion.static": ["**/*"],
         # the app upgrades its database at start: Alembic's settings and its script template
         "companion.migrations": ["alembic.ini", "script.py.mako"],
     },
