@@ -48,15 +48,26 @@ def _night_kind_use(kind: str) -> str:
     return "the night's setting"
 
 
+#: every member of :class:`GameKind`: the rest of the app calls each, so a game must have them all
+#: (:class:`~companion.games.basegame.BaseGame` declares a default for each)
+MEMBERS = tuple(
+    name for name in (*GameKind.__annotations__, *vars(GameKind)) if not name.startswith("_")
+)
+
+
 def register(game: GameKind, screens: Any = None) -> GameKind:
     """Add ``game`` to :data:`GAMES` (and its ``screens``, when it is not a package of its own here).
 
-    Raises :class:`RegistrationError` when another game has its name, or one of its event
-    kinds is the night's own (two games may share a kind: see ``docs/adding-a-game.md``).
+    Raises :class:`RegistrationError` when the game lacks a member of :class:`GameKind`, another
+    game has its name, or one of its event kinds is the night's own (two games may share a kind:
+    see ``docs/adding-a-game.md``).
     """
-    kind = game.kind
+    kind = getattr(game, "kind", None)  # the one look before the checks: a name for the message
     if not isinstance(kind, str) or not kind.isidentifier():
         raise RegistrationError(f"a game's kind must be a short name, not {kind!r}")
+    missing = [name for name in MEMBERS if not hasattr(game, name)]
+    if missing:
+        raise RegistrationError(f"the game {kind!r} has no {', '.join(missing)}: subclass BaseGame")
     if kind in GAMES and GAMES[kind] is not game:
         raise RegistrationError(f"two games are called {kind!r}: {GAMES[kind].title} and {game.title}")
     clashes = sorted(set(game.event_kinds) & NIGHT_KINDS)

@@ -191,6 +191,17 @@ def test_a_second_game_of_the_same_name_is_refused_naming_both() -> None:
     assert GAMES["nap"].title == "Nap"
 
 
+def test_a_game_without_every_member_is_refused_at_registration_naming_what_it_lacks() -> None:
+    class Bare:
+        kind = "bare"
+        title = "Bare"
+        event_kinds = frozenset({"go"})
+
+    with pytest.raises(RegistrationError, match="'bare' has no records_key, min_players, .*: subclass BaseGame"):
+        register(Bare())  # type: ignore[arg-type]
+    assert "bare" not in GAMES
+
+
 def test_two_games_may_share_a_kind_of_event_each_reading_only_its_own() -> None:
     """Nap, poker with real betting and Rummy scores all record "deal" (and every game "void")."""
     assert {"deal", "void"} <= GAMES["nap"].event_kinds & GAMES["betting"].event_kinds & GAMES["rummy"].event_kinds
