@@ -8,7 +8,9 @@ its records in a night file, the closing of an unfinished game, and if it likes
 its own part of the end-of-night report), and whose web
 part (forms and templates) implements :class:`companion.games.web.GameScreens`.
 The ledger, the night, the report and the web layer only ever talk to these
-two protocols, so adding a game is one package and one line in the registry.
+two protocols, so adding a game is one package and its name in the registry's list
+(:data:`companion.games.INSTALLED`).  :class:`companion.games.basegame.BaseGame` and
+:class:`companion.games.web.BaseScreens` give every member a default: a game is its differences.
 
 Nothing here imports Flask, SQLAlchemy or WTForms (``tests/test_purity.py``).
 """

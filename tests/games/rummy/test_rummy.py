@@ -54,7 +54,8 @@ def _nets(html: str) -> dict[str, str]:
 
 
 def _stamp(html: str, action: str) -> dict[str, str]:
-    form = re.search(rf'action="/k/\w[^"]*/{action}"[^>]*>(.*?)</form>', html, re.S)
+    """The version and request key of the form posting to ``action`` (a key may start with "-")."""
+    form = re.search(rf'action="/k/[\w-]+/{action}"[^>]*>(.*?)</form>', html, re.S)
     assert form, f"no {action} form"
     version = re.search(r'name="version"[^>]*value="(\d+)"', form.group(1))
     key = re.search(r'name="request_key"[^>]*value="([^"]+)"', form.group(1))
