@@ -18,6 +18,7 @@ from ...shown_cards import shown_this_hand, undone_cards
 from ..base import IllegalAction
 from .closing import LABELS as UNFINISHED_LABELS
 from .table import Challenge, Declare, Phase, Showdown, Table
+from .view import NapalmView, view
 
 
 class NapalmRulesFields:
@@ -77,9 +78,9 @@ class NapalmScreens:
     def describe_rules(self, rules: Mapping[str, Any]) -> str:
         return f"ante {rules['ante']}, {rules['tokens_to_win']} tokens"
 
-    def view(self, state: Table) -> None:
-        """Napalm's standings hold everything its templates show (see :mod:`companion.standings`)."""
-        return None
+    def view(self, state: Table) -> NapalmView:
+        """What Napalm's templates show besides the night's standings (:mod:`.view`)."""
+        return view(state)
 
     # -- the table's forms ---------------------------------------------------------------
 
