@@ -25,7 +25,6 @@ PURE = sorted(
         PACKAGE / "report.py",
         PACKAGE / "charts.py",
         PACKAGE / "night_chart.py",
-        PACKAGE / "shown_cards.py",
     ]
 )
 IMPURE_SIBLINGS = {"models", "extensions", "services", "views", "forms", "database", "cli", "security"}
