@@ -14,6 +14,7 @@ from typing import Any
 from ..base import GameClosing, IllegalAction, RecordError
 from . import codec
 from .closing import close_night
+from . import history
 from .history import play_stages, stages_of
 from .table import MAX_PLAYERS, MIN_PLAYERS, Rules, Table
 
@@ -29,6 +30,9 @@ class Napalm:
     event_kinds = frozenset(codec.GAME_KINDS)
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
+    #: the older file formats that hold one game of Napalm as a whole night: a night file
+    #: reader given one of these hands the decoded document to :meth:`read_legacy`
+    legacy_formats = frozenset({history.FORMAT})
 
     def rules_from_dict(self, raw: Mapping[str, Any]) -> Rules:
         if not isinstance(raw, Mapping):
@@ -67,6 +71,13 @@ class Napalm:
 
     def write_records(self, state: Table) -> list[Any]:
         return stages_of(state)
+
+    def read_legacy(self, data: Any) -> history.History:
+        """A ``napalm-hand-history/1`` document (decoded JSON), replayed: one game of Napalm as a night.
+
+        HistoryError (a RecordError) says where the file is wrong (``docs/hand-history.md``).
+        """
+        return history.from_dict(data)
 
     def close(self, state: Table, rules: Rules) -> GameClosing:
         closing = close_night(state, rules.unfinished_pot)
