@@ -12,16 +12,12 @@ from flask import Flask, current_app
 
 from . import nightfile
 from .games import IllegalAction, RecordError
-from .games.napalm import history as hh
-
-#: what ``replay`` prints for a ``napalm-hand-history/1`` file: the game's own summary
-replay_summary = hh.replay_summary
 
 
 @click.command("replay")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 def replay_command(file: Path) -> None:
-    """Read a night FILE (companion-night/2, or a napalm-hand-history/1) and print the standings as JSON."""
+    """Read a night FILE (companion-night/2, or a game's older format) and print the standings as JSON."""
     try:
         data = file.read_bytes()
     except OSError as error:
@@ -32,8 +28,8 @@ def replay_command(file: Path) -> None:
     except (RecordError, IllegalAction) as error:
         click.echo(f"error: {file}: {error}", err=True)
         sys.exit(1)
-    # a v1 hand history prints exactly what it always printed; a night file its games
-    summary = replay_summary(parsed.v1) if parsed.v1 is not None else nightfile.replay_summary(parsed)
+    # a game's older format (a napalm-hand-history/1) prints exactly what it always printed; a night file its games
+    summary = parsed.legacy.replay_summary() if parsed.legacy is not None else nightfile.replay_summary(parsed)
     click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
 
 

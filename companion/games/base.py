@@ -138,6 +138,11 @@ class GameKind(Protocol):
     records_chips: bool
     #: its own part of the report, or None (see above)
     report_part: Any
+    #: the older file formats of its own that hold one game as a whole night (``format`` values)
+    legacy_formats: frozenset[str]
+
+    def read_legacy(self, data: Any) -> Any:
+        """A document of one of :attr:`legacy_formats`, replayed (``nightfile.LegacyFile``); RecordError says where."""
 
     def title_of(self, rules: Any) -> str:
         """What players call a game played with ``rules`` (its ``title`` unless its rules name it)."""

@@ -16,6 +16,7 @@ member                        default
 ``rules_class``               :class:`NoRules` (a game without rules)
 ``records_chips``             True (False: the chips on the table settle, the app keeps the bank)
 ``report_part``               None (the report breaks the game down by its transfers)
+``legacy_formats``            none (``read_legacy`` reads an older file format of the game's own)
 ``title_of(rules)``           ``title``
 ``default_players(...)``      everyone seated
 ``rules_from_dict(raw)``      the rules dataclass's fields: unknown keys refused, types checked
@@ -87,6 +88,9 @@ class BaseGame:
     #: its own part of the report, ``report_part(number, title, state, rules, closing, carried_on)``
     #: (see ``docs/adding-a-game.md``); None: the report breaks it down from its transfers
     report_part: Any = None
+    #: older file formats of its own that hold one game as a whole night (Napalm's
+    #: ``napalm-hand-history/1``), read by :meth:`read_legacy`; none by default
+    legacy_formats: ClassVar[frozenset[str]] = frozenset()
 
     # --- rules --------------------------------------------------------------------------
 
@@ -220,6 +224,10 @@ class BaseGame:
     def replay_extras(self, state: Any) -> dict[str, Any]:
         """What ``flask replay`` adds besides ``net_chips``: nothing, by default."""
         return {}
+
+    def read_legacy(self, data: Any) -> Any:
+        """An older file of the game's own (one of :attr:`legacy_formats`): none by default."""
+        raise RecordError(f"{self.title} reads no older file format")
 
     # --- a strategy, for the conformance suite ------------------------------------------------
 

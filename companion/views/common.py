@@ -19,7 +19,7 @@ from ..extensions import db
 from ..models import Night
 from ..security import reject_unknown_link, same_secret
 from ..games.web import SCREENS
-from ..standings import NightGameLine, Standings, game_standings, standings
+from ..standings import NightGameLine, Standings, standings
 
 MAX_KEY_LENGTH = 64
 #: the alphabet of services.new_key (URL-safe base64): anything else is no link, and never reaches SQL
@@ -158,7 +158,7 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
         return kept
     play = services.play_for(night)
     current = play.current
-    settings = services.settings_of(night)
+    money = services.money_of(night)
     # no other night's name: these standings are the players' too, and a night's players
     # are not told what another night is called ("carried in from the previous night")
     earlier = tuple(
@@ -167,21 +167,13 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
         for closing in (p.close(),)
     )
     screens = SCREENS[current.game.kind]
-    view = screens.view(current.state)
     added = bank_service.night_extra(night)  # the Bonus Round's payments, the bank's counts
-    extra = added[1] if added is not None else None
-    if view is None:  # a game whose standings hold all its templates show (Napalm)
-        st = standings(
-            current.state, night.version, settings.chip_value, settings.currency, settings.unfinished_pot, recent,
-            seated=play.seated, earlier=earlier, title=current.title, extra=extra,
-        )
-    else:
-        st = game_standings(
-            kind=screens.kind, parts=screens.parts_template, view=view, state=current.state,
-            closing_net=current.close().net, version=night.version, chip_value=settings.chip_value,
-            currency=settings.currency, recent=recent, seated=play.seated, earlier=earlier, title=current.title,
-            extra=extra,
-        )
+    st = standings(
+        kind=screens.kind, parts=screens.parts_template, view=screens.view(current.state), state=current.state,
+        closing_net=current.close().net, version=night.version, chip_value=money.chip_value,
+        currency=money.currency, recent=recent, seated=play.seated, earlier=earlier, title=current.title,
+        extra=added[1] if added is not None else None,
+    )
     ledger = bank_service.ledger_of(night)
     if ledger.uses_bank:  # the table and the players' page say it in the Bank page's words
         st = replace(st, settles=ledger.settles_text, settle_on=ledger.settle_on)

@@ -52,8 +52,9 @@ def my_nights() -> list[Night]:
 
 
 def first_game_kind(source: Any) -> str:
-    """The first game's short name a request asks for (default Napalm); 400 for one the app does not offer."""
-    kind = source.get("game") or "napalm"
+    """The first game's short name a request asks for (default: the first game offered, the registry's
+    first); 400 for one the app does not offer."""
+    kind = source.get("game") or first_games()[0][0]
     if kind not in SCREENS or kind not in GAMES:
         abort(400, "choose one of the games offered")
     return kind

@@ -68,7 +68,7 @@ def report_of(night: Night) -> Report:
 
 def _build_report(night: Night, carried_on: dict[str, int] | None) -> Report:
     play = services.play_for(night)
-    settings = services.settings_of(night)
+    money = services.money_of(night)
     paid = [
         (e.payload["payer"], e.payload["payee"], e.payload["chips"])
         for e in services.events_of(night)
@@ -76,7 +76,7 @@ def _build_report(night: Night, carried_on: dict[str, int] | None) -> Report:
     ]
     games = [(p.title, p.state, p.rules, p.close(), p.game) for p in play.played()]  # a game taken back: none
     return build_night_report(
-        games, play.seated, chip_value=settings.chip_value, currency=settings.currency, paid=paid, name=night.name,
+        games, play.seated, chip_value=money.chip_value, currency=money.currency, paid=paid, name=night.name,
         carried_on=carried_on, extra=bank_service.night_extra(night),
     )
 
@@ -211,7 +211,7 @@ def _csv(night: Night) -> Response:
     return Response(
         report_of(night).to_csv(_view()),
         mimetype="text/csv",
-        headers={"Content-Disposition": attachment("napalm-report", night.name, "csv")},
+        headers={"Content-Disposition": attachment("night-report", night.name, "csv")},
     )
 
 
@@ -219,7 +219,7 @@ def _json(night: Night) -> Response:
     response = Response(
         _dumps(report_of(night).as_dict()),
         mimetype="application/json",
-        headers={"Content-Disposition": attachment("napalm-report", night.name, "json")},
+        headers={"Content-Disposition": attachment("night-report", night.name, "json")},
     )
     return response
 
