@@ -126,6 +126,20 @@ def keeper_link(key: str) -> NightLink | None:
     return link
 
 
+_VIEWER_LINK_SQL = _LINK_SQL.replace("WHERE n.keeper_key", "WHERE n.viewer_key")
+
+
+def viewer_link(key: str) -> NightLink | None:
+    """The night whose players' link is ``key``, as :func:`keeper_link` reads it (None: ask the ORM)."""
+    if not key or len(key) > MAX_KEY_LENGTH or not KEY_CHARS.fullmatch(key):
+        return None
+    engine = current_app.extensions[READ_ENGINE]() if READ_ENGINE in current_app.extensions else db.engine
+    row = read_row(engine, _VIEWER_LINK_SQL, key)
+    if row is None or not same_secret(key, row[3]):
+        return None
+    return NightLink(row[0], row[1], row[2], row[3], row[4])
+
+
 def keeper_night(key: str) -> Night:
     """The night whose scorekeeper link is ``key``; 403 for a players' link, 404 otherwise."""
     night = _lookup(Night.keeper_key, key)
