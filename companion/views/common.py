@@ -84,6 +84,41 @@ def read_row(engine: Engine, sql: str, key: str) -> tuple[Any, ...] | None:
     return tuple(row) if row is not None else None
 
 
+def read_rows(sql: str, values: list[Any]) -> list[tuple[Any, ...]] | None:
+    """Every row of ``sql`` (``{}`` where each driver parameter goes, one per value) on the one-row reads' engine.
+
+    As :func:`read_row`, for a page that lists several nights (the home page, a
+    player's nights: issue 22); None means "ask the ORM".
+    """
+    engine = current_app.extensions[READ_ENGINE]() if READ_ENGINE in current_app.extensions else db.engine
+    param = _PARAM.get(engine.dialect.paramstyle)
+    if param is None or not values:  # pragma: no cover - a driver with another style: the ORM path
+        return None
+    try:
+        connection = engine.raw_connection()
+    except (DBAPIError, engine.dialect.loaded_dbapi.Error):
+        return None
+    try:
+        dbapi_connection: Any = connection.dbapi_connection
+        autocommit = engine.dialect.name == "postgresql" and not dbapi_connection.autocommit
+        if autocommit:
+            dbapi_connection.autocommit = True
+        cursor = connection.cursor()
+        try:
+            cursor.execute(sql.format(", ".join([param] * len(values))), tuple(values))
+            rows = cursor.fetchall()
+        finally:
+            cursor.close()
+            if autocommit:
+                dbapi_connection.autocommit = False
+    except engine.dialect.loaded_dbapi.Error:
+        connection.invalidate()
+        return None
+    finally:
+        connection.close()
+    return [tuple(row) for row in rows]
+
+
 @dataclass(frozen=True)
 class NightLink:
     """What a page kept per version needs of a scorekeeper's night, read from the database on every request.

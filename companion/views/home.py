@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from ..games.base import IllegalAction
 from ..games.web import SCREENS
 from ..ratelimit import brake
 from ..security import client_id
-from .common import keeper_mark, known_marks
+from .common import keeper_mark, known_marks, read_rows
 
 bp = Blueprint("home", __name__)
 
@@ -78,15 +79,34 @@ def known_nights() -> tuple[KnownNight, ...]:
     marks = dict(known_marks())
     if not marks:
         return ()
-    following = aliased(Night)
-    rows = db.session.execute(
-        select(Night.id, Night.keeper_key, Night.name, Night.created_at, Night.players, Night.version, following.id)
-        .outerjoin(following, following.carried_from == Night.id)
-        .where(Night.id.in_(list(marks)))
-    ).all()
-    nights = [KnownNight(r[0], r[1], r[2], r[3], tuple(r[4]), r[5], r[6]) for r in rows]
+    rows = read_rows(_KNOWN_SQL, list(marks))  # one statement on a pooled driver connection, no ORM
+    if rows is None:  # a failed read: the ORM's way, which says "try again" if the database is down
+        following = aliased(Night)
+        rows = db.session.execute(
+            select(Night.id, Night.keeper_key, Night.name, Night.created_at, Night.players, Night.version, following.id)
+            .outerjoin(following, following.carried_from == Night.id)
+            .where(Night.id.in_(list(marks)))
+        ).all()
+    nights = [KnownNight(r[0], r[1], r[2], _when(r[3]), tuple(_json(r[4])), r[5], r[6]) for r in rows]
     nights = [n for n in nights if hmac.compare_digest(keeper_mark(n), marks[n.id])]
     return tuple(sorted(nights, key=lambda n: n.created_at, reverse=True))
+
+
+#: the nights a browser knows, with the night each one's pot went on to ({}: the ids' parameters)
+_KNOWN_SQL = (
+    "SELECT n.id, n.keeper_key, n.name, n.created_at, n.players, n.version, c.id FROM night n"
+    " LEFT OUTER JOIN night c ON c.carried_from = n.id WHERE n.id IN ({})"
+)
+
+
+def _when(value: Any) -> datetime:
+    """A night's created_at as the driver gives it (SQLite: text) made the ORM's datetime."""
+    return datetime.fromisoformat(value) if isinstance(value, str) else value
+
+
+def _json(value: Any) -> Any:
+    """A JSON column as the driver gives it (SQLite: text; psycopg: already decoded)."""
+    return json.loads(value) if isinstance(value, (str, bytes)) else value
 
 
 def first_game_kind(source: Any) -> str:
