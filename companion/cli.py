@@ -127,6 +127,7 @@ def serve_command(host: str, port: int, threads: int, workers: int) -> None:
                f"x {threads} threads)")
     if lan and host in ("0.0.0.0", "::"):
         click.echo(f"companion: phones on this network open http://{lan}:{port}/")
+    warm_up(app)
     settle_garbage_collector()
     if workers > 1:
         from .processes import serve_processes
@@ -136,6 +137,21 @@ def serve_command(host: str, port: int, threads: int, workers: int) -> None:
     from waitress import serve
 
     serve(app, host=host, port=port, **waitress_options(app, threads, open_files))
+
+
+def warm_up(app: Flask) -> None:
+    """Before the first request: every template compiled and the nights in play folded (issue 22).
+
+    What a restarted worker would otherwise do on its first requests, at a phone's
+    expense: Jinja compiles each template on first use, and a night's fold is rebuilt
+    from its event log (services.warm_up).  Forked workers inherit both.
+    """
+    from . import services
+
+    for name in app.jinja_env.list_templates():
+        if name.endswith(".html"):
+            app.jinja_env.get_template(name)
+    services.warm_up()
 
 
 #: allocations between two young collections (Python's default is 700): a request makes

@@ -221,3 +221,25 @@ def test_the_service_worker_keeps_the_static_files_the_pages_load(client):
         address = next(a for a in addresses if a.startswith(f"/static/{name}?"))
         assert f'"{address}"' in page
     assert client.get("/sw.js", headers={"If-None-Match": worker.headers["ETag"]}).status_code == 304
+
+
+# --- a worker started in the middle of a night ----------------------------------------------------
+
+
+def test_serving_starts_with_the_nights_in_play_folded(start_night, client, app):
+    from companion import services
+    from companion.cli import warm_up
+
+    played = start_night(name="In play")
+    played.declare("Ben", "Cat")
+    start_night(name="Not started")  # version 0: its setup may still change, nothing to fold
+    services.clear_cache()  # as a worker just started
+    with app.app_context():
+        warm_up(app)
+        from companion.extensions import db
+        from companion.models import Night
+
+        night = db.session.scalar(db.select(Night).where(Night.name == "In play"))
+        assert services._cache.get(night.id)[0] == night.version == 1
+        assert len(services._cache) == 1
+    assert app.jinja_env.cache  # the templates compiled before the first request
