@@ -19,11 +19,11 @@ $(VENV_OK):
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	touch $(VENV_OK)
 
-$(RUN_STAMP): pyproject.toml $(VENV_OK)
+$(RUN_STAMP): pyproject.toml setup.py $(VENV_OK)
 	$(BIN)/python -m pip install --quiet -e .
 	touch $(RUN_STAMP)
 
-$(TEST_STAMP): pyproject.toml $(RUN_STAMP)
+$(TEST_STAMP): pyproject.toml setup.py $(RUN_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(TEST_STAMP)
 

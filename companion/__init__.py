@@ -2,7 +2,7 @@
 
 The application factory follows Flask's tutorial: ``create_app(test_config=None)``
 with an instance folder for the SQLite file and local settings, and top-level
-``templates/`` and ``static/`` folders.
+``templates/`` and ``static/`` folders (which a built wheel carries inside the package).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         __name__,
         instance_path=os.environ.get("COMPANION_INSTANCE_PATH") or None,
         instance_relative_config=True,
-        template_folder="../templates",
-        static_folder="../static",
+        template_folder=_shipped("templates"),
+        static_folder=_shipped("static"),
     )
     Path(app.instance_path).mkdir(parents=True, exist_ok=True)
     app.config.from_mapping(
@@ -92,6 +92,18 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     hosts.init_app(app)
     _trust_proxies(app)
     return app
+
+
+def _shipped(folder: str) -> str:
+    """Where the app's ``templates/`` or ``static/`` is: in the package if a wheel put it there.
+
+    The repository keeps both at its top level, beside the package, and so does an
+    editable install; a built wheel carries them inside the package (``setup.py`` maps
+    them there), since a wheel installs nothing beside its packages.
+    """
+    package = Path(__file__).resolve().parent
+    inside = package / folder
+    return str(inside if inside.is_dir() else package.parent / folder)
 
 
 def _trust_proxies(app: Flask) -> None:

@@ -80,7 +80,7 @@ def set_up_game(
         players=tuple(state.players),
         first_dealer=state.first_dealer,
         rules=game.rules_to_dict(parsed),
-        carried_in=dict(getattr(state, "carried_in", None) or {}) or None,
+        carried_in=dict(state.carried_in) or None,
     )
     return setup, game, parsed, state
 
@@ -221,7 +221,7 @@ class NightPlay:
         """Whether the app records every chip of every game tonight (a game kind says otherwise with
         ``records_chips = False``: poker with real betting); only then can chip counts be checked
         player by player against the tally."""
-        return all(getattr(played.game, "records_chips", True) for played in self.played())
+        return all(played.game.records_chips for played in self.played())
 
     def left_in_pot(self, closings: Sequence[GameClosing] | None = None) -> dict[str, int]:
         """Per player: chips of theirs left in the middle for the next night, less chips of theirs the

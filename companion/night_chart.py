@@ -33,13 +33,13 @@ def chips_over_the_night(table: Table | Any) -> tuple[dict[str, list[int]], list
     table will do: its live records' transfers (a pot or pool is ``None``) make the
     series; only Napalm's records say which of its games to a target they belong to.
     """
-    carried_in = getattr(table, "carried_in", None) or {}
+    carried_in = table.carried_in
     net = {name: -carried_in.get(name, 0) for name in table.players}
     series = {name: [chips] for name, chips in net.items()}
     game_starts: list[int] = []
     game = 1
     for index, record in enumerate(table.live_records(), start=1):
-        if getattr(record, "game", game) != game:
+        if record.game != game:
             game = record.game
             game_starts.append(index - 1)
         for t in record.transfers:

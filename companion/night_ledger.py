@@ -21,13 +21,11 @@ from .games.pots.engine import and_
 from .games.bonus import BonusGrid, BonusRecord, BonusRound, Roll, SetLucky, check_faces, left_out_of, read_entry
 from .ledger.money import chips_text
 from .ledger.bank import Bank, BankAction, BankCheck, BankError, BuyIn, Cancel, CashOut, EveryoneBuysIn, Rebuy
+from .night_kinds import BANK_KINDS, BONUS_KINDS, MODE_KIND
 
 TALLY, BANK = "tally", "bank"
 SETTLE_ON = {TALLY: "the app's tally", BANK: "chip counts (the bank)"}
 
-MODE_KIND = "settle_on"
-BANK_KINDS = ("buy_in", "rebuy", "all_buy_in", "cash_out", "bank_cancel")
-BONUS_KINDS = ("bonus_grid", "bonus_roll", "bonus_lucky")
 #: the kinds that settle the night: still recorded once its pot went on to the next night
 SETTLING_KINDS = (MODE_KIND, *BANK_KINDS)
 KINDS = SETTLING_KINDS + BONUS_KINDS

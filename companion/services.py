@@ -39,18 +39,14 @@ from .games.napalm import history as hh
 from .lru import LRU
 from .models import Event, Game, Night
 from .night import GameSetup, NightPlay, set_up_game, validate_seating
+# the night's own event kinds, which no game may use: the start and the taking back of a game (a
+# night event, ``{"position": n, "kind": its kind}``; docs/night-file.md), settle-up payments and
+# the bank's (companion.night_kinds)
+from .night_kinds import GAME_STARTED, GAME_TAKEN_BACK, LEDGER_KINDS
 from .ledger.money import chips_text
-
-#: The event that starts the next game of a night (tagged with that game).
-GAME_STARTED = "game"
-#: The event that takes back a game started by mistake, with nothing recorded in it (a night
-#: event, no game's: ``{"position": n, "kind": its kind}``; docs/night-file.md)
-GAME_TAKEN_BACK = "game_taken_back"
 
 #: 32 random bytes: 43 URL-safe characters, 256 bits, far beyond guessing.
 KEY_BYTES = 32
-#: a night's ledger events (no game's): settle-up payments, and the bank's (companion.bank_service.SETTLING_KINDS)
-LEDGER_KINDS = ("paid", "settle_on", "buy_in", "rebuy", "all_buy_in", "cash_out", "bank_cancel")
 Action = Any  # a game's action: whatever its GameKind encodes
 
 #: What a night's row can hold: one set of checks for the form, /import and replay (companion.storable).
@@ -485,8 +481,7 @@ def next_game_defaults(night: Night, kind: str, offer: Mapping[str, Any] | None 
     current = play_for(night).current
     seated = tuple(night.players)
     dealer = current.game.next_dealer(current.state)
-    pick = getattr(game, "default_players", None)
-    players = tuple(pick(seated, dealer, game.rules_from_dict(rules))) if pick is not None else seated
+    players = tuple(game.default_players(seated, dealer, game.rules_from_dict(rules)))
     if dealer not in players and players:
         dealer = players[0]
     return GameSetup(game.kind, players, dealer, rules)

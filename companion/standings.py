@@ -160,9 +160,8 @@ class Standings:
 
 def numbers_of(state: Any, records: Sequence[Any]) -> dict[int, int]:
     """The night's number of each of ``records`` and of each record an undo among them undid."""
-    number_of = getattr(state, "number_of", None)
-    seqs = {seq for r in records for seq in (r.seq, getattr(r, "voids", None)) if seq}
-    return {seq: number_of(seq) if number_of is not None else seq for seq in seqs}
+    seqs = {seq for r in records for seq in (r.seq, r.voids) if seq}
+    return {seq: state.number_of(seq) for seq in seqs}
 
 def standings(
     table: Table,

@@ -112,3 +112,16 @@ def start_night(client: FlaskClient):
         return TablePage(client, response.headers["Location"])
 
     return start
+
+
+@pytest.fixture
+def rummy() -> Iterator[object]:
+    """The tests' own game, Rummy scores (``tests/games/rummy/``), registered for one test with its
+    screens (and so its templates folder), as a game kept outside the app is; taken out after."""
+    from companion.games import register, unregister
+    from games.rummy.game import GAME
+    from games.rummy.web import SCREENS
+
+    register(GAME, SCREENS)
+    yield GAME
+    unregister(GAME.kind)

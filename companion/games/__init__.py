@@ -1,28 +1,100 @@
-"""The games a night can hold, registered by short name (as OpenSpiel registers its games).
+"""The games a night can hold: one list of installed games, each registered once.
 
-Adding a game is one package under ``companion/games/`` implementing
-:class:`~companion.games.base.GameKind` (and its screens), plus one line here:
-see ``docs/adding-a-game.md``.  Pure: the registry imports only the games' pure parts.
+A game is one package under ``companion/games/`` named by its short name, whose
+``game.py`` holds its kind as ``GAME`` (a :class:`~companion.games.basegame.BaseGame`)
+and whose ``web.py`` holds its screens as ``SCREENS`` (found by the web layer alone,
+:mod:`companion.games.web`, so this registry never imports web code).  Installing it is
+one name in :data:`INSTALLED`: see ``docs/adding-a-game.md``.  A game kept elsewhere (the
+tests' own) is registered with :func:`register`, its screens given beside it.
+
+Registration checks what would otherwise fail mid-night: a second game of the same name,
+or a game whose event kinds include one of the night's own (:data:`NIGHT_KINDS`).  Pure.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from typing import Any
 
+from ..night_kinds import BANK_KINDS, BONUS_KINDS, GAME_STARTED, GAME_TAKEN_BACK, NIGHT_KINDS, PAID
 from .base import GameClosing, GameKind, GameState, IllegalAction, RecordError
-from .betting.game import BETTING
-from .nap.game import NAP
-from .napalm.game import NAPALM
-from .pots.game import POTS
+
+#: the installed games, by package name, in the order the screens offer them
+INSTALLED: tuple[str, ...] = ("napalm", "nap", "pots", "betting")
 
 #: every kind of game, by the short name a night file and the database use
-GAMES: dict[str, GameKind] = {
-    NAPALM.kind: NAPALM,
-    NAP.kind: NAP,
-    POTS.kind: POTS,
-    BETTING.kind: BETTING,
-}
+GAMES: dict[str, GameKind] = {}
+#: the screens given with a game registered from outside ``companion/games/`` (web objects, held unread)
+GIVEN_SCREENS: dict[str, Any] = {}
+
+
+class RegistrationError(RuntimeError):
+    """A game that cannot be registered beside the others: the message names both sides of the clash."""
+
+
+def _night_kind_use(kind: str) -> str:
+    """What the night records as events of ``kind``, in words for a registration error."""
+    if kind == GAME_STARTED:
+        return "the start of a game"
+    if kind == GAME_TAKEN_BACK:
+        return "a game taken back"
+    if kind == PAID:
+        return "a settle-up payment"
+    if kind in BANK_KINDS:
+        return "the chip bank"
+    if kind in BONUS_KINDS:
+        return "the Bonus Round"
+    return "the night's setting"
+
+
+#: every member of :class:`GameKind`: the rest of the app calls each, so a game must have them all
+#: (:class:`~companion.games.basegame.BaseGame` declares a default for each)
+MEMBERS = tuple(
+    name for name in (*GameKind.__annotations__, *vars(GameKind)) if not name.startswith("_")
+)
+
+
+def register(game: GameKind, screens: Any = None) -> GameKind:
+    """Add ``game`` to :data:`GAMES` (and its ``screens``, when it is not a package of its own here).
+
+    Raises :class:`RegistrationError` when the game lacks a member of :class:`GameKind`, another
+    game has its name, or one of its event kinds is the night's own (two games may share a kind:
+    see ``docs/adding-a-game.md``).
+    """
+    kind = getattr(game, "kind", None)  # the one look before the checks: a name for the message
+    if not isinstance(kind, str) or not kind.isidentifier():
+        raise RegistrationError(f"a game's kind must be a short name, not {kind!r}")
+    missing = [name for name in MEMBERS if not hasattr(game, name)]
+    if missing:
+        raise RegistrationError(f"the game {kind!r} has no {', '.join(missing)}: subclass BaseGame")
+    if kind in GAMES and GAMES[kind] is not game:
+        raise RegistrationError(f"two games are called {kind!r}: {GAMES[kind].title} and {game.title}")
+    clashes = sorted(set(game.event_kinds) & NIGHT_KINDS)
+    if clashes:
+        raise RegistrationError(
+            f"{game.title} ({kind}) records events of kind {clashes[0]!r}, a kind the night records "
+            f"itself ({_night_kind_use(clashes[0])}): give the game's event another name"
+        )
+    GAMES[kind] = game
+    if screens is not None:
+        GIVEN_SCREENS[kind] = screens
+    return game
+
+
+def unregister(kind: str) -> None:
+    """Take a game registered by :func:`register` out again (the tests' own game, after them)."""
+    GAMES.pop(kind, None)
+    GIVEN_SCREENS.pop(kind, None)
+
+
+def _install(name: str) -> None:
+    """Register the installed game ``name``: its package's ``game.py`` holds it as ``GAME``."""
+    register(importlib.import_module(f"{__name__}.{name}.game").GAME)
+
+
+for _name in INSTALLED:
+    _install(_name)
 
 
 def game_kind(kind: object) -> GameKind:
@@ -43,15 +115,15 @@ def title_of(kind: str, rules: Mapping[str, Any] | None = None) -> str:
     game = GAMES.get(kind)
     if game is None:
         return str(kind)
-    named = getattr(game, "title_of", None)
-    if named is not None and isinstance(rules, Mapping):
+    if isinstance(rules, Mapping):
         try:
-            return str(named(game.rules_from_dict(rules)))
+            return str(game.title_of(game.rules_from_dict(rules)))
         except (IllegalAction, AttributeError, KeyError, TypeError, ValueError):
             return game.title
     return game.title
 
 
 __all__ = [
-    "title_of", "GAMES", "GameClosing", "GameKind", "GameState", "IllegalAction", "RecordError", "game_kind",
+    "GAMES", "INSTALLED", "GameClosing", "GameKind", "GameState", "IllegalAction", "NIGHT_KINDS", "RecordError",
+    "RegistrationError", "game_kind", "register", "title_of", "unregister",
 ]

@@ -8,7 +8,9 @@ its records in a night file, the closing of an unfinished game, and if it likes
 its own part of the end-of-night report), and whose web
 part (forms and templates) implements :class:`companion.games.web.GameScreens`.
 The ledger, the night, the report and the web layer only ever talk to these
-two protocols, so adding a game is one package and one line in the registry.
+two protocols, so adding a game is one package and its name in the registry's list
+(:data:`companion.games.INSTALLED`).  :class:`companion.games.basegame.BaseGame` and
+:class:`companion.games.web.BaseScreens` give every member a default: a game is its differences.
 
 Nothing here imports Flask, SQLAlchemy or WTForms (``tests/test_purity.py``).
 """
@@ -89,11 +91,28 @@ class GameState(Protocol):
 
     def can_void(self) -> bool: ...
 
+    # declared by :class:`~companion.games.fold.FoldTable`, with their defaults there
+
+    @property
+    def dealer(self) -> str:
+        """Who deals now."""
+
+    @property
+    def carried_in(self) -> dict[str, int]:
+        """Each contributor's chips in a pot carried in from the night before ({} by default)."""
+
+    def live_records(self) -> list[Any]:
+        """The records that count (neither undone nor undos), each a :class:`~companion.games.fold.FoldRecord`."""
+
+    def number_of(self, seq: int) -> int:
+        """The number record ``seq`` is shown by in the night (``seq`` itself in a game on its own)."""
+
 
 class GameKind(Protocol):
     """A kind of game: its rules, its fold, its events and its records in a night file.
 
-    Every method is pure: values in, values out.
+    Every method is pure: values in, values out.  :class:`companion.games.basegame.BaseGame`
+    gives every member a default; a game overrides only what is its own.
 
     How the end-of-night report shows the game is the game's to say, optionally: a kind
     with a ``report_part(number, title, state, rules, closing, carried_on)`` method returns
@@ -115,6 +134,19 @@ class GameKind(Protocol):
     event_kinds: frozenset[str]
     min_players: int
     max_players: int
+    #: whether the app records every chip (False: the chips on the table settle each pot)
+    records_chips: bool
+    #: its own part of the report, or None (see above)
+    report_part: Any
+
+    def title_of(self, rules: Any) -> str:
+        """What players call a game played with ``rules`` (its ``title`` unless its rules name it)."""
+
+    def default_players(self, seated: Sequence[str], dealer: str, rules: Any) -> tuple[str, ...]:
+        """Who plays unless the scorekeeper changes it (everyone seated unless the rules take fewer)."""
+
+    def random_action(self, state: GameState, rng: Any) -> Any:
+        """A legal action now, chosen with ``rng``: the game's strategy for the conformance suite."""
 
     def rules_from_dict(self, raw: Mapping[str, Any]) -> Any:
         """Its rules from a JSON object, defaults filled in; IllegalAction names the field at fault."""

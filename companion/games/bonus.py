@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from .base import IllegalAction, RecordError
-from .pots.engine import Transfer, and_
+from .fold import Transfer
+from .pots.engine import and_
 
 DICE = {"2d6": 36, "d20": 20}
 BONUS_KINDS = ("everyone_pays_dealer", "dealer_pays_everyone")

@@ -17,9 +17,33 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from .base import IllegalAction
+
+#: The pot or pool as one side of a :class:`Transfer` (player names are never empty).
+POT = None
+
+
+@dataclass(frozen=True)
+class Transfer:
+    """Chips from ``payer`` to ``payee``: a player's name, or :data:`POT` (the game's pot or pool).
+
+    Every game's records carry these, and everything outside the game reads only them:
+    the fold's conservation check, the report's breakdown, the history's lines and the
+    night's chart.  ``reason`` is the game's word for it ("ante", "side bet", "made",
+    "undo"); ``pot`` names which pot in a game of several (a pot game's "A" … "E"), "" else.
+    """
+
+    payer: str | None
+    payee: str | None
+    chips: int
+    reason: str
+    pot: str = ""
+
+    def reversed(self) -> Transfer:
+        """The transfer that gives these chips back (what an undo records)."""
+        return Transfer(self.payee, self.payer, self.chips, "undo", self.pot)
 
 
 @dataclass(frozen=True)
@@ -27,8 +51,45 @@ class Void:
     """Undo the latest live action; the voided record stays in the log, marked."""
 
 
-P = TypeVar("P")  # a game's position: frozen, everything the rules need to go on
-R = TypeVar("R")  # a game's record: frozen, with ``seq``, ``voids``, ``transfers`` and ``summary``
+class Dealt(Protocol):
+    """What every game's position has: the seat (0-based) of who deals now."""
+
+    dealer: int
+
+
+class FoldRecord(Protocol):
+    """What every record of a game's log has: the fold, the report, the history and the chart read these.
+
+    ``seq`` its number in the game's log (1-based); ``action`` what was pushed; ``summary``
+    the sentence the history shows; ``transfers`` the chips it moved; ``voids`` for an
+    undo, the seq it undid (None else).  Two members are optional, each with a declared
+    default (:class:`RecordDefaults`): ``game``, which game to a target of a game that
+    plays several (Napalm's games to its token target; 1 otherwise), and ``tokens``,
+    (player, change) pairs of a game that keeps tokens besides chips (none otherwise).
+    """
+
+    seq: int
+    action: Any
+    summary: str
+    transfers: tuple[Transfer, ...]
+    voids: int | None
+    game: int
+    tokens: tuple[tuple[str, int], ...]
+
+
+class RecordDefaults:
+    """The declared defaults of a record's optional members: mix into a game's record class.
+
+    A record that has its own ``game`` or ``tokens`` fields (Napalm's) declares them as
+    dataclass fields and does not need this.
+    """
+
+    game: ClassVar[int] = 1
+    tokens: ClassVar[tuple[tuple[str, int], ...]] = ()
+
+
+P = TypeVar("P", bound=Dealt)  # a game's position: frozen, everything the rules need to go on
+R = TypeVar("R")  # a game's record: a frozen :class:`FoldRecord`
 
 
 class FoldTable(Generic[P, R]):
@@ -79,7 +140,13 @@ class FoldTable(Generic[P, R]):
 
     @property
     def dealer(self) -> str:
-        return self.players[self._position.dealer]  # type: ignore[attr-defined]
+        return self.players[self._position.dealer]
+
+    @property
+    def carried_in(self) -> dict[str, int]:
+        """Each contributor's chips in a pot this game started with, carried from the night before:
+        none by default (a game that can carry a pot over says so with its own)."""
+        return {}
 
     @property
     def voided(self) -> Mapping[int, int]:

@@ -35,9 +35,14 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(players.bp)
     app.register_blueprint(report.bp)
     app.register_blueprint(bank.bp)
-    from ..games.web import rules_text
+    from jinja2 import ChoiceLoader
+
+    from ..games.web import GameTemplates, rules_text
 
     app.add_template_global(rules_text, "rules_text")  # a game's rules in a few words, by its screens
+    # an installed game's templates are the app's (templates/games/<kind>/); a game registered from
+    # elsewhere (the tests' own) names its folder (GameScreens.templates_folder)
+    app.jinja_loader = ChoiceLoader([app.jinja_loader, GameTemplates()])  # type: ignore[assignment, list-item]
 
     @app.errorhandler(CSRFError)
     def _csrf(error: CSRFError):  # type: ignore[no-untyped-def]

@@ -79,8 +79,7 @@ def render_table(  # type: ignore[no-untyped-def]
     can_undo = state.can_void()
     continued = services.continuation_of(night)  # its pot went on to another night: no form is shown
     if submitted is not None and message is None:
-        shown_now = getattr(screens, "shown_now", None)
-        shown = tuple(shown_now(state)) if shown_now is not None else tuple(screens.forms(state))
+        shown = tuple(screens.shown_now(state))
         if continued is not None or submitted[0] not in shown + ((UNDO,) if can_undo else ()):
             # the form that failed is not on the screen now: say why at the top
             errors = [e for es in submitted[1].errors.values() for e in es]

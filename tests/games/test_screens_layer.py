@@ -24,7 +24,7 @@ from companion.games.base import IllegalAction
 from companion.games.napalm import Rules
 from companion.games.napalm import history as hh
 from companion.games.pots.engine import Win
-from companion.games.web import SCREENS
+from companion.games.web import SCREENS, BaseScreens
 from companion.models import Night
 
 TABLE = """{% import "_macros.html" as m %}{% set f = forms.win %}
@@ -47,7 +47,7 @@ class WinnerForm(ActionForm):
     winner = SelectField(choices=[], validate_choice=True)
 
 
-class WinnerScreens:
+class WinnerScreens(BaseScreens):
     kind = "pots"
     rules_fields = HighCardRules
     rules_template = "test/rules.html"

@@ -21,7 +21,9 @@ import pytest
 
 from companion import bank_service, services
 from companion.extensions import db
+from companion.games import GAMES, INSTALLED
 from companion.games import bonus as bonus_mod
+from companion.games.web import offers_of
 from companion.models import Event, Night
 from pages import BankPage, TablePage
 
@@ -455,6 +457,16 @@ def offered(html: str) -> list[tuple[str, str, str]]:
     ]
 
 
+def other_games() -> list[str]:
+    """The names of the games registered besides the app's own four (a test's own game), offered
+    after them in the registry's order: each by its offers' names, or once by its title."""
+    names: list[str] = []
+    for kind in GAMES:
+        if kind not in INSTALLED:
+            names += [name for name, _ in offers_of(kind).values()] or [GAMES[kind].title]
+    return names
+
+
 def test_dealers_choice_offers_each_game_by_its_name_the_latest_played_first(client, app, night):
     """Played tonight: Napalm (the fixture), then Tips to the Fat One (a pot game's preset).
     Offered: Tips (latest), Napalm, then the rest in the group's order: Nap, the pot games'
@@ -463,7 +475,7 @@ def test_dealers_choice_offers_each_game_by_its_name_the_latest_played_first(cli
     html = BankPage(client, night, "choice").html
     assert [name for _, _, name in offered(html)] == [
         "Napalm", "Nap", "Tips to the Fat One", "High Card", "Mountain", "NASDAQ", "Mystery Wheelbarrow",
-        "Fixed-stake pot", "Poker with real betting",
+        "Fixed-stake pot", "Poker with real betting", *other_games(),
     ]
     tips = re.search(r'data-offer="tips_to_the_fat_one" href="([^"]+)"', html)
     assert tips and tips.group(1) == f"{night.url}/next-game?game=pots&amp;offer=tips_to_the_fat_one"
@@ -485,7 +497,7 @@ def test_dealers_choice_offers_each_game_by_its_name_the_latest_played_first(cli
     names = [name for _, _, name in offered(html)]
     assert names == [
         "Tips to the Fat One", "Napalm", "Nap", "High Card", "Mountain",
-        "NASDAQ", "Mystery Wheelbarrow", "Fixed-stake pot", "Poker with real betting",
+        "NASDAQ", "Mystery Wheelbarrow", "Fixed-stake pot", "Poker with real betting", *other_games(),
     ], names
     assert offered(html)[0] == ("pots", "tips_to_the_fat_one", "Tips to the Fat One")
     assert offered(html)[1] == ("napalm", "", "Napalm")

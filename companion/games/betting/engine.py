@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..base import IllegalAction, validate_names
-from ..fold import FoldTable, Void
+from ..fold import FoldTable, RecordDefaults, Void
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 10
@@ -49,7 +49,7 @@ class Outcome:
 
 
 @dataclass(frozen=True)
-class Record:
+class Record(RecordDefaults):
     seq: int
     action: Any
     deal: int

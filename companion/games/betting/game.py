@@ -7,10 +7,12 @@ Pure: no Flask, no database.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import random
+from collections.abc import Mapping
 from typing import Any
 
-from ..base import GameClosing, IllegalAction, RecordError
+from ..base import IllegalAction, RecordError
+from ..basegame import BaseGame
 from ..fold import Void
 from ...reading import Unreadable, text
 from .engine import MAX_PLAYERS, MAX_VARIANT, MIN_PLAYERS, BettingTable, Deal, Rules
@@ -18,49 +20,38 @@ from .engine import MAX_PLAYERS, MAX_VARIANT, MIN_PLAYERS, BettingTable, Deal, R
 EVENT_KINDS = ("deal", "void")
 
 
-class Betting:
+class Betting(BaseGame):
     """Poker with real betting: deals recorded, no chips moved."""
 
     kind = "betting"
     title = "Poker with real betting"
-    records_key = "deals"
     event_kinds = frozenset(EVENT_KINDS)
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
+    rules_class = Rules
+    table = BettingTable
     #: the chips on the table settle each pot: the bank checks only that it balances
     records_chips = False
 
     def rules_from_dict(self, raw: Mapping[str, Any]) -> Rules:
-        if not isinstance(raw, Mapping):
-            raise IllegalAction("'rules' must be an object")
-        unknown = sorted(set(raw) - {"variant"})
-        if unknown:
-            raise IllegalAction(f"unknown rule '{unknown[0]}'")
-        variant = raw.get("variant", "")
+        if isinstance(raw, Mapping) and raw.get("variant", "") is None:
+            raw = {**raw, "variant": ""}
+        variant = self.checked_rules(raw).get("variant", "")
         try:  # a NUL is refused here, by the form and the night file alike (companion.reading)
-            return Rules(text("" if variant is None else variant, "'variant'", max_length=MAX_VARIANT, collapse=True))
+            return Rules(text(variant, "'variant'", max_length=MAX_VARIANT, collapse=True))
         except Unreadable as error:
             raise IllegalAction(str(error)) from None
 
-    def rules_to_dict(self, rules: Rules) -> dict[str, Any]:
-        return {"variant": rules.variant}
-
-    def new_state(self, players: Sequence[str], first_dealer: str | None, rules: Rules,
-                  carried_in: Mapping[str, int] | None = None) -> BettingTable:
-        return BettingTable(players, first_dealer, rules)
-
     def to_event(self, action: Any) -> tuple[str, dict[str, Any]]:
         if isinstance(action, Void):
-            return "void", {}
+            return super().to_event(action)
         if not isinstance(action, Deal):
             raise IllegalAction("the only action is a deal played")
         return "deal", ({"dealer": action.dealer} if action.dealer is not None else {})
 
     def from_event(self, kind: str, payload: Mapping[str, Any]) -> Any:
-        if kind == "void":
-            return Void()
         if kind != "deal":
-            raise IllegalAction(f"unknown event {str(kind)[:20]!r}")
+            return super().from_event(kind, payload)  # the undo
         if not isinstance(payload, Mapping) or set(payload) - {"dealer"}:
             raise IllegalAction("a deal holds only its dealer")
         dealer = payload.get("dealer")
@@ -86,20 +77,15 @@ class Betting:
     def write_records(self, state: BettingTable) -> list[Any]:
         return [{"dealer": r.dealer} for r in state.live_records()]
 
-    def close(self, state: BettingTable, rules: Rules) -> GameClosing:
-        return GameClosing(net=dict(state.net_chips), carried={}, note="")
-
-    def carries_over(self, rules: Rules) -> bool:
-        return False
-
     def live_actions(self, state: BettingTable) -> list[Any]:
         return [Deal(r.dealer) for r in state.live_records()]
 
-    def next_dealer(self, state: BettingTable) -> str:
-        return state.dealer
+    def random_action(self, state: BettingTable, rng: random.Random) -> Deal:
+        """The one action: a deal played (by the dealer, said or not)."""
+        return Deal(state.dealer if rng.random() < 0.5 else None)
 
     def replay_extras(self, state: BettingTable) -> dict[str, Any]:
         return {"variant": state.rules.variant, "deals": state.deals, "dealer": state.dealer}
 
 
-BETTING = Betting()
+BETTING = GAME = Betting()

@@ -11,6 +11,7 @@ from wtforms.validators import Length, Optional
 
 from ...forms import ActionForm, readable
 from ..base import IllegalAction
+from ..web import BaseScreens
 from .engine import MAX_VARIANT, BettingTable, Deal
 
 
@@ -39,18 +40,11 @@ def view(state: BettingTable) -> BettingView:
                        f"Deal {state.deal_number}: {state.dealer} deals. Tap when the deal is played.")
 
 
-class BettingScreens:
+class BettingScreens(BaseScreens):
+    """The variant's field is read and filled by name (the base's); a deal played is its one action."""
+
     kind = "betting"
     rules_fields = BettingRulesFields
-    rules_template = "games/betting/rules.html"
-    table_template = "games/betting/table.html"
-    parts_template = "games/betting/parts.html"
-
-    def rules_from_form(self, form: Any) -> dict[str, Any]:
-        return {"variant": " ".join((form.variant.data or "").split())}
-
-    def fill_rules(self, form: Any, rules: Mapping[str, Any]) -> None:
-        form.variant.data = rules.get("variant", "")
 
     def describe_rules(self, rules: Mapping[str, Any]) -> str:
         variant = rules.get("variant") or ""
@@ -61,9 +55,6 @@ class BettingScreens:
 
     def forms(self, state: BettingTable) -> dict[str, ActionForm]:
         return {"deal": DealForm(formdata=None)}
-
-    def shown_now(self, state: BettingTable) -> tuple[str, ...]:
-        return ("deal",)
 
     def bind(self, name: str, state: BettingTable,
              repeated: tuple[str, Mapping[str, Any]] | None = None) -> ActionForm | None:
@@ -82,4 +73,4 @@ class BettingScreens:
         return Deal(state.dealer)
 
 
-BETTING_SCREENS = BettingScreens()
+BETTING_SCREENS = SCREENS = BettingScreens()

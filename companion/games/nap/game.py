@@ -6,61 +6,36 @@ module only says how the night sees them.  Pure: no Flask, no database.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict
+import random
+from collections.abc import Mapping
 from typing import Any
 
-from ..base import GameClosing, IllegalAction, chips_text
+from ..base import GameClosing, chips_text
+from ..basegame import BaseGame
 from . import codec
-from .table import MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Rules, Table
+from .table import MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Deal, Rules, Table
 from .view import VARIANT_TITLES
 
-RULE_KEYS = ("variant", "misere", "wellington", "blucher", "stake")
 
 
-class Nap:
+class Nap(BaseGame):
     """Nap (Napoleon): one bid a deal, paid between the bidder and everyone else; four variants."""
 
     kind = "nap"
     title = "Nap"
-    records_key = "deals"
     event_kinds = frozenset(codec.EVENT_KINDS)
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
-
-    def rules_from_dict(self, raw: Mapping[str, Any]) -> Rules:
-        if not isinstance(raw, Mapping):
-            raise IllegalAction("'rules' must be an object")
-        unknown = sorted(str(key) for key in raw if key not in RULE_KEYS)
-        if unknown:
-            raise IllegalAction(f"unknown rule '{unknown[0][:30]}'")
-        if "variant" in raw and not isinstance(raw["variant"], str):
-            raise IllegalAction(f"'variant' must be one of {', '.join(VARIANTS)}")
-        for key in ("misere", "wellington", "blucher"):
-            if key in raw and not isinstance(raw[key], bool):
-                raise IllegalAction(f"'{key}' must be true or false")
-        if "stake" in raw and (isinstance(raw["stake"], bool) or not isinstance(raw["stake"], int)):
-            raise IllegalAction("'stake' must be a whole number, 1 or more")
-        return Rules(**{key: raw[key] for key in RULE_KEYS if key in raw})
+    rules_class = Rules
+    table = Table
+    rule_messages = {
+        "variant": f"'variant' must be one of {', '.join(VARIANTS)}",
+        "stake": "'stake' must be a whole number, 1 or more",
+    }
 
     def title_of(self, rules: Rules) -> str:
         """What players call the game: "Nap", or its variant's name ("Pool Nap")."""
         return "Nap" if rules.variant == "plain" else VARIANT_TITLES[rules.variant]
-
-    def rules_to_dict(self, rules: Rules) -> dict[str, Any]:
-        return asdict(rules)
-
-    def new_state(
-        self,
-        players: Sequence[str],
-        first_dealer: str | None,
-        rules: Rules,
-        carried_in: Mapping[str, int] | None = None,
-    ) -> Table:
-        if carried_in:
-            # (choice) RULES-NAP.md returns an unwon pool at the night's end; nothing is carried
-            raise IllegalAction("Nap cannot start with a pot carried in from another night")
-        return Table(players, first_dealer, rules)
 
     def to_event(self, action: Any) -> tuple[str, dict[str, Any]]:
         return codec.to_event(action)
@@ -89,22 +64,20 @@ class Nap:
     def replay_extras(self, state: Table) -> dict[str, Any]:
         return {"pool": state.pool, "dealer": state.dealer}
 
-    # The lead's game layer (issue 11, in progress) is adding these three to GameKind;
-    # Nap has them already so the merge needs nothing more.
-
-    def live_actions(self, state: Table) -> list[Any]:
-        """The deals that count, in order (undone ones and the undos left out)."""
-        return [record.action for record in state.live_records()]
-
-    def carries_over(self, rules: Rules) -> bool:
-        """Never: an unwon pool is returned to who paid it in (RULES-NAP.md)."""
-        return False
-
-    def next_dealer(self, state: Table) -> str:
-        return state.dealer
+    def random_action(self, state: Table, rng: random.Random) -> Deal:
+        """A valid deal at random: a bid made or failed, or thrown in when nobody bid."""
+        holders = list(state.bidders())
+        variant = state.rules.variant
+        peeks = tuple(n for n in holders if rng.random() < 0.3) if variant == "peep" else ()
+        exchanged = tuple((n, rng.randint(1, 5)) for n in holders if rng.random() < 0.3) if variant == "purchase" else ()
+        if state.sitting_out and rng.random() < 0.15:
+            return Deal(None, peeks=peeks, exchanged=exchanged)
+        bid = rng.choice(list(state.allowed_bids()))
+        widow = variant == "widow" and bid == "nap" and rng.random() < 0.5
+        return Deal(rng.choice(holders), bid, rng.random() < 0.5, widow, peeks, exchanged)
 
 
-#: the one instance the registry will hold
-NAP = Nap()
+#: the one instance the registry holds
+NAP = GAME = Nap()
 
-__all__ = ["NAP", "Nap"]
+__all__ = ["GAME", "NAP", "Nap"]

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..base import MAX_NAME_LENGTH, IllegalAction, validate_names
-from ..fold import FoldTable, Void
+from ..fold import FoldTable, RecordDefaults, Transfer, Void
 
 #: The pool's account in a :class:`Transfer` (player names are never empty).
 POOL = None
@@ -170,21 +170,6 @@ Action = Deal | Void
 
 
 @dataclass(frozen=True)
-class Transfer:
-    """Chips from ``payer`` to ``payee`` (a player's name, or :data:`POOL`)."""
-
-    payer: str | None
-    payee: str | None
-    chips: int
-    #: "ante", "dealer's ante", "peek", "exchange", "lead out of turn", "revoke",
-    #: "made", "failed", "pool won", "pool doubled", "undo"
-    reason: str
-
-    def reversed(self) -> Transfer:
-        return Transfer(self.payee, self.payer, self.chips, "undo")
-
-
-@dataclass(frozen=True)
 class Position:
     """Everything the rules need to go on, and nothing that grows with the night."""
 
@@ -199,7 +184,7 @@ class Position:
 
 
 @dataclass(frozen=True)
-class Record:
+class Record(RecordDefaults):
     """One line of the log: a deal (or an undo), who dealt, and what it did."""
 
     seq: int

@@ -24,6 +24,7 @@ from wtforms.validators import InputRequired, NumberRange
 from ...forms import ActionForm, MultiCheckboxField, WholeNumberField
 from ...reading import Unreadable, shown, trimmed, whole_number
 from ..base import IllegalAction
+from ..web import BaseScreens
 from .table import BIDS, MAX_EXCHANGE, MAX_PLAYERS, MAX_STAKE, VARIANTS, Deal, Penalty, Table
 from .view import VARIANT_TITLES, NapView, view
 
@@ -165,23 +166,13 @@ def deal_from_form(form: DealForm, players: tuple[str, ...]) -> Deal:
     )
 
 
-class NapScreens:
+class NapScreens(BaseScreens):
+    """Its rules' fields are read and filled by name (the base's); a deal is its one action."""
+
     kind = "nap"
     rules_fields = NapRulesFields
-    rules_template = "games/nap/rules.html"
-    table_template = "games/nap/table.html"
-    parts_template = "games/nap/parts.html"
 
     # --- rules -----------------------------------------------------------------------
-
-    def rules_from_form(self, form: Any) -> dict[str, Any]:
-        return {
-            "variant": form.variant.data,
-            "misere": bool(form.misere.data),
-            "wellington": bool(form.wellington.data),
-            "blucher": bool(form.blucher.data),
-            "stake": form.stake.data,
-        }
 
     def describe_rules(self, rules: Mapping[str, Any]) -> str:
         """The rules in a few words for the report: "Pool Nap with Misère, stake 2"."""
@@ -192,13 +183,6 @@ class NapScreens:
         stake = rules.get("stake", 1)
         return text + (f", stake {stake}" if stake != 1 else "")
 
-    def fill_rules(self, form: Any, rules: Mapping[str, Any]) -> None:
-        form.variant.data = rules.get("variant", "plain")
-        form.misere.data = bool(rules.get("misere", True))
-        form.wellington.data = bool(rules.get("wellington", False))
-        form.blucher.data = bool(rules.get("blucher", False))
-        form.stake.data = rules.get("stake", 1)
-
     # --- the table ---------------------------------------------------------------------
 
     def view(self, state: Table) -> NapView:
@@ -206,10 +190,6 @@ class NapScreens:
 
     def forms(self, state: Table) -> dict[str, ActionForm]:
         return {"deal": _set_choices(DealForm(formdata=None), view(state))}
-
-    def shown_now(self, state: Table) -> tuple[str, ...]:
-        """The forms the screen shows: always the deal (Nap asks one question a deal)."""
-        return ("deal",)
 
     def bind(
         self, name: str, state: Table, repeated: tuple[str, Mapping[str, Any]] | None = None
@@ -225,4 +205,4 @@ class NapScreens:
         return deal_from_form(form, state.players)
 
 
-NAP_SCREENS = NapScreens()
+NAP_SCREENS = SCREENS = NapScreens()

@@ -7,20 +7,21 @@ them.  Pure: no Flask, no database.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
 from typing import Any
 
-from ..base import GameClosing, IllegalAction, RecordError
+from ..base import GameClosing, RecordError
+from ..basegame import BaseGame
 from . import codec
 from .closing import close_night
 from .history import play_stages, stages_of
-from .table import MAX_PLAYERS, MIN_PLAYERS, Rules, Table
+from .table import MAX_PLAYERS, MIN_PLAYERS, Challenge, Declare, Phase, Rules, Showdown, Table
 
-RULE_KEYS = ("ante", "ante_every", "tokens_to_win", "unfinished_pot")
+UNFINISHED = "'unfinished_pot' must be one of return_antes, split_leaders, carry"
 
 
-class Napalm:
+class Napalm(BaseGame):
     """Napalm (Whipsaw): antes, three stages of Yes/No, side bets, tokens and the pot."""
 
     kind = "napalm"
@@ -29,23 +30,8 @@ class Napalm:
     event_kinds = frozenset(codec.GAME_KINDS)
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
-
-    def rules_from_dict(self, raw: Mapping[str, Any]) -> Rules:
-        if not isinstance(raw, Mapping):
-            raise IllegalAction("'rules' must be an object")
-        unknown = sorted(set(raw) - set(RULE_KEYS))
-        if unknown:
-            raise IllegalAction(f"unknown rule '{unknown[0]}'")
-        for key in ("ante", "ante_every", "tokens_to_win"):
-            value = raw.get(key)
-            if key in raw and (isinstance(value, bool) or not isinstance(value, int)):
-                raise IllegalAction(f"'{key}' must be a whole number")
-        if "unfinished_pot" in raw and not isinstance(raw["unfinished_pot"], str):
-            raise IllegalAction("'unfinished_pot' must be one of return_antes, split_leaders, carry")
-        return Rules(**{key: raw[key] for key in RULE_KEYS if key in raw})
-
-    def rules_to_dict(self, rules: Rules) -> dict[str, Any]:
-        return asdict(rules)
+    rules_class = Rules
+    rule_messages = {"unfinished_pot": UNFINISHED}
 
     def new_state(
         self,
@@ -90,15 +76,24 @@ class Napalm:
     def carries_over(self, rules: Rules) -> bool:
         return rules.unfinished_pot == "carry"
 
-    def live_actions(self, state: Table) -> list[Any]:
-        return [record.action for record in state.live_records()]
-
     def next_dealer(self, state: Table) -> str:
         # in the middle of a hand its dealer has dealt: the deal passes on; between hands
         # the next dealer is already known
         position = state.position
         seat = (position.dealer + 1) % len(state.players) if position.ante_paid else position.dealer
         return state.players[seat]
+
+    def random_action(self, state: Table, rng: random.Random) -> Any:
+        """A legal stage at random: who said Yes, who challenged, who won the showdown."""
+        position = state.position
+        if position.phase is Phase.DECLARE:
+            order = list(state.declaration_order())
+            return Declare(tuple(name for name in order if rng.random() < 0.4))
+        if position.phase is Phase.CHALLENGE:
+            others = [name for name in state.declaration_order() if name != state.dealer]
+            return Challenge(tuple(name for name in others if rng.random() < 0.3))
+        yes = list(position.yes)
+        return Showdown(winners=tuple(rng.sample(yes, rng.randint(1, min(2, len(yes))))))
 
     def replay_extras(self, state: Table) -> dict[str, Any]:
         return {
@@ -111,6 +106,6 @@ class Napalm:
 
 
 #: the one instance the registry holds
-NAPALM = Napalm()
+NAPALM = GAME = Napalm()
 
-__all__ = ["NAPALM", "Napalm", "RecordError"]
+__all__ = ["GAME", "NAPALM", "Napalm", "RecordError"]

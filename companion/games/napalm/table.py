@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
 
 from ..base import MAX_NAME_LENGTH, IllegalAction, validate_names
-from ..fold import FoldTable, Void
+from ..fold import FoldTable, Transfer, Void
 from .cards import Card, CardError, format_cards, parse_cards
 from .rankings import CARDS_PER_STAGE, best_hands, hand_strength
 
@@ -136,19 +136,6 @@ class Showdown:
 
 
 Action = Declare | Challenge | Showdown | Void
-
-
-@dataclass(frozen=True)
-class Transfer:
-    """Chips from ``payer`` to ``payee`` (a player's name, or :data:`POT`)."""
-
-    payer: str | None
-    payee: str | None
-    chips: int
-    reason: str  # "ante", "side bet", "pot", "undo"
-
-    def reversed(self) -> Transfer:
-        return Transfer(self.payee, self.payer, self.chips, "undo")
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from wtforms.validators import InputRequired, Length, NumberRange
 from ...forms import CardsForm, ChallengeForm, DeclareForm, ShowdownForm, WholeNumberField
 from ...shown_cards import shown_this_hand, undone_cards
 from ..base import IllegalAction
+from ..web import BaseScreens
 from .closing import LABELS as UNFINISHED_LABELS
 from .table import Challenge, Declare, Phase, Showdown, Table
 
@@ -67,12 +68,9 @@ def _names(names: Any) -> list[tuple[str, str]]:
     return [(n, n) for n in names]
 
 
-class NapalmScreens:
+class NapalmScreens(BaseScreens):
     kind = "napalm"
     rules_fields = NapalmRulesFields
-    rules_template = "games/napalm/rules.html"
-    table_template = "games/napalm/table.html"
-    parts_template = "games/napalm/parts.html"
 
     def describe_rules(self, rules: Mapping[str, Any]) -> str:
         return f"ante {rules['ante']}, {rules['tokens_to_win']} tokens"
@@ -171,4 +169,4 @@ class NapalmScreens:
         form.unfinished_pot.data = rules["unfinished_pot"]
 
 
-NAPALM_SCREENS = NapalmScreens()
+NAPALM_SCREENS = SCREENS = NapalmScreens()

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Union
 
 from ..base import IllegalAction
-from ..fold import FoldTable, Void
+from ..fold import FoldTable, RecordDefaults, Transfer, Void
 
 #: A pot as one side of a :class:`Transfer` (which pot: ``Transfer.pot``).
 POT = None
@@ -195,20 +195,6 @@ Action = Union[IntoPot, Sale, Win, HighLow, Carry, Void]
 
 
 @dataclass(frozen=True)
-class Transfer:
-    """Chips from ``payer`` to ``payee``: a player's name, or :data:`POT` (the pot named ``pot``)."""
-
-    payer: str | None
-    payee: str | None
-    chips: int
-    reason: str  # "ante", "bet", "bid", "unsold", "sale", "excess", "pot", "high", "low", "undo"
-    pot: str = ""
-
-    def reversed(self) -> Transfer:
-        return Transfer(self.payee, self.payer, self.chips, "undo", self.pot)
-
-
-@dataclass(frozen=True)
 class Position:
     """Everything the rules need to go on (O(players × pots)), nothing that grows with the night."""
 
@@ -225,7 +211,7 @@ class Position:
 
 
 @dataclass(frozen=True)
-class Record:
+class Record(RecordDefaults):
     """One line of the log: an action, in which deal, and what it did."""
 
     seq: int

@@ -8,21 +8,19 @@ and the presets (:mod:`.presets`).  Pure: no Flask, no database.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, fields
 from typing import Any
 
 from ..base import GameClosing, IllegalAction
+from ..basegame import BaseGame
 from . import records
-from .engine import MAX_PLAYERS, MIN_PLAYERS, PotTable, Rules, close_table
+from .engine import MAX_PLAYERS, MIN_PLAYERS, Carry, HighLow, IntoPot, PotTable, Rules, Sale, Win, close_table
 from .presets import PRESETS, TITLES
 
-RULE_KEYS = tuple(f.name for f in fields(Rules))
-_INT_KEYS = ("ante", "min_players", "max_players")
-_BOOL_KEYS = ("carry", "high_low", "sales")
 
 
-class Pots:
+class Pots(BaseGame):
     """Fixed-stake pots: antes or several fixed stakes, each pot won, split, split high-low or carried."""
 
     kind = "pots"
@@ -31,47 +29,26 @@ class Pots:
     event_kinds = frozenset(records.EVENT_KINDS)
     min_players = MIN_PLAYERS
     max_players = MAX_PLAYERS
+    rules_class = Rules
+    rule_messages = {
+        "preset": f"'preset' must be one of {', '.join(PRESETS)}",
+        "stake_rule": "'stake_rule' must be \"free\" or \"fat_one\"",
+    }
 
     def rules_from_dict(self, raw: Mapping[str, Any]) -> Rules:
         """The rules: the preset's (default "fixed"), then each key given; the field at fault named."""
-        if not isinstance(raw, Mapping):
-            raise IllegalAction("'rules' must be an object")
-        unknown = sorted(set(raw) - set(RULE_KEYS))
-        if unknown:
-            raise IllegalAction(f"unknown rule '{unknown[0]}'")
-        preset = raw.get("preset", "fixed")
-        if not isinstance(preset, str) or preset not in PRESETS:
-            raise IllegalAction(f"'preset' must be one of {', '.join(PRESETS)}")
+        given = self.checked_rules(raw)  # unknown keys and wrong types refused, by name
+        preset = given.get("preset", "fixed")
+        if preset not in PRESETS:
+            raise IllegalAction(self.rule_messages["preset"])
         values: dict[str, Any] = {"preset": preset, **PRESETS[preset]}
-        for key in _INT_KEYS:
-            if key in raw and (isinstance(raw[key], bool) or not isinstance(raw[key], int)):
-                raise IllegalAction(f"'{key}' must be a whole number")
-        for key in _BOOL_KEYS:
-            if key in raw and not isinstance(raw[key], bool):
-                raise IllegalAction(f"'{key}' must be true or false")
-        if "sale_limit" in raw and raw["sale_limit"] is not None and (
-            isinstance(raw["sale_limit"], bool) or not isinstance(raw["sale_limit"], int)
-        ):
-            raise IllegalAction("'sale_limit' must be a whole number or null")
-        if "stake_rule" in raw and not isinstance(raw["stake_rule"], str):
-            raise IllegalAction("'stake_rule' must be \"free\" or \"fat_one\"")
-        if "stakes" in raw:
-            stakes = raw["stakes"]
-            if not isinstance(stakes, list) or any(isinstance(s, bool) or not isinstance(s, int) for s in stakes):
-                raise IllegalAction("'stakes' must be a list of whole numbers")
-            raw = {**raw, "stakes": tuple(stakes)}
-            if stakes and "ante" not in raw:
-                raw["ante"] = 0
-        values.update({key: raw[key] for key in RULE_KEYS if key in raw and key != "preset"})
+        if given.get("stakes") and "ante" not in given:
+            given["ante"] = 0
+        values.update({key: value for key, value in given.items() if key != "preset"})
         try:
             return Rules(**values)
         except IllegalAction as error:
             raise IllegalAction(f"rules: {error}") from None
-
-    def rules_to_dict(self, rules: Rules) -> dict[str, Any]:
-        data = asdict(rules)
-        data["stakes"] = list(rules.stakes)
-        return data
 
     def title_of(self, rules: Rules) -> str:
         """What the players call the game these rules came from ("Tips to the Fat One")."""
@@ -113,20 +90,27 @@ class Pots:
         closing = close_table(state)
         return GameClosing(net=closing.net, carried={}, note=closing.note)
 
-    def carries_over(self, rules: Rules) -> bool:
-        """Never: RULES-POKER.md returns a pot still carried at the end to who paid it in."""
-        return False
-
-    def live_actions(self, state: PotTable) -> list[Any]:
-        """The actions that count, in order (undone ones and the undos left out): what an import stores."""
-        return [record.action for record in state.live_records()]
-
     def next_dealer(self, state: PotTable) -> str:
         """Who deals next: in the middle of a deal its dealer has dealt, so the deal passes on."""
         seat = state.players.index(state.dealer)
         if state.position.anted:
             seat = (seat + 1) % len(state.players)
         return state.players[seat]
+
+    def random_action(self, state: PotTable, rng: random.Random) -> Any:
+        """A legal action at random: chips into a pot, a sale, a pot won, split, split high-low or carried."""
+        players = list(state.players)
+        for _ in range(200):
+            pot = rng.choice(list(state.open_pots)) if len(state.rules.pot_names) > 1 and state.open_pots else None
+            some = tuple(rng.sample(players, rng.randint(1, min(3, len(players)))))
+            action = rng.choice((
+                Win(some, pot), Win(some[:1], pot), HighLow(some, tuple(rng.sample(players, 1)), pot), Carry(pot),
+                IntoPot(rng.choice(players), rng.randint(1, 9), rng.choice(("bet", "bid", "unsold")), pot),
+                Sale(*rng.sample(players, 2), rng.randint(1, 15), pot),
+            ))
+            if state.is_legal(action):
+                return action
+        raise IllegalAction("no legal action found")  # pragma: no cover - a pot game always has one
 
     def replay_extras(self, state: PotTable) -> dict[str, Any]:
         return {
@@ -139,4 +123,4 @@ class Pots:
 
 
 #: the one instance the registry holds
-POTS = Pots()
+POTS = GAME = Pots()

@@ -17,6 +17,7 @@ from wtforms.validators import InputRequired, NumberRange, Optional
 
 from ...forms import ActionForm, MultiCheckboxField, WholeNumberField
 from ..base import IllegalAction
+from ..web import BaseScreens
 from .engine import MAX_CHIPS, Carry, HighLow, IntoPot, PotTable, Sale, Win, and_
 from .presets import PRESETS, TITLES
 from .view import PotsView, pot_label, stakes_text, view
@@ -140,12 +141,9 @@ def _choose(form: ActionForm, v: PotsView) -> ActionForm:
     return form
 
 
-class PotsScreens:
+class PotsScreens(BaseScreens):
     kind = "pots"
     rules_fields = PotsRulesFields
-    rules_template = "games/pots/rules.html"
-    table_template = "games/pots/table.html"
-    parts_template = "games/pots/parts.html"
 
     # --- rules ----------------------------------------------------------------------
 
@@ -208,9 +206,6 @@ class PotsScreens:
     def offers(self) -> dict[str, tuple[str, dict[str, str]]]:
         """Each preset as an offer of the next-game screen (``?offer=high_card``): its title and rules."""
         return {key: (title, {"preset": key}) for key, title in PRESET_CHOICES}
-
-    def shown_now(self, state: PotTable) -> tuple[str, ...]:
-        return _offered(view(state))
 
     def bind(
         self, name: str, state: PotTable, repeated: tuple[str, Mapping[str, Any]] | None = None
@@ -290,4 +285,4 @@ def _known(players: tuple[str, ...], names: list[str], what: str) -> tuple[str, 
     return tuple(out)
 
 
-POTS_SCREENS = PotsScreens()
+POTS_SCREENS = SCREENS = PotsScreens()

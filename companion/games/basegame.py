@@ -1,0 +1,238 @@
+"""The base every game of the night starts from: a default for every member of :class:`GameKind`.
+
+Modelled on python-chess's ``chess.variant``: a game is only its differences.  A game
+subclasses :class:`BaseGame`, names itself (``kind``, ``title``), gives its rules
+dataclass, its table (a :class:`~companion.games.fold.FoldTable`) and its event codec,
+and overrides what its rules make different (an unfinished pot, a dealer that moves
+mid-deal, a night-file format of its own).  Every optional capability is declared here
+with its default, so the rest of the app calls it and never asks whether a game has it:
+
+============================  ============================================================
+member                        default
+============================  ============================================================
+``records_key``               ``"deals"``
+``event_kinds``               ``{"void"}`` (the framework's undo)
+``min_players/max_players``   2 / 7
+``rules_class``               :class:`NoRules` (a game without rules)
+``records_chips``             True (False: the chips on the table settle, the app keeps the bank)
+``report_part``               None (the report breaks the game down by its transfers)
+``title_of(rules)``           ``title``
+``default_players(...)``      everyone seated
+``rules_from_dict(raw)``      the rules dataclass's fields: unknown keys refused, types checked
+``rules_to_dict(rules)``      ``asdict`` (tuples as lists)
+``new_state(...)``            ``table(players, first_dealer, rules)``; a carried pot refused
+``to_event/from_event``       ``Void`` as ``"void"``; the rest is the game's
+``read/write_records``        each live action as its event, ``{"kind": …, "payload": {…}}``
+``close(state, rules)``       the net, nothing carried
+``carries_over(rules)``       False
+``live_actions(state)``       the actions of the live records
+``next_dealer(state)``        the dealer now
+``replay_extras(state)``      nothing
+``random_action(state, rng)`` none: every game gives one (the conformance suite plays it)
+============================  ============================================================
+
+Pure: no Flask, SQLAlchemy or WTForms (``tests/test_purity.py``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, ClassVar
+
+from .base import GameClosing, GameState, IllegalAction, RecordError
+from .fold import Void
+
+
+@dataclass(frozen=True)
+class NoRules:
+    """The rules of a game that has none to choose."""
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+#: what each field type accepts, and how its refusal is said
+_CHECKS: dict[Any, tuple[Any, str]] = {
+    int: (_whole, "a whole number"),
+    bool: (lambda v: isinstance(v, bool), "true or false"),
+    str: (lambda v: isinstance(v, str), "text"),
+}
+
+
+class BaseGame:
+    """A kind of game with every member of :class:`~companion.games.base.GameKind` defaulted."""
+
+    #: short name, as in a night file's ``"game"`` and the database; also its package's name
+    kind: ClassVar[str] = ""
+    #: what players call it
+    title: ClassVar[str] = ""
+    records_key: ClassVar[str] = "deals"
+    event_kinds: ClassVar[frozenset[str]] = frozenset({"void"})
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 7
+    #: the frozen dataclass of its rules: its fields are the keys a night file's ``"rules"`` may hold
+    rules_class: ClassVar[type] = NoRules
+    #: a field's own refusal, when "must be a whole number" is not what a person needs to read
+    rule_messages: ClassVar[Mapping[str, str]] = {}
+    #: the table class :meth:`new_state` builds: ``table(players, first_dealer, rules)``
+    table: ClassVar[type | None] = None
+    #: whether the app records every chip (False: the chips on the table settle each pot)
+    records_chips: ClassVar[bool] = True
+    #: its own part of the report, ``report_part(number, title, state, rules, closing, carried_on)``
+    #: (see ``docs/adding-a-game.md``); None: the report breaks it down from its transfers
+    report_part: Any = None
+
+    # --- rules --------------------------------------------------------------------------
+
+    def checked_rules(self, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """The rules given in ``raw``, refused by name when unknown or of the wrong type.
+
+        Only the keys given are returned (the rules class fills in the rest); a list
+        for a ``tuple`` field becomes a tuple.
+        """
+        if not isinstance(raw, Mapping):
+            raise IllegalAction("'rules' must be an object")
+        hints = typing.get_type_hints(self.rules_class)
+        known = [f.name for f in dataclasses.fields(self.rules_class)]
+        unknown = sorted(str(key) for key in raw if key not in known)
+        if unknown:
+            raise IllegalAction(f"unknown rule '{unknown[0][:30]}'")
+        values: dict[str, Any] = {}
+        for key in known:
+            if key not in raw:
+                continue
+            value, (ok, words) = raw[key], self._check_of(hints[key])
+            if isinstance(value, list) and typing.get_origin(hints[key]) is tuple:
+                value = tuple(value)
+            if not ok(value):
+                raise IllegalAction(self.rule_messages.get(key) or f"'{key}' must be {words}")
+            values[key] = value
+        return values
+
+    @staticmethod
+    def _check_of(hint: Any) -> tuple[Any, str]:
+        """The check and the words for a field of type ``hint`` (int, bool, str, X | None, tuple[int, ...])."""
+        if hint in _CHECKS:
+            return _CHECKS[hint]
+        args = typing.get_args(hint)
+        if isinstance(hint, types.UnionType) or typing.get_origin(hint) is typing.Union:
+            inner = [a for a in args if a is not type(None)]
+            if len(inner) == 1 and inner[0] in _CHECKS:
+                check, words = _CHECKS[inner[0]]
+                return (lambda v: v is None or check(v)), f"{words} or null"
+        if typing.get_origin(hint) is tuple and args and args[0] in _CHECKS:
+            check, words = _CHECKS[args[0]]
+            plural = {"a whole number": "whole numbers", "true or false": "true or false", "text": "texts"}[words]
+            return (lambda v: isinstance(v, tuple) and all(check(x) for x in v)), f"a list of {plural}"
+        return (lambda v: True), ""
+
+    def rules_from_dict(self, raw: Mapping[str, Any]) -> Any:
+        """Its rules from a JSON object, defaults filled in; IllegalAction names the field at fault."""
+        values = self.checked_rules(raw)
+        try:
+            return self.rules_class(**values)
+        except (TypeError, ValueError) as error:
+            if isinstance(error, IllegalAction):
+                raise
+            raise IllegalAction(f"rules: {error}") from None
+
+    def rules_to_dict(self, rules: Any) -> dict[str, Any]:
+        """Every rule, as a night file writes it (a tuple as a list)."""
+        return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(rules).items()}
+
+    def title_of(self, rules: Any) -> str:
+        """What players call a game played with ``rules`` (a pot game's preset); its title by default."""
+        return self.title
+
+    def default_players(self, seated: Sequence[str], dealer: str, rules: Any) -> tuple[str, ...]:
+        """Who plays unless the scorekeeper changes it: everyone seated, by default."""
+        return tuple(seated)
+
+    # --- the fold -----------------------------------------------------------------------
+
+    def new_state(
+        self, players: Sequence[str], first_dealer: str | None, rules: Any, carried_in: Mapping[str, int] | None = None
+    ) -> GameState:
+        """A fresh table; a pot carried in from another night is refused (only a game that carries says otherwise)."""
+        if carried_in:
+            raise IllegalAction(f"{self.title} cannot start with a pot carried in from another night")
+        if self.table is None:
+            raise NotImplementedError(f"{type(self).__name__} names no table class")
+        return self.table(players, first_dealer, rules)
+
+    def to_event(self, action: Any) -> tuple[str, dict[str, Any]]:
+        """An action as a stored event; the base knows only the undo, ``("void", {})``."""
+        if isinstance(action, Void):
+            return "void", {}
+        raise IllegalAction(f"{self.title} has no action {type(action).__name__}")
+
+    def from_event(self, kind: str, payload: Mapping[str, Any]) -> Any:
+        """A stored event back into an action; the base knows only ``"void"``."""
+        if kind == "void":
+            return Void()
+        raise IllegalAction(f"unknown event {str(kind)[:20]!r}")
+
+    def write_records(self, state: Any) -> list[Any]:
+        """Its live actions as a night file holds them: each as its event (undone ones left out)."""
+        out = []
+        for action in self.live_actions(state):
+            kind, payload = self.to_event(action)
+            out.append({"kind": kind, "payload": payload})
+        return out
+
+    def read_records(self, state: Any, records: Any) -> None:
+        """Replay records :meth:`write_records` wrote; RecordError names the record at fault."""
+        if not isinstance(records, list):
+            raise RecordError(f"'{self.records_key}' must be a list", None)
+        for index, record in enumerate(records):
+            where = f"{self.records_key}[{index}]"
+            if not isinstance(record, Mapping) or set(record) != {"kind", "payload"}:
+                raise RecordError(f'{where}: a record must be {{"kind": …, "payload": {{…}}}}', index)
+            if record["kind"] == "void" or not isinstance(record["payload"], Mapping):
+                raise RecordError(f"{where}: 'kind' must be an action of {self.title}", index)
+            try:
+                state.push(self.from_event(record["kind"], record["payload"]))
+            except IllegalAction as error:
+                raise RecordError(f"{where}: {error}", index) from None
+
+    def live_actions(self, state: Any) -> list[Any]:
+        """The actions that count, in order (undone ones and the undos left out): what an import stores."""
+        return [record.action for record in state.live_records()]
+
+    def close(self, state: Any, rules: Any) -> GameClosing:
+        """The game as the settle-up counts it: its net, nothing left over, nothing carried."""
+        return GameClosing(net=dict(state.net_chips))
+
+    def carries_over(self, rules: Any) -> bool:
+        """Whether chips left in an unfinished game go on to the next night: never, by default."""
+        return False
+
+    def next_dealer(self, state: Any) -> str:
+        """Who deals next if play goes on: by default the deal has passed already (the dealer now)."""
+        return str(state.dealer)
+
+    def replay_extras(self, state: Any) -> dict[str, Any]:
+        """What ``flask replay`` adds besides ``net_chips``: nothing, by default."""
+        return {}
+
+    # --- a strategy, for the conformance suite ------------------------------------------------
+
+    def random_action(self, state: Any, rng: random.Random) -> Any:
+        """A legal action now, chosen with ``rng`` (never an undo): how the conformance suite
+        (``tests/games/test_conformance.py``) plays the game at random.  Every game gives one."""
+        raise NotImplementedError(f"{type(self).__name__} gives no random_action")
+
+
+def dealer_seat(players: Sequence[str], first_dealer: str | None) -> int:
+    """The seat of ``first_dealer`` among ``players`` (the first player's when None); IllegalAction otherwise."""
+    if first_dealer is None:
+        return 0
+    if first_dealer not in players:
+        raise IllegalAction(f"{str(first_dealer)[:30]} is not playing this game")
+    return list(players).index(first_dealer)

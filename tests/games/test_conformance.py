@@ -1,0 +1,241 @@
+"""Every registered game passes the same checks (as OpenSpiel runs its API tests over every registered game).
+
+The games are the installed ones and the tests' own Rummy scores (``tests/games/rummy/``,
+registered by the ``rummy`` fixture).  Each is played at random from its own strategy
+(``random_action``), with an undo now and then, and checked against what every game of a
+night must keep:
+
+* chips are conserved: the players' nets plus the chips in the middle (put in by the
+  transfers of the live records and not taken out) sum to zero, each player's net is what
+  the transfers of the live records give, and the game's close sums to minus what it carries;
+* every event round-trips through JSON, ``to_event`` and ``from_event``, and the events
+  replayed into a fresh table give the same table;
+* the night file round-trips: ``write_records`` → ``read_records`` into a fresh table gives
+  the same nets and the same records;
+* an undo restores the position, the nets and what may be undone;
+* the game's event kinds are none of the night's own;
+* through the web layer, the table, the players' page, the history and the report answer 200.
+
+A new game gets all of this by being registered.  A few seconds per game.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from companion import services
+from companion.extensions import db
+from companion.games import GAMES, INSTALLED, NIGHT_KINDS, RegistrationError, register, unregister
+from companion.games.base import GameKind
+from companion.games.basegame import BaseGame
+from companion.games.fold import POT, Void
+from companion.models import Night
+from companion.nightfile import Money
+from games.rummy.game import GAME as RUMMY
+
+#: every game the suite runs over: the registry's, and the tests' own
+KINDS = [*GAMES, RUMMY.kind]
+NAMES = ("Ann", "Ben", "Cat", "Dan")
+ACTIONS = 60
+
+
+@pytest.fixture(autouse=True)
+def _registered(rummy: GameKind) -> Iterator[None]:
+    """Every test here runs with the tests' own game registered beside the installed ones."""
+    yield
+
+
+def play(kind: str, seed: int, actions: int = ACTIONS, check: Any = None) -> Any:
+    """A table of ``kind`` after ``actions`` random legal actions (about one in seven an undo)."""
+    game = GAMES[kind]
+    players = NAMES[: max(game.min_players, min(len(NAMES), game.max_players))]
+    state = game.new_state(players, players[1], game.rules_from_dict({}), None)
+    rng = random.Random(seed)
+    for _ in range(actions):
+        action = Void() if state.can_void() and rng.random() < 1 / 7 else game.random_action(state, rng)
+        state.push(action)
+        if check is not None:
+            check(game, state)
+    return state
+
+
+def in_the_middle(state: Any) -> int:
+    """Chips put into the pot or pool by the live records and not taken out again."""
+    return sum(
+        (t.chips if t.payee is POT else 0) - (t.chips if t.payer is POT else 0)
+        for record in state.live_records()
+        for t in record.transfers
+    )
+
+
+def chips_are_conserved(game: GameKind, state: Any) -> None:
+    net = dict(state.net_chips)
+    carried_in = sum(state.carried_in.values())
+    assert sum(net.values()) + in_the_middle(state) - carried_in == 0
+    from_transfers = {name: 0 for name in state.players}
+    for record in state.live_records():
+        for t in record.transfers:
+            assert t.chips > 0 and isinstance(t.chips, int)
+            if t.payer is not POT:
+                from_transfers[t.payer] -= t.chips
+            if t.payee is not POT:
+                from_transfers[t.payee] += t.chips
+    assert from_transfers == net
+    closing = game.close(state, state.rules)
+    assert sum(closing.net.values()) + closing.carried_total == 0
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_random_legal_play_keeps_chips_conserved(kind: str) -> None:
+    state = play(kind, seed=1, check=chips_are_conserved)
+    assert state.live_records(), "the game's strategy played something"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_event_round_trips_and_replays_to_the_same_table(kind: str) -> None:
+    game = GAMES[kind]
+    state = play(kind, seed=2)
+    fresh = game.new_state(state.players, state.first_dealer, state.rules, None)
+    for record in state.log:
+        event_kind, payload = game.to_event(record.action)
+        assert event_kind in game.event_kinds
+        stored = json.loads(json.dumps(payload))  # as the database and a night file keep it
+        action = game.from_event(event_kind, stored)
+        assert game.to_event(action) == (event_kind, payload)
+        fresh.push(action)
+    assert fresh.net_chips == state.net_chips
+    assert fresh.position == state.position
+    assert [r.summary for r in fresh.log] == [r.summary for r in state.log]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_night_file_round_trips(kind: str) -> None:
+    game = GAMES[kind]
+    state = play(kind, seed=3)
+    records = json.loads(json.dumps(game.write_records(state)))
+    fresh = game.new_state(state.players, state.first_dealer, state.rules, None)
+    game.read_records(fresh, records)
+    assert fresh.net_chips == state.net_chips
+    assert game.close(fresh, fresh.rules) == game.close(state, state.rules)
+    assert game.write_records(fresh) == records
+    assert [game.to_event(a) for a in game.live_actions(fresh)] == [game.to_event(a) for a in game.live_actions(state)]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_an_undo_restores_the_position(kind: str) -> None:
+    game = GAMES[kind]
+    state = play(kind, seed=4, actions=20)
+    rng = random.Random(5)
+    for _ in range(10):
+        before = (state.position, dict(state.net_chips), state.dealer, len(state.live_records()))
+        state.push(game.random_action(state, rng))
+        state.push(Void())
+        assert (state.position, dict(state.net_chips), state.dealer, len(state.live_records())) == before
+        state.push(game.random_action(state, rng))  # and play on
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_its_event_kinds_are_none_of_the_nights_own(kind: str) -> None:
+    kinds = GAMES[kind].event_kinds
+    assert kinds and not kinds & NIGHT_KINDS
+    assert not kinds & {"game", "paid", "buy_in", "bonus_roll", "settle_on", "game_taken_back"}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_its_declared_capabilities_answer(kind: str) -> None:
+    """Every optional member is declared (BaseGame's default or the game's own), never probed."""
+    game = GAMES[kind]
+    assert isinstance(game, BaseGame)
+    rules = game.rules_from_dict({})
+    assert game.rules_from_dict(game.rules_to_dict(rules)) == rules
+    assert isinstance(game.title_of(rules), str) and game.title_of(rules)
+    assert isinstance(game.records_chips, bool) and isinstance(game.carries_over(rules), bool)
+    assert game.default_players(NAMES, "Ben", rules)
+    with pytest.raises(Exception, match="unknown rule 'no_such_rule'"):
+        game.rules_from_dict({"no_such_rule": 1})
+
+
+# --- registration ---------------------------------------------------------------------------------
+
+
+class Payday(BaseGame):
+    """A game that would record its payments under the night's own kind."""
+
+    kind = "payday"
+    title = "Payday"
+    event_kinds = frozenset({"paid", "void"})
+
+
+class OtherNap(BaseGame):
+    kind = "nap"
+    title = "Another Nap"
+
+
+def test_a_game_with_a_nights_event_kind_is_refused_at_registration_naming_both() -> None:
+    with pytest.raises(RegistrationError) as refused:
+        register(Payday())
+    message = str(refused.value)
+    assert "Payday (payday)" in message and "'paid'" in message and "settle-up payment" in message
+    assert "payday" not in GAMES
+
+
+def test_a_second_game_of_the_same_name_is_refused_naming_both() -> None:
+    with pytest.raises(RegistrationError) as refused:
+        register(OtherNap())
+    assert "'nap'" in str(refused.value) and "Nap" in str(refused.value) and "Another Nap" in str(refused.value)
+    assert GAMES["nap"].title == "Nap"
+
+
+def test_a_game_without_every_member_is_refused_at_registration_naming_what_it_lacks() -> None:
+    class Bare:
+        kind = "bare"
+        title = "Bare"
+        event_kinds = frozenset({"go"})
+
+    with pytest.raises(RegistrationError, match="'bare' has no records_key, min_players, .*: subclass BaseGame"):
+        register(Bare())  # type: ignore[arg-type]
+    assert "bare" not in GAMES
+
+
+def test_two_games_may_share_a_kind_of_event_each_reading_only_its_own() -> None:
+    """Nap, poker with real betting and Rummy scores all record "deal" (and every game "void")."""
+    assert {"deal", "void"} <= GAMES["nap"].event_kinds & GAMES["betting"].event_kinds & GAMES["rummy"].event_kinds
+
+
+def test_the_installed_games_are_the_registrys_and_the_tests_game_goes_again() -> None:
+    assert list(GAMES)[: len(INSTALLED)] == list(INSTALLED) == ["napalm", "nap", "pots", "betting"]
+    unregister(RUMMY.kind)
+    assert RUMMY.kind not in GAMES
+    register(RUMMY)  # the fixture takes it out again after the test
+
+
+# --- through the web layer ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_its_table_players_page_history_and_report_render(app: Any, kind: str) -> None:
+    game = GAMES[kind]
+    players = list(NAMES[: max(game.min_players, min(len(NAMES), game.max_players))])
+    with app.app_context():
+        night = services.open_night(
+            "Conformance", players, Money(), {"kind": kind, "players": None, "first_dealer": players[0], "rules": {},
+                                              "carried_in": None}
+        )
+        rng = random.Random(6)
+        for i in range(8):
+            night = db.session.get(Night, night.id)
+            state = services.table_for(night)
+            action = Void() if i == 5 else game.random_action(state, rng)
+            services.record(night.id, action, night.version, services.new_key())
+        night = db.session.get(Night, night.id)
+        keeper, viewer = night.keeper_key, night.viewer_key
+        assert len(services.table_for(night).log) == 8
+    client = app.test_client()
+    for url in (f"/k/{keeper}", f"/p/{viewer}", f"/k/{keeper}/history", f"/k/{keeper}/report", f"/p/{viewer}/report"):
+        response = client.get(url)
+        assert response.status_code == 200, (url, response.get_data(as_text=True)[-600:])
