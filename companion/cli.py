@@ -148,10 +148,28 @@ def warm_up(app: Flask) -> None:
     """
     from . import services
 
-    for name in app.jinja_env.list_templates():
+    for name in _template_names(app):
         if name.endswith(".html"):
             app.jinja_env.get_template(name)
     services.warm_up()
+
+
+def _template_names(app: Flask) -> set[str]:
+    """The templates the app's loaders can list (a loader that cannot is skipped: its templates compile on first use)."""
+    loaders = [app.jinja_loader, *(bp.jinja_loader for bp in app.iter_blueprints())]
+    names: set[str] = set()
+    while loaders:
+        loader = loaders.pop()
+        if loader is None:
+            continue
+        if hasattr(loader, "loaders"):  # a ChoiceLoader: ask each of its loaders
+            loaders.extend(loader.loaders)
+            continue
+        try:
+            names.update(loader.list_templates())
+        except TypeError:
+            pass
+    return names
 
 
 #: allocations between two young collections (Python's default is 700): a request makes

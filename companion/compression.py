@@ -15,7 +15,7 @@ that it leaves alone what must stay as it is:
 
 A body that is the same for every request at a night's version (a download, kept per
 version) is compressed once: the view names it in ``g`` (:func:`same_body_as`) and
-the compressed bytes are kept by that name and the encoding, bounded in size.
+the compressed bytes are kept by that name and the encoding, bounded in size (8 MB).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from .lru import LRU
 #: below this many bytes an answer is sent as it is
 MIN_SIZE = 1400
 #: the compressed bodies kept for answers that are the same at a night's version, in KB
-KEPT_KB = 16 * 1024
+KEPT_KB = 8 * 1024
 _NAME = "companion_same_body"
 
 

@@ -189,8 +189,8 @@ def _stamp_or_none(render: Callable[[Markup], str]) -> Stamped | None:
 
 #: pages that depend on more than one night (the home page's list, a player's nights) are kept
 #: per app (its settings shape them: CSRF on or off) by everything they depend on, bounded by
-#: their size in KB (about 16 MB in all)
-ACROSS_NIGHTS_KB = 16 * 1024
+#: their size in KB (about 8 MB in all)
+ACROSS_NIGHTS_KB = 8 * 1024
 _ACROSS = "companion_pages_across_nights"
 
 
