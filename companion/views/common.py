@@ -84,6 +84,41 @@ def read_row(engine: Engine, sql: str, key: str) -> tuple[Any, ...] | None:
     return tuple(row) if row is not None else None
 
 
+def read_rows(sql: str, values: list[Any]) -> list[tuple[Any, ...]] | None:
+    """Every row of ``sql`` (``{}`` where each driver parameter goes, one per value) on the one-row reads' engine.
+
+    As :func:`read_row`, for a page that lists several nights (the home page, a
+    player's nights: issue 22); None means "ask the ORM".
+    """
+    engine = current_app.extensions[READ_ENGINE]() if READ_ENGINE in current_app.extensions else db.engine
+    param = _PARAM.get(engine.dialect.paramstyle)
+    if param is None or not values:  # pragma: no cover - a driver with another style: the ORM path
+        return None
+    try:
+        connection = engine.raw_connection()
+    except (DBAPIError, engine.dialect.loaded_dbapi.Error):
+        return None
+    try:
+        dbapi_connection: Any = connection.dbapi_connection
+        autocommit = engine.dialect.name == "postgresql" and not dbapi_connection.autocommit
+        if autocommit:
+            dbapi_connection.autocommit = True
+        cursor = connection.cursor()
+        try:
+            cursor.execute(sql.format(", ".join([param] * len(values))), tuple(values))
+            rows = cursor.fetchall()
+        finally:
+            cursor.close()
+            if autocommit:
+                dbapi_connection.autocommit = False
+    except engine.dialect.loaded_dbapi.Error:
+        connection.invalidate()
+        return None
+    finally:
+        connection.close()
+    return [tuple(row) for row in rows]
+
+
 @dataclass(frozen=True)
 class NightLink:
     """What a page kept per version needs of a scorekeeper's night, read from the database on every request.
@@ -124,6 +159,20 @@ def keeper_link(key: str) -> NightLink | None:
     link = NightLink(row[0], row[1], row[2], row[3], row[4])
     remember(link)
     return link
+
+
+_VIEWER_LINK_SQL = _LINK_SQL.replace("WHERE n.keeper_key", "WHERE n.viewer_key")
+
+
+def viewer_link(key: str) -> NightLink | None:
+    """The night whose players' link is ``key``, as :func:`keeper_link` reads it (None: ask the ORM)."""
+    if not key or len(key) > MAX_KEY_LENGTH or not KEY_CHARS.fullmatch(key):
+        return None
+    engine = current_app.extensions[READ_ENGINE]() if READ_ENGINE in current_app.extensions else db.engine
+    row = read_row(engine, _VIEWER_LINK_SQL, key)
+    if row is None or not same_secret(key, row[3]):
+        return None
+    return NightLink(row[0], row[1], row[2], row[3], row[4])
 
 
 def keeper_night(key: str) -> Night:
