@@ -1,26 +1,98 @@
-"""The app as the load bench serves it: the real app plus ``/hello``, the ceiling.
+"""The app as the load bench serves it: the real app, a bare WSGI hello-world (the ceiling) and a GC log.
 
 Used only by ``bench/load_bench.py``:
 ``flask --app bench/load_app.py serve --host 127.0.0.1 --port N --threads 8 [--workers 2]``.
-``/hello`` goes through the same server, workers, middleware and response headers
-as every other route, and does nothing else: it is the most a route can be served at.
+
+``/hello`` is answered by the outermost WSGI callable, before the app's middleware,
+host check, session or headers: a bare WSGI hello-world on the same server, with the
+same processes and threads (issue 22).  It is the most any request can be served at.
+
+Every process also times its garbage collections (``gc.callbacks``) from its first
+request on, and writes the longest pause it has seen, and how many went over 50 ms, to
+``gc-<pid>.json`` in the instance folder (written only when one of them changes).  A
+pause is timed twice: on the wall clock, which on a machine with more runnable work than
+cores includes the time the kernel gave the core to another process, and in this
+thread's CPU time, which is the collector's own work.
 """
 
 from __future__ import annotations
 
+import gc
+import json
+import os
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion import create_app as create_companion  # noqa: E402
 
+#: a pause longer than this is counted (issue 22's goal: none under the load bench)
+LONG_PAUSE = 0.050
+
+
+class BareHello:
+    """A bare WSGI hello-world in front of the app: ``GET /hello`` never reaches it."""
+
+    def __init__(self, app) -> None:  # type: ignore[no-untyped-def]
+        self.app = app
+
+    def __call__(self, environ, start_response):  # type: ignore[no-untyped-def]
+        SERVING.add(os.getpid())  # the collections before the first request are start-up's
+        if environ.get("PATH_INFO") == "/hello":
+            start_response("200 OK", [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", "2")])
+            return [b"ok"]
+        return self.app(environ, start_response)
+
+
+#: the processes that have served a request
+SERVING: set[int] = set()
+
+
+def watch_gc(folder: str) -> None:
+    """Time every collection in this process; keep the longest and the count over LONG_PAUSE in a file."""
+    started: dict[str, float] = {}
+    seen = {"pid": 0, "longest_ms": 0.0, "longest_cpu_ms": 0.0, "generation": -1, "over_50ms": 0,
+            "cpu_over_50ms": 0, "collections": 0}
+
+    def callback(phase: str, info: dict) -> None:  # type: ignore[type-arg]
+        if os.getpid() not in SERVING:
+            return
+        if phase == "start":
+            started["at"], started["cpu"] = time.perf_counter(), time.thread_time()
+            return
+        if "at" not in started:
+            return
+        pause, cpu = time.perf_counter() - started.pop("at"), time.thread_time() - started.pop("cpu")
+        if seen["pid"] != os.getpid():  # a forked worker starts its own count
+            seen.update(pid=os.getpid(), longest_ms=0.0, longest_cpu_ms=0.0, generation=-1, over_50ms=0,
+                        cpu_over_50ms=0, collections=0)
+        seen["collections"] += 1
+        changed = False
+        if pause * 1000 > seen["longest_ms"]:
+            seen["longest_ms"], seen["generation"] = round(pause * 1000, 2), info.get("generation", -1)
+            changed = True
+        if cpu * 1000 > seen["longest_cpu_ms"]:
+            seen["longest_cpu_ms"] = round(cpu * 1000, 2)
+            changed = True
+        if pause > LONG_PAUSE:
+            seen["over_50ms"] += 1
+            changed = True
+        if cpu > LONG_PAUSE:
+            seen["cpu_over_50ms"] += 1
+            changed = True
+        if changed:
+            try:
+                Path(folder, f"gc-{os.getpid()}.json").write_text(json.dumps(seen))
+            except OSError:
+                pass
+
+    gc.callbacks.append(callback)
+
 
 def create_app():  # type: ignore[no-untyped-def]
     app = create_companion()
-
-    @app.get("/hello")
-    def hello() -> str:
-        return "ok"
-
+    watch_gc(app.instance_path)
+    app.wsgi_app = BareHello(app.wsgi_app)  # type: ignore[method-assign]
     return app

@@ -9,8 +9,9 @@ three minutes for both servers on both databases).
 
 The server is the production command, ``flask --app bench/load_app.py serve`` in a
 subprocess with ``COMPANION_ENV=production``: waitress with 8 threads (the default),
-and gunicorn with 2 processes x 4 threads.  ``bench/load_app.py`` is the app plus
-``/hello``.  Each server runs on a fresh temporary SQLite file and, when PostgreSQL
+and gunicorn with 2 processes x 4 threads.  ``bench/load_app.py`` is the app with a
+bare WSGI hello-world in front of it at ``/hello`` (the same server, processes and
+threads; none of the app's middleware, session or headers: issue 22).  Each server runs on a fresh temporary SQLite file and, when PostgreSQL
 answers at 127.0.0.1:5432 (user postgres, trust auth), on a fresh database
 ``companion_load``, dropped afterwards.  Each table's night has 10 hands played.
 
@@ -21,23 +22,30 @@ session cookie a real phone would.  The back-to-back phases run in interleaved r
 round's requests per second, latencies over all rounds, and the server's CPU time per
 request (all its processes, from /proc; PostgreSQL's own CPU is not in it):
 
-- hello: ``GET /hello`` with the phones' cookies, back to back: the ceiling.
+- hello: ``GET /hello`` with the phones' cookies, back to back: the ceiling, a bare WSGI
+  hello-world served the same way.
 - 304: each phone's conditional ``GET /p/<key>/live`` with its current ETag, back to back.
 - 200: the same with an outdated ETag (the standings after a change): the full fragment.
-- the heavy pages of a long night (issue 14, item 12): the scorekeeper's report, table
-  screen and history (its first page) of one night of 150 hands for 6 players (about
-  450 stages, 785 events: ``table_bench.long_night()``), imported beside the tables'
-  nights; every connection asks for the page again as soon as its answer is read,
-  with its own cookie (so each request gets its own CSRF token and request keys).
+- every page a phone opens (issue 14, item 12; issue 22), of one long night of 150 hands
+  for 6 players (about 450 stages, 785 events: ``table_bench.long_night()``), imported
+  beside the tables' nights: the scorekeeper's report, table screen, history (its first
+  page) and bank page, the players' page and report, report.csv, report.json and the
+  night file (export.json); and the home page and ``/players/Ann`` of a browser that has
+  kept score of the 20 tables' nights.  Every connection asks for the page again as soon
+  as its answer is read, with its own cookie (so each request gets its own CSRF token and
+  request keys).  Every request says ``Accept-Encoding: gzip, deflate, br, zstd`` as
+  Chromium does; each page's weight is printed plain and as sent.
+- each server process's resident memory at the end, and its garbage collections
+  (``bench/load_app.py`` times them with ``gc.callbacks``): the longest pause and how many
+  went over 50 ms, in wall and CPU time.
 - a real night, faster: every phone polls every 0.8 s as ``static/app.js`` does, while
   each table's scorekeeper records a stage ("Nobody said Yes") every 4 s and follows
   the redirect to the table screen, as the browser does.
 
 ``--pages-only`` runs only the ceiling and the heavy pages (the same rounds, interleaved).
 
-Goals: 304 at >= 80 % of the ceiling's requests per second, 200 at >= 50 %, the
-report, the table screen and the history each at >= 20 %, and recording a stage (the
-POST) at p95 <= 50 ms.  In the back-to-back phases all 140
+Goals: 304 at >= 80 % of the ceiling's requests per second, 200 at >= 50 %, every
+page at >= 20 %, recording a stage (the POST) at p95 <= 50 ms, and no GC pause over 50 ms.  In the back-to-back phases all 140
 connections wait on the server at once, so their latencies are mostly queueing.
 """
 
@@ -45,6 +53,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gzip
+import json
 import os
 import random
 import re
@@ -56,6 +66,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -77,6 +88,8 @@ SERVERS = {
 }
 PG_ADMIN = ["psql", "-h", "127.0.0.1", "-p", "5432", "-U", "postgres", "-qAt", "-d", "postgres", "-c"]
 PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/companion_load"
+#: what Chromium sends: every request may be answered compressed (issue 22)
+ACCEPT_ENCODING = "Accept-Encoding: gzip, deflate, br, zstd"
 
 
 # --- a tiny HTTP/1.1 keep-alive client ---------------------------------------------------
@@ -87,7 +100,24 @@ class Reply:
     status: int
     headers: dict[str, str]
     cookies: list[str]
-    body: bytes
+    body: bytes  # as sent: compressed when the server compressed it
+
+    def decoded(self) -> bytes:
+        """The body as the browser shows it (the server may answer deflate, gzip, Brotli or zstd)."""
+        encoding = self.headers.get("content-encoding", "")
+        if encoding == "deflate":
+            return zlib.decompress(self.body)
+        if encoding == "gzip":
+            return gzip.decompress(self.body)
+        if encoding == "br":
+            import brotli
+
+            return brotli.decompress(self.body)
+        if encoding == "zstd":
+            from backports import zstd
+
+            return zstd.decompress(self.body)
+        return self.body
 
 
 class Conn:
@@ -103,8 +133,10 @@ class Conn:
         reused = self.writer is not None
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
-        lines = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", *headers]
-        if self.cookie:
+        asked = any(h.lower().startswith("accept-encoding:") for h in headers)
+        lines = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", *(() if asked else (ACCEPT_ENCODING,)), *headers]
+        borrowed = any(h.lower().startswith("cookie:") for h in headers)  # another browser's cookie, kept as it is
+        if self.cookie and not borrowed:
             lines.append("Cookie: " + self.cookie)
         if method == "POST":
             lines += ["Content-Type: application/x-www-form-urlencoded", f"Content-Length: {len(body)}"]
@@ -140,7 +172,7 @@ class Conn:
             self.close()
         if found.get("connection", "").lower() == "close":
             self.close()
-        for cookie in cookies:
+        for cookie in cookies if not borrowed else ():
             pair = cookie.split(";", 1)[0]
             if pair.startswith("session="):
                 self.cookie = pair if pair != "session=" else None
@@ -338,7 +370,7 @@ async def real_night(phones: list[Phone], keepers: list[Keeper], seconds: float)
             pages.add(time.perf_counter() - t0, page.status)
             if reply.status != 303 or page.status != 200:
                 records.errors += 1
-            read_table_page(keeper, page.body)
+            read_table_page(keeper, page.decoded())
             next_at = max(next_at + RECORD_EVERY, time.perf_counter())
 
     await asyncio.gather(*(phone_loop(p) for p in phones), *(keeper_loop(k) for k in keepers))
@@ -350,12 +382,28 @@ async def real_night(phones: list[Phone], keepers: list[Keeper], seconds: float)
     return {"polls": polls, "records": records, "pages": pages, "live": live}
 
 
-#: the heavy pages of the long night (issue 14, item 12): phase name -> the path under /k/<keeper key>
-PAGES = {"report": "/report", "table": "", "history": "/history"}
+#: the pages a phone opens, of the long night (issue 14, item 12; issue 22): phase name -> its path
+#: ({k}: the long night's scorekeeper link, {p}: its players' link; "home" and "player" are
+#: asked with the cookie of a browser that has kept score of the 20 tables' nights)
+PAGES = {
+    "report": "/k/{k}/report",
+    "table": "/k/{k}",
+    "history": "/k/{k}/history",
+    "players": "/p/{p}",
+    "preport": "/p/{p}/report",
+    "bank": "/k/{k}/bank",
+    "csv": "/p/{p}/report.csv",
+    "json": "/p/{p}/report.json",
+    "export": "/k/{k}/export.json",
+    "home": "/",
+    "player": "/players/Ann",
+}
+KNOWING = ("home", "player")  # asked with the cookie of the browser that knows the 20 nights
 
 
 async def drive(
-    server: Server, nights: list[tuple[str, str]], long_key: str, seconds: float, rounds: int, pages_only: bool = False
+    server: Server, nights: list[tuple[str, str]], long_keys: tuple[str, str], seconds: float, rounds: int,
+    pages_only: bool = False, sizes: dict[str, tuple[int, int, str]] | None = None,
 ) -> dict[str, Sample]:
     """The phones and scorekeepers of every night against ``server``: the phases, in rounds."""
     port = server.port
@@ -373,7 +421,7 @@ async def drive(
         keeper = Keeper(Conn(port), f"/k/{keeper_key}", viewer=viewer_key)
         page = await keeper.conn.request("GET", keeper.url)
         assert page.status == 200, page.status
-        read_table_page(keeper, page.body)
+        read_table_page(keeper, page.decoded())
         keepers.append(keeper)
     # each Conn sends its phone's session cookie, /hello included: the same request, less the work
     phases = {
@@ -383,12 +431,28 @@ async def drive(
     }
     if pages_only:
         del phases["304"], phases["200"]
+    # a browser that has kept score of the 20 tables' nights: its cookie lists them (home, /players/<name>)
+    knowing = Conn(port)
+    for keeper in keepers:
+        assert (await knowing.request("GET", keeper.url)).status == 200
+    assert (await knowing.request("GET", "/")).status == 200  # its CSRF secret is in the cookie now
+    known = (f"Cookie: {knowing.cookie}",)
+    knowing.close()
+    long_key, long_viewer = long_keys
     for name, path in PAGES.items():
         # every connection opens the long night's page as its scorekeeper would (the first
         # answer sets the cookie the rest send: the browser's list of nights, its CSRF secret)
-        phases[name] = (lambda p, url=f"/k/{long_key}{path}": (url, ()), 200)
+        url = path.format(k=long_key, p=long_viewer)
+        phases[name] = (lambda p, url=url, extra=(known if name in KNOWING else ()): (url, extra), 200)
     first = await phones[0].conn.request("GET", f"/k/{long_key}/report")
-    assert first.status == 200 and b"Who pays whom" in first.body, first.status
+    assert first.status == 200 and b"Who pays whom" in first.decoded(), first.status
+    if sizes is not None:  # each page's weight as sent, plain and compressed (Chromium's Accept-Encoding)
+        for name in PAGES:
+            path, extra = phases[name][0](phones[0])
+            plain = await phones[0].conn.request("GET", path, (*extra, "Accept-Encoding: identity"))
+            packed = await phones[0].conn.request("GET", path, extra)
+            assert packed.decoded().replace(b"\r", b"")[:200] == plain.body.replace(b"\r", b"")[:200], name
+            sizes[name] = (len(plain.body), len(packed.body), packed.headers.get("content-encoding", "-"))
     results = {name: Sample() for name in phases}
     for make, expect in phases.values():
         await back_to_back(phones, make, 0, expect)
@@ -454,10 +518,10 @@ def history(seed: int) -> str:
     return hh.dumps(table, settings, f"Table {seed}")
 
 
-def seed_nights(url: str) -> tuple[list[tuple[str, str]], str]:
+def seed_nights(url: str) -> tuple[list[tuple[str, str]], tuple[str, str]]:
     """Import a night for each table straight into the server's database, and the long night.
 
-    Returns each table's (keeper key, viewer key) and the long night's keeper key.
+    Returns each table's (keeper key, viewer key) and the long night's.
     """
     from companion import create_app, services
     from companion.extensions import db
@@ -471,10 +535,11 @@ def seed_nights(url: str) -> tuple[list[tuple[str, str]], str]:
         for i in range(TABLES):
             night = services.import_history(history(i + 1))
             keys.append((night.keeper_key, night.viewer_key))
-        long_key = services.import_history(long_night()).keeper_key
+        long = services.import_history(long_night())
+        long_keys = (long.keeper_key, long.viewer_key)
         db.session.remove()
         db.engine.dispose()
-    return keys, long_key
+    return keys, long_keys
 
 
 class Server:
@@ -482,6 +547,7 @@ class Server:
 
     def __init__(self, args: list[str], url: str, instance: Path) -> None:
         self.port = free_port()
+        self.instance = instance
         self.log = instance / "server.log"
         instance.mkdir(parents=True, exist_ok=True)
         env = {
@@ -523,6 +589,35 @@ class Server:
                 total += int(fields[11]) + int(fields[12])  # utime + stime, in clock ticks
         return total / os.sysconf("SC_CLK_TCK")
 
+    def processes(self) -> list[str]:
+        """The server's process and its workers, by pid."""
+        pid = str(self.process.pid)
+        found = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if stat.parent.name == pid or fields[1] == pid:
+                found.append(stat.parent.name)
+        return found
+
+    def memory(self) -> list[tuple[str, int, int]]:
+        """(pid, resident MB now, the most it has been) of each of the server's processes."""
+        found = []
+        for pid in self.processes():
+            try:
+                status = Path(f"/proc/{pid}/status").read_text()
+            except OSError:
+                continue
+            kb = {line.split(":")[0]: int(line.split()[1]) for line in status.splitlines() if line.startswith("Vm")}
+            found.append((pid, kb.get("VmRSS", 0) // 1024, kb.get("VmHWM", 0) // 1024))
+        return found
+
+    def gc_pauses(self) -> list[dict]:  # type: ignore[type-arg]
+        """What each process wrote of its garbage collections (bench/load_app.py)."""
+        return [json.loads(path.read_text()) for path in sorted(self.instance.glob("gc-*.json"))]
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
@@ -543,6 +638,14 @@ ROWS = [
     ("report", "report, 785 events (200)"),
     ("table", "table screen, 785 events (200)"),
     ("history", "history, first page (200)"),
+    ("players", "players' page (200)"),
+    ("preport", "players' report (200)"),
+    ("bank", "bank page (200)"),
+    ("csv", "report.csv (200)"),
+    ("json", "report.json (200)"),
+    ("export", "export.json, the night file (200)"),
+    ("home", "home page, 20 nights known (200)"),
+    ("player", "/players/<name>, 20 nights (200)"),
     ("polls", f"real night: polls every {POLL_EVERY:g} s"),
     ("records", "real night: record a stage (POST)"),
     ("pages", "real night: table screen after it"),
@@ -614,8 +717,11 @@ def main() -> None:
                 url = fresh_database(kind, tmp, run)
                 server = Server(SERVERS[server_name], url, tmp / run)
                 try:
-                    nights, long_key = seed_nights(url)
-                    r = asyncio.run(drive(server, nights, long_key, args.seconds, args.rounds, args.pages_only))
+                    nights, long_keys = seed_nights(url)
+                    sizes: dict[str, tuple[int, int, str]] = {}
+                    r = asyncio.run(drive(server, nights, long_keys, args.seconds, args.rounds, args.pages_only, sizes))
+                    memory = server.memory()
+                    pauses = server.gc_pauses()
                 finally:
                     server.stop()
                     drop_database(kind)
@@ -626,6 +732,16 @@ def main() -> None:
                         print(r[key].line(label))
                 for goal in goals(r):
                     print("  " + goal, flush=True)
+                print("  weight as sent, plain -> compressed: " + ", ".join(
+                    f"{name} {plain / 1024:.1f} -> {packed / 1024:.1f} KB ({encoding})"
+                    for name, (plain, packed, encoding) in sizes.items()))
+                print("  memory per process (resident now / highest, MB): " + ", ".join(
+                    f"{pid}: {now} / {most}" for pid, now, most in memory))
+                for seen in pauses:
+                    print(f"  GC, process {seen['pid']}: longest pause {seen['longest_ms']} ms wall (generation "
+                          f"{seen['generation']}), {seen['longest_cpu_ms']} ms CPU; over 50 ms: "
+                          f"{seen['over_50ms']} wall, {seen['cpu_over_50ms']} CPU ({seen['collections']} collections)",
+                          flush=True)
     print("\nreq/s (share of the ceiling), p50 / p95 latency:\n")
     print(table(results))
 

@@ -79,9 +79,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         configure_engine(db.engine)
     database.init_app(app)
 
-    from . import cli, hosts, security, services, static_files, views
+    from . import cli, compression, hosts, security, services, static_files, views
 
     services.configure_cache(int(app.config["FOLD_CACHE_SIZE"]), int(app.config["FOLD_CACHE_EVENTS"]))
+
+    compression.init_app(app)  # first registered, so its after_request hook runs last (issue 22)
 
     security.init_app(app)
     views.init_app(app)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import socket
 import sys
@@ -12,16 +13,12 @@ from flask import Flask, current_app
 
 from . import nightfile
 from .games import IllegalAction, RecordError
-from .games.napalm import history as hh
-
-#: what ``replay`` prints for a ``napalm-hand-history/1`` file: the game's own summary
-replay_summary = hh.replay_summary
 
 
 @click.command("replay")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 def replay_command(file: Path) -> None:
-    """Read a night FILE (companion-night/2, or a napalm-hand-history/1) and print the standings as JSON."""
+    """Read a night FILE (companion-night/2, or a game's older format) and print the standings as JSON."""
     try:
         data = file.read_bytes()
     except OSError as error:
@@ -32,8 +29,8 @@ def replay_command(file: Path) -> None:
     except (RecordError, IllegalAction) as error:
         click.echo(f"error: {file}: {error}", err=True)
         sys.exit(1)
-    # a v1 hand history prints exactly what it always printed; a night file its games
-    summary = replay_summary(parsed.v1) if parsed.v1 is not None else nightfile.replay_summary(parsed)
+    # a game's older format (a napalm-hand-history/1) prints exactly what it always printed; a night file its games
+    summary = parsed.legacy.replay_summary() if parsed.legacy is not None else nightfile.replay_summary(parsed)
     click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
 
 
@@ -126,6 +123,8 @@ def serve_command(host: str, port: int, threads: int, workers: int) -> None:
                f"x {threads} threads)")
     if lan and host in ("0.0.0.0", "::"):
         click.echo(f"companion: phones on this network open http://{lan}:{port}/")
+    warm_up(app)
+    settle_garbage_collector()
     if workers > 1:
         from .processes import serve_processes
 
@@ -134,6 +133,61 @@ def serve_command(host: str, port: int, threads: int, workers: int) -> None:
     from waitress import serve
 
     serve(app, host=host, port=port, **waitress_options(app, threads, open_files))
+
+
+def warm_up(app: Flask) -> None:
+    """Before the first request: every template compiled and the nights in play folded (issue 22).
+
+    What a restarted worker would otherwise do on its first requests, at a phone's
+    expense: Jinja compiles each template on first use, and a night's fold is rebuilt
+    from its event log (services.warm_up).  Forked workers inherit both.
+    """
+    from . import services
+
+    for name in _template_names(app):
+        if name.endswith(".html"):
+            app.jinja_env.get_template(name)
+    services.warm_up()
+
+
+def _template_names(app: Flask) -> set[str]:
+    """The templates the app's loaders can list (a loader that cannot is skipped: its templates compile on first use)."""
+    loaders = [app.jinja_loader, *(bp.jinja_loader for bp in app.iter_blueprints())]
+    names: set[str] = set()
+    while loaders:
+        loader = loaders.pop()
+        if loader is None:
+            continue
+        if hasattr(loader, "loaders"):  # a ChoiceLoader: ask each of its loaders
+            loaders.extend(loader.loaders)
+            continue
+        try:
+            names.update(loader.list_templates())
+        except TypeError:
+            pass
+    return names
+
+
+#: allocations between two young collections (Python's default is 700): a request makes
+#: thousands of short-lived objects, and each young collection that catches them
+#: half-made promotes them, so that full collections come sooner
+GC_YOUNG_THRESHOLD = 10_000
+
+
+def settle_garbage_collector() -> None:
+    """Put what start-up made out of the collector's reach, before serving (issue 22).
+
+    A full collection walks every tracked object: with the app, SQLAlchemy, Jinja and
+    the games' modules loaded that was 100-250 ms on this project's machine, a pause for
+    every request in that process.  ``gc.freeze()`` after start-up moves those objects to
+    the permanent generation, which no collection walks (and forked workers keep sharing
+    their pages).  What is collected afterwards is what serving made: the nights kept
+    (bounded by FOLD_CACHE_EVENTS) and each request's garbage.
+    """
+    gc.collect()
+    gc.freeze()
+    _young, middle, old = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, middle, old)
 
 
 @click.command("backup")

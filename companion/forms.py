@@ -25,8 +25,8 @@ from wtforms.widgets import CheckboxInput, ListWidget
 
 from .ledger.money import parse_chip_value
 from .reading import MAX_DIGITS, Unreadable, text, whole_number
-from .games.napalm.closing import LABELS as UNFINISHED_LABELS
-from .games.napalm.table import MAX_NAME_LENGTH, MAX_PLAYERS
+from .games.base import MAX_NAME_LENGTH
+from .night import MAX_SEATED as MAX_PLAYERS
 
 KEY_PATTERN = r"^[A-Za-z0-9_-]{16,64}$"
 #: a longer name is refused with this message, never cut (the field has no maxlength: issue 14, item 7)
@@ -108,29 +108,6 @@ class ActionForm(FlaskForm):
     )
 
 
-class DeclareForm(ActionForm):
-    yes = MultiCheckboxField("Who said Yes?", choices=[], validate_choice=True)
-    nobody = SubmitField("Nobody said Yes")
-    confirm = SubmitField("Record Yes")
-
-
-class ChallengeForm(ActionForm):
-    challengers = MultiCheckboxField("Who challenges?", choices=[], validate_choice=True)
-    nobody = SubmitField("No challenge")
-    confirm = SubmitField("Record challengers")
-
-
-class ShowdownForm(ActionForm):
-    winner = SelectField(choices=[], validate_choice=False)  # a one-tap single winner
-    winners = MultiCheckboxField("Tie between", choices=[], validate_choice=True)
-    tie = SubmitField("Record tie")
-    all_tied = SubmitField("All tied")  # every Yes tied: one tap (issue 14, item 6)
-
-
-class CardsForm(ActionForm):
-    """The cards each Yes player showed; the fields are added per player at run time."""
-
-
 class UndoForm(ActionForm):
     pass
 
@@ -182,11 +159,11 @@ class StartForm(FlaskForm):
 class NightBaseForm(KnownFieldsOnly, StartForm):
     """Start a night (or change its setup before play): seats, dealer, money, and the first game.
 
-    The first game's rules are mixed in per game (:func:`night_form_class`); Napalm's
-    are :class:`NightForm`'s own, as they always were.
+    The first game's rules are mixed in per game (:func:`night_form_class`): a game's
+    rule fields are its own, in its package.
     """
 
-    game = HiddenField(default="napalm")  # the first game's short name (the page's picker sets it)
+    game = HiddenField()  # the first game's short name (the page's picker sets it)
     #: the game whose rules the page showed: a submit that picked another game shows that one's instead
     rules_of = HiddenField()
     show_rules = SubmitField("Show its rules")
@@ -239,32 +216,12 @@ class NightBaseForm(KnownFieldsOnly, StartForm):
     def chip_value_decimal(self) -> Decimal:
         return getattr(self.chip_value, "parsed", Decimal("0"))
 
-class NightForm(NightBaseForm):
-    """The night's form with Napalm's rules as its first game's (the form as it always was)."""
-
-    ante = WholeNumberField("Ante (chips)", default=1, validators=[InputRequired(), NumberRange(min=0, max=1_000_000)])
-    ante_every = SelectField(
-        "Ante on", choices=[("1", "every hand"), ("2", "every other hand")], default="1"
-    )
-    tokens_to_win = WholeNumberField(
-        "Tokens to win", default=5, validators=[InputRequired(), NumberRange(min=1, max=99)]
-    )
-    unfinished_pot = SelectField(
-        "Pot of an unfinished game at the end of the night",
-        choices=list(UNFINISHED_LABELS.items()),
-        default="return_antes",
-    )
-
 
 _night_forms: dict[type, type[NightBaseForm]] = {}
 
 
 def night_form_class(rules_fields: type) -> type[NightBaseForm]:
     """The night's form with one game's rule fields as its first game's (see :mod:`companion.games.web`)."""
-    from .games.napalm.web import NapalmRulesFields
-
-    if rules_fields is NapalmRulesFields:
-        return NightForm  # the same fields as the form always had
     if rules_fields not in _night_forms:
         _night_forms[rules_fields] = type(f"NightForm_{rules_fields.__name__}", (NightBaseForm, rules_fields), {})
     return _night_forms[rules_fields]

@@ -1,9 +1,13 @@
 """Each player's chips over the night, as small SVG charts (issue 14, item 17).
 
-Pure (no Flask): the table's live records in, SVG text out, drawn like
+Pure (no Flask): a game's live records in, SVG text out, drawn like
 :mod:`companion.charts` (no script, no ``style``: the page's CSP allows it).
 A point per recorded action: the player's net chips after it.  The start of each
-game after the first is marked with a dashed line and its number.
+game after the first is marked with a dashed line and its number.  Any game will do:
+the chart reads only what the fold gives every game (:mod:`companion.games.fold`):
+its players, its live records and their ``transfers``, a pot carried in
+(``carried_in``), and a record's ``game`` where a game is itself several games to a
+target (Napalm's); it names no game.
 """
 
 from __future__ import annotations
@@ -14,8 +18,6 @@ from .charts import AXIS, BAD, GOOD, LINE, _fmt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .games.napalm import Table
-
 WIDTH = 340
 HEIGHT = 120
 LEFT = 40
@@ -25,13 +27,13 @@ BOTTOM = 16
 MARK = "#ffd479"
 
 
-def chips_over_the_night(table: Table | Any) -> tuple[dict[str, list[int]], list[int]]:
+def chips_over_the_night(table: Any) -> tuple[dict[str, list[int]], list[int]]:
     """(each player's net chips: at the start and after each live action, the indexes where a game starts).
 
     A pot carried in counts in its contributors' nets from the start, as on the table.
     The last point of each series is the player's net on the table now.  Any game's
     table will do: its live records' transfers (a pot or pool is ``None``) make the
-    series; only Napalm's records say which of its games to a target they belong to.
+    series; a record's ``game`` (where it has one) marks where each of its games to a target starts.
     """
     carried_in = table.carried_in
     net = {name: -carried_in.get(name, 0) for name in table.players}
@@ -53,14 +55,14 @@ def chips_over_the_night(table: Table | Any) -> tuple[dict[str, list[int]], list
 
 
 def chips_over_games(
-    games: Sequence[tuple[Table, Mapping[str, int]]], seated: Sequence[str]
+    games: Sequence[tuple[Any, Mapping[str, int]]], seated: Sequence[str]
 ) -> tuple[dict[str, list[int]], list[int]]:
     """The same over a night of several games: each (table, its closing balances), in order.
 
     A game after the first starts from where the one before closed (its unfinished pot
     dealt with by its rules), and ends, as on the table, at its players' nets now; a
     player who sits a game out stays flat through it.  Marked: where each of the night's
-    games starts (Napalm's own games to the token target are not marked then).
+    games starts (a game's own games to a target are not marked then).
     """
     if len(games) == 1:
         return chips_over_the_night(games[0][0])

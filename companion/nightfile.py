@@ -1,29 +1,33 @@
-"""The night file: a night of several games as JSON (``companion-night/2``), and v1 read as one.
+"""The night file: a night of several games as JSON (``companion-night/2``), and older formats read as one.
 
 The format is documented in ``docs/night-file.md``; this module is its one reader
 and writer.  Each game's records are read and written by that game
 (:meth:`~companion.games.GameKind.read_records`), so this module knows no game by
-name.  A ``napalm-hand-history/1`` file still reads: it is a night with one game
-of Napalm (:attr:`NightFile.v1` keeps what it was, so ``flask replay`` prints
-exactly what it always printed for one).
+name.  A game may also read an older file format of its own that holds one game of
+it as a whole night (it declares the formats in ``legacy_formats`` and reads them
+with ``read_legacy``: Napalm's ``napalm-hand-history/1``): such a file is a night
+with that one game (:attr:`NightFile.legacy` keeps what the game read, so ``flask
+replay`` prints exactly what it always printed for one).
 
-Reading is strict, as for v1: every key known, every value of the type the
-format says, and a wrong entry reported with the game, record and field
+Reading is strict: every key known, every value of the type the format says, and a
+wrong entry reported with the game, record and field
 ("games[1] (napalm): stages[4] (game 1, hand 2, stage 2): …").  Pure.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 from . import storable
-from .games import GAMES, IllegalAction, RecordError
-from .games.napalm import history as v1
+from .games import GAMES, GameKind, GameState, IllegalAction, RecordError
+from .ledger.money import money_from_file
 from .ledger.settle import settle_up
 from .night import GameSetup, NightPlay, set_up_game, validate_seating
+from .reading import Unreadable, json_document
 from . import night_ledger
 
 FORMAT = "companion-night/2"
@@ -31,6 +35,10 @@ _TOP_KEYS = {"format", "name", "players", "money", "games", *night_ledger.FILE_K
 _MONEY_KEYS = {"chip_value", "currency"}
 MAX_CHIP_VALUE = storable.MAX_CHIP_VALUE
 _GAME_KEYS = {"game", "players", "first_dealer", "rules", "carried_in", "taken_back"}
+#: A file larger than this is refused before it is parsed (a 12-hour night is ~100 KB).
+MAX_BYTES = 2_000_000
+#: Nesting deeper than this is refused: no format the app reads is deeper than eight levels.
+MAX_DEPTH = 8
 
 
 class NightFileError(RecordError):
@@ -43,6 +51,29 @@ class Money:
     currency: str = ""
 
 
+class LegacyFile(Protocol):
+    """What a game's reader of an older format of its own gives (its ``read_legacy``): one game as a night."""
+
+    name: str | None
+
+    @property
+    def state(self) -> GameState: ...
+
+    @property
+    def rules(self) -> Mapping[str, Any]: ...  # the game's rules as a JSON object, as a night stores them
+
+    @property
+    def chip_value(self) -> Decimal: ...
+
+    @property
+    def currency(self) -> str: ...
+
+    @property
+    def carried_in(self) -> Mapping[str, int]: ...  # a pot carried in from a previous night ({}: none)
+
+    def replay_summary(self) -> dict[str, Any]: ...  # what ``flask replay`` prints for such a file
+
+
 @dataclass(frozen=True)
 class NightFile:
     """A read night file: its name, seating, money and the fold of its games."""
@@ -50,8 +81,8 @@ class NightFile:
     name: str | None
     play: NightPlay
     money: Money
-    #: the hand history it was, when the file was a ``napalm-hand-history/1``
-    v1: v1.History | None = None
+    #: what the game read, when the file was one of a game's older formats (``napalm-hand-history/1``)
+    legacy: LegacyFile | None = None
     #: the night's ledger events (the bank, the Bonus Round: companion.night_ledger), in order
     ledger_events: tuple[tuple[str, dict[str, Any]], ...] = ()
 
@@ -60,25 +91,39 @@ class NightFile:
         return self.play.seated
 
 
+def decode(text: str | bytes) -> Any:
+    """A file's JSON, refused before anything is replayed when it is too large, malformed or too deep."""
+    try:
+        return json_document(text, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH, what="a night file")
+    except Unreadable as error:
+        raise NightFileError(str(error)) from None
+
+
+def legacy_formats() -> dict[str, GameKind]:
+    """Every older format a registered game reads as a night of one game of it, and that game."""
+    # declared only by the games that have an older format of their own
+    return {fmt: game for game in GAMES.values() for fmt in game.legacy_formats}
+
+
 def loads(text: str | bytes) -> NightFile:
-    """Read a night file (v2, or a v1 hand history) and replay every game in it."""
-    data = v1.decode(text)
-    if isinstance(data, dict) and data.get("format") == v1.FORMAT:
-        return from_v1(v1.from_dict(data))
+    """Read a night file (v2, or a game's older format) and replay every game in it."""
+    data = decode(text)
+    game = legacy_formats().get(data.get("format")) if isinstance(data, dict) else None
+    if game is not None:
+        return from_legacy(game, game.read_legacy(data))
     return from_dict(data)
 
 
-def from_v1(history: v1.History) -> NightFile:
-    """A v1 hand history as a night with one game of Napalm."""
-    table = history.table
-    rules = {**GAMES["napalm"].rules_to_dict(table.rules), "unfinished_pot": history.settings.unfinished_pot}
-    setup = GameSetup("napalm", table.players, table.first_dealer, rules, table.carried_in or None)
-    play = NightPlay(table.players)
+def from_legacy(game: GameKind, old: LegacyFile) -> NightFile:
+    """A file of ``game``'s older format, as the game read it: a night with that one game."""
+    state = old.state
+    setup = GameSetup(game.kind, state.players, state.first_dealer, dict(old.rules), dict(old.carried_in) or None)
+    play = NightPlay(state.players)
     played = play.verify_start(setup)
-    played.state = table
-    played.rules = GAMES["napalm"].rules_from_dict(rules)
+    played.state = state
+    played.rules = game.rules_from_dict(old.rules)
     play.games.append(played)
-    return NightFile(history.name, play, Money(history.settings.chip_value, history.settings.currency), history)
+    return NightFile(old.name, play, Money(old.chip_value, old.currency), old)
 
 
 def from_dict(data: Any) -> NightFile:
@@ -88,7 +133,8 @@ def from_dict(data: Any) -> NightFile:
     if unknown:
         raise NightFileError(f"unknown key '{unknown[0]}' at the top level")
     if data.get("format") != FORMAT:
-        raise NightFileError(f"'format' must be \"{FORMAT}\" (or \"{v1.FORMAT}\" for a one-game hand history)")
+        older = "".join(f" or \"{fmt}\"" for fmt in sorted(legacy_formats()))
+        raise NightFileError(f"'format' must be \"{FORMAT}\"{older}")
     name = data.get("name")
     if name is not None and not isinstance(name, str):
         raise NightFileError("'name' must be text")
@@ -133,8 +179,8 @@ def _money(raw: Any) -> Money:
     if unknown:
         raise NightFileError(f"money: unknown key '{unknown[0]}'")
     try:
-        chip_value, currency = v1.parse_money(raw)
-    except RecordError as error:
+        chip_value, currency = money_from_file(raw)
+    except ValueError as error:
         raise NightFileError(f"money: {error}") from None
     if chip_value > MAX_CHIP_VALUE:
         raise NightFileError(f"money: 'chip_value' must be at most {MAX_CHIP_VALUE:,} (what the database stores)")

@@ -24,11 +24,13 @@ its own error (a form field's error, a 400, a night file's message).
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 from .storable import unstorable, unstorable_message
 
-__all__ = ["MAX_DIGITS", "SPACES", "Unreadable", "shown", "text", "trimmed", "whole_number"]
+__all__ = ["MAX_DIGITS", "SPACES", "Unreadable", "json_document", "shown", "text", "trimmed", "whole_number"]
 
 #: More digits than any count at a card table; a longer number is refused before int() sees it.
 MAX_DIGITS = 15
@@ -102,3 +104,33 @@ def text(value: object, what: str = "the text", *, max_length: int, collapse: bo
     if len(read) > max_length:
         raise Unreadable(f"{what} is at most {max_length} characters: shorten it")
     return read
+
+
+def json_document(text: str | bytes, *, max_bytes: int, max_depth: int, what: str) -> Any:
+    """A file's JSON, refused before anything reads it when it is too large, malformed or too deep.
+
+    ``what`` names the kind of file in the message ("a night file"): a file larger than
+    ``max_bytes`` is refused unparsed, and one nested deeper than ``max_depth`` levels
+    (more than its format ever is) is refused after parsing, before it is replayed.
+    """
+    if len(text) > max_bytes:
+        raise Unreadable(f"the file is larger than {max_bytes // 1_000_000} MB; {what} is far smaller")
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise Unreadable(f"the file is nested far too deeply to be {what}") from None
+    except (ValueError, UnicodeDecodeError) as error:
+        raise Unreadable(f"not valid JSON: {error}") from None
+    _check_depth(data, 0, max_depth, what)
+    return data
+
+
+def _check_depth(value: Any, depth: int, max_depth: int, what: str) -> None:
+    if depth > max_depth:
+        raise Unreadable(f"the file is nested too deeply to be {what}")
+    if isinstance(value, dict):
+        for item in value.values():
+            _check_depth(item, depth + 1, max_depth, what)
+    elif isinstance(value, list):
+        for item in value:
+            _check_depth(item, depth + 1, max_depth, what)

@@ -1,7 +1,7 @@
 """The service layer: the one place that commits to the database.
 
 Views translate a request into a call here and the result into a page; rule
-errors come back as :class:`~companion.games.napalm.IllegalAction`, stale or doubled
+errors come back as :class:`~companion.games.base.IllegalAction`, stale or doubled
 submits as :class:`StaleTable` / :class:`KeyConflict`, and nothing is written
 unless the whole action is legal and the table is still at the version the
 scorekeeper saw.
@@ -34,8 +34,6 @@ from .database import write_transaction
 from .extensions import db
 from . import nightfile
 from .games import GAMES, IllegalAction, game_kind, title_of
-from .games.napalm import Rules
-from .games.napalm import history as hh
 from .lru import LRU
 from .models import Event, Game, Night
 from .night import GameSetup, NightPlay, set_up_game, validate_seating
@@ -60,8 +58,8 @@ def check_storable(value: Any, what: str) -> None:
         raise IllegalAction(storable.unstorable_message(what))
 
 
-def _check_night_fields(name: str, players: list[str], settings: hh.Settings) -> None:
-    problem = storable.night_fields_problem(name, players, settings.currency, settings.chip_value)
+def _check_night_fields(name: str, players: list[str], money: nightfile.Money) -> None:
+    problem = storable.night_fields_problem(name, players, money.currency, money.chip_value)
     if problem is not None:
         raise IllegalAction(problem)
 
@@ -168,16 +166,8 @@ def setup_of(game: Game) -> GameSetup:
     return GameSetup(game.kind, tuple(game.players), game.first_dealer, dict(game.rules), game.carried_in or None)
 
 
-def settings_of(night: Night) -> hh.Settings:
-    """The night's money, with the game at the table's setting for an unfinished pot."""
-    return hh.Settings(
-        chip_value=Decimal(night.chip_value or 0),
-        currency=night.currency or "",
-        unfinished_pot=str(play_for(night).current.setup.rules.get("unfinished_pot", "return_antes")),
-    )
-
-
 def money_of(night: Night) -> nightfile.Money:
+    """The night's money: what one chip is worth, and in which currency (the night's, for every game)."""
     return nightfile.Money(Decimal(night.chip_value or 0), night.currency or "")
 
 
@@ -230,6 +220,27 @@ def play_for(night: Night) -> NightPlay:
         return play.snapshot()
 
 
+#: nights folded before a server takes its first request (see warm_up)
+WARM_NIGHTS = 8
+
+
+def warm_up(nights: int = WARM_NIGHTS) -> list[int]:
+    """Fold the most recently started nights in play into this process's cache, before it serves (issue 22).
+
+    A worker restarted in the middle of a night would otherwise rebuild that night from
+    its event log on the first request (a 2,000-stage night: a quarter of a second);
+    the nights being played are the newest.  Returns the ids folded.  Bounded like the
+    cache itself: the least recently used go first.
+    """
+    ids = list(db.session.scalars(select(Night.id).where(Night.version > 0).order_by(Night.id.desc()).limit(nights)))
+    for night_id in reversed(ids):  # the newest last: the most recently used in the cache
+        night = db.session.get(Night, night_id)
+        if night is not None:
+            play_for(night)
+    db.session.rollback()
+    return ids
+
+
 def table_for(night: Night) -> Any:
     """The state of the game at the table (the night's last game), at ``night.version``."""
     return play_for(night).current.state
@@ -240,22 +251,6 @@ def events_of(night: Night) -> list[Event]:
 
 
 # --- nights ----------------------------------------------------------------------
-
-
-def create_night(
-    name: str,
-    players: list[str],
-    first_dealer: str | None,
-    rules: Rules,
-    settings: hh.Settings,
-    request_key: str | None = None,
-    carried_in: Mapping[str, int] | None = None,
-) -> Night:
-    """Seat a new night whose first game is Napalm (the setup form's shape); see :func:`open_night`."""
-    game_rules = {**GAMES["napalm"].rules_to_dict(rules), "unfinished_pot": settings.unfinished_pot}
-    first = {"kind": "napalm", "players": None, "first_dealer": first_dealer, "rules": game_rules,
-             "carried_in": dict(carried_in) if carried_in else None}
-    return open_night(name, players, nightfile.Money(settings.chip_value, settings.currency), first, request_key)
 
 
 def open_night(
@@ -321,7 +316,7 @@ def _add_night(
 
 
 def _check_money(name: str, players: Sequence[str], money: nightfile.Money) -> None:
-    _check_night_fields(name, list(players), hh.Settings(money.chip_value, money.currency))
+    _check_night_fields(name, list(players), money)
 
 
 def _new_night(name: str, players: list[str], money: nightfile.Money, first: Mapping[str, Any]) -> Night:

@@ -1,7 +1,11 @@
 """What a page shows of a night: the standings, computed from the fold, never stored.
 
 Pure (no Flask, no database): the table page, the players' page and the report
-all read the same :class:`Standings`, so they cannot disagree.
+all read the same :class:`Standings`, so they cannot disagree.  The standings are
+the same for every game, built by one builder (:func:`standings`) from what every
+game's state has (its players, their net chips, its log) and its screens' ``view``
+of it: whatever only one game shows (Napalm's tokens and pot, Nap's pool, a pot
+game's pots) is in that view, which the game's own templates read as ``st.view``.
 """
 
 from __future__ import annotations
@@ -14,21 +18,16 @@ from typing import Any
 
 from .ledger.money import to_money, value_text
 from .ledger.settle import Payment, settle_up
-from .games.napalm import Phase, Record, Table
-from .games.napalm.closing import Closing, close_night
 
 
 @dataclass(frozen=True)
 class PlayerLine:
     name: str
     seat: int
-    tokens: int
     net_chips: int
     money: Decimal
     money_text: str
     is_dealer: bool
-    says_next: int  # 1-based order of speaking this stage (dealer last)
-    in_yes: bool  # among this stage's Yes players
 
 
 @dataclass(frozen=True)
@@ -53,45 +52,26 @@ class SittingOut:
 
 @dataclass(frozen=True)
 class Standings:
+    """A night as its pages show it, whatever the game at the table."""
+
     version: int
-    game: int
-    hand: int
-    stage: int
-    stage_title: str
-    phase: str
-    prompt: str
-    dealer: str
-    pot: int
-    tokens_to_win: int
-    antes_this_hand: bool
-    players: tuple[PlayerLine, ...]
-    order: tuple[str, ...]  # declaration order, dealer last
-    yes: tuple[str, ...]
-    games: tuple[tuple[int, str, int], ...]  # (number, winner, pot)
-    recent: tuple[Record, ...]  # the last few live records, newest first
+    kind: str  # the game at the table's short name
+    #: the game's macros for the common pages (status, columns, cells, mine, recent_line, notes)
+    parts: str
+    view: Any  # the game's own view of its state (its screens' ``view``), for its templates
+    prompt: str  # what the table waits for (the view's)
+    dealer: str  # who deals now (the view's)
+    players: tuple[PlayerLine, ...]  # the game at the table's, in seat order
+    recent: tuple[Any, ...]  # the last few records of the game at the table, newest first
     voided: frozenset[int]
     chip_value: Decimal
     currency: str
-    closing: Closing
     plan: tuple[Payment, ...]  # who pays whom if the night were settled now
-    #: the pot carried in from a previous night, (contributor, chips) in seat order: in the
-    #: first game's pot until someone wins it
-    carried_in: tuple[tuple[str, int], ...] = ()
-    carried_from: str | None = None  # the name of the night it came from, when known
     #: the night's games, in order, when it has more than one (the one at the table last)
     night_games: tuple[NightGameLine, ...] = ()
     #: seated players who sit this game out, with their night so far
     sitting_out: tuple[SittingOut, ...] = ()
 
-    @property
-    def night_game(self) -> int:
-        """The game at the table's number in the night (1 for a night of one game)."""
-        return len(self.night_games) or 1
-    ante_hand: bool = False  # this hand antes (by the rules), whether or not it is taken yet
-    kind: str = "napalm"  # the game at the table's short name
-    #: the game's macros for the common pages (status, columns, cells, mine, recent_line, notes)
-    parts: str = "games/napalm/parts.html"
-    view: Any = None  # the game's own view of its state (its screens' ``view``), for its templates
     #: how the night settles, in the words of the Bank page and the report, when the bank is in use
     #: (NightLedger.settles_text); "" on a night that never bought chips
     settles: str = ""
@@ -113,17 +93,9 @@ class Standings:
         return (self.numbers or {}).get(seq, seq)
 
     @property
-    def carried_total(self) -> int:
-        return sum(chips for _, chips in self.carried_in)
-
-    @property
-    def carried_text(self) -> str:
-        """"6 carried in from “Friday”: Ann 2, Ben 2, Cat 2" while the first game holds it; else ""."""
-        if not self.carried_in or self.game != 1:
-            return ""
-        source = f"\u201c{self.carried_from}\u201d" if self.carried_from else "the previous night"
-        shares = ", ".join(f"{name} {chips}" for name, chips in self.carried_in)
-        return f"{self.carried_total} carried in from {source}: {shares}"
+    def night_game(self) -> int:
+        """The game at the table's number in the night (1 for a night of one game)."""
+        return len(self.night_games) or 1
 
     def money(self, chips: int) -> str:
         return value_text(chips, self.chip_value, self.currency)
@@ -157,99 +129,10 @@ class Standings:
         return lines
 
 
-
 def numbers_of(state: Any, records: Sequence[Any]) -> dict[int, int]:
     """The night's number of each of ``records`` and of each record an undo among them undid."""
     seqs = {seq for r in records for seq in (r.seq, r.voids) if seq}
     return {seq: state.number_of(seq) for seq in seqs}
-
-def standings(
-    table: Table,
-    version: int,
-    chip_value: Decimal,
-    currency: str,
-    unfinished_pot: str,
-    recent: int = 6,
-    carried_from: str | None = None,
-    seated: Sequence[str] | None = None,
-    earlier: Sequence[NightGameLine] = (),
-    title: str = "Napalm",
-    extra: Mapping[str, int] | None = None,
-) -> Standings:
-    """The standings of the game at the table, its players' chips counted over the whole night.
-
-    ``earlier`` are the night's games before this one, with their closing balances
-    (a game is over, or stopped and closed by its rules, when the next starts):
-    each player's net chips, the plan and the players' lines count them too, so
-    the table, the players' page and the report agree on the night.  ``seated``
-    are all the night's players (default: the game's).
-    """
-    tokens = table.tokens
-    before: dict[str, int] = dict(extra or {})  # what the night's own ledger adds (the Bonus Round)
-    for line in earlier:
-        for name, chips in line.net:
-            before[name] = before.get(name, 0) + chips
-    net = {name: chips + before.get(name, 0) for name, chips in table.net_chips.items()}
-    order = table.declaration_order()
-    position = table.position
-    lines = tuple(
-        PlayerLine(
-            name=name,
-            seat=seat + 1,
-            tokens=tokens[name],
-            net_chips=net[name],
-            money=to_money(net[name], chip_value),
-            money_text=value_text(net[name], chip_value, currency),
-            is_dealer=seat == position.dealer,
-            says_next=order.index(name) + 1,
-            in_yes=name in position.yes,
-        )
-        for seat, name in enumerate(table.players)
-    )
-    log = table.log
-    voided = frozenset(table.voided)
-    closing = close_night(table, unfinished_pot)
-    seated = tuple(seated) if seated is not None else table.players
-    night_net = {name: before.get(name, 0) + closing.net.get(name, 0) for name in seated}
-    night_games: tuple[NightGameLine, ...] = ()
-    if earlier:
-        night_games = (*earlier, NightGameLine(
-            len(earlier) + 1, title, tuple(table.net_chips.items()), "", current=True
-        ))
-    sitting_out = tuple(
-        SittingOut(name, before.get(name, 0), value_text(before.get(name, 0), chip_value, currency))
-        for name in seated
-        if name not in table.players
-    )
-    return Standings(
-        version=version,
-        game=position.game,
-        hand=position.hand,
-        stage=int(position.stage),
-        stage_title=position.stage.title,
-        phase=position.phase.value,
-        prompt=table.prompt(),
-        dealer=table.dealer,
-        pot=position.pot,
-        tokens_to_win=table.rules.tokens_to_win,
-        antes_this_hand=table.antes_this_hand() and not position.ante_paid,
-        players=lines,
-        order=order,
-        yes=position.yes,
-        games=tuple((g.number, g.winner, g.pot) for g in position.games),
-        recent=tuple(reversed(log[-recent:])),
-        voided=voided,
-        numbers=numbers_of(table, log[-recent:]),
-        chip_value=chip_value,
-        currency=currency,
-        closing=closing,
-        plan=settle_up(night_net),
-        carried_in=tuple(table.carried_in.items()),
-        carried_from=carried_from,
-        night_games=night_games,
-        sitting_out=sitting_out,
-        ante_hand=table.antes_this_hand(),
-    )
 
 
 def _night_net(
@@ -263,13 +146,13 @@ def _night_net(
     return before, {name: chips + before.get(name, 0) for name, chips in net_now.items()}
 
 
-def game_standings(
+def standings(
     *,
     kind: str,
     parts: str,
     view: Any,
     state: Any,
-    closing_net: dict[str, int],
+    closing_net: Mapping[str, int],
     version: int,
     chip_value: Decimal,
     currency: str,
@@ -279,20 +162,24 @@ def game_standings(
     title: str = "",
     extra: Mapping[str, int] | None = None,
 ) -> Standings:
-    """The standings of any game at the table, from what every game's state has.
+    """The standings of the game at the table, its players' chips counted over the whole night.
 
     ``view`` is the game's own view of ``state`` (its screens'), with ``prompt`` and
-    ``dealer``; ``closing_net`` its balances were it stopped now (the plan settles
-    those).  The fields only Napalm has keep neutral values.
+    ``dealer``; ``closing_net`` its balances were it stopped now (the game's close:
+    its unfinished pot or pool dealt with by its rules), which the plan settles.
+    ``earlier`` are the night's games before this one, with their closing balances
+    (a game is over, or stopped and closed by its rules, when the next starts): each
+    player's net chips, the plan and the players' lines count them too, so the table,
+    the players' page and the report agree on the night.  ``seated`` are all the
+    night's players (default: the game's); ``extra`` what the night's own ledger adds.
     """
     players = tuple(state.players)
     before, net = _night_net(earlier, dict(state.net_chips), extra)
-    dealer = getattr(view, "dealer", None) or ""
+    dealer = view.dealer
     lines = tuple(
         PlayerLine(
-            name=name, seat=seat + 1, tokens=0, net_chips=net[name], money=to_money(net[name], chip_value),
-            money_text=value_text(net[name], chip_value, currency), is_dealer=name == dealer, says_next=0,
-            in_yes=False,
+            name=name, seat=seat + 1, net_chips=net[name], money=to_money(net[name], chip_value),
+            money_text=value_text(net[name], chip_value, currency), is_dealer=name == dealer,
         )
         for seat, name in enumerate(players)
     )
@@ -307,15 +194,13 @@ def game_standings(
         if name not in players
     )
     log = state.log
+    shown = log[-recent:] if recent else ()
     return Standings(
-        version=version, game=1, hand=0, stage=0, stage_title="", phase="", prompt=view.prompt, dealer=dealer,
-        pot=0, tokens_to_win=0, antes_this_hand=False, players=lines, order=players, yes=(), games=(),
-        recent=tuple(reversed(log[-recent:])) if recent else (), voided=frozenset(state.voided),
-        numbers=numbers_of(state, log[-recent:] if recent else ()),
-        chip_value=chip_value, currency=currency, closing=None,  # type: ignore[arg-type]
-        plan=settle_up(night_net), night_games=night_games, sitting_out=sitting_out,
-        kind=kind, parts=parts, view=view,
+        version=version, kind=kind, parts=parts, view=view, prompt=view.prompt, dealer=dealer, players=lines,
+        recent=tuple(reversed(shown)), voided=frozenset(state.voided), numbers=numbers_of(state, shown),
+        chip_value=chip_value, currency=currency, plan=settle_up(night_net), night_games=night_games,
+        sitting_out=sitting_out,
     )
 
 
-__all__ = ["NightGameLine", "PlayerLine", "SittingOut", "Standings", "game_standings", "standings", "Phase"]
+__all__ = ["NightGameLine", "PlayerLine", "SittingOut", "Standings", "numbers_of", "standings"]

@@ -9,6 +9,11 @@
 "use strict";
 var SHELL = "companion-shell-v1";
 var PAGES = "companion-pages-v1";
+// The server writes each file's fingerprinted address here (/static/app.css?v=…, as the pages
+// name them): the page that registered this worker has just loaded them, immutable, so
+// fetching them again is answered by the browser's HTTP cache and nothing crosses the network
+// twice on a first load (issue 22).  Each is kept under its plain path, which the fetch
+// handler below looks up when offline.
 var SHELL_FILES = [
   "/static/app.css", "/static/app.js", "/static/icon.svg",
   "/static/icon-192.png", "/static/icon-512.png", "/static/manifest.webmanifest"
@@ -16,7 +21,13 @@ var SHELL_FILES = [
 
 self.addEventListener("install", function (event) {
   event.waitUntil(caches.open(SHELL).then(function (cache) {
-    return cache.addAll(SHELL_FILES);
+    return Promise.all(SHELL_FILES.map(function (address) {
+      var url = new URL(address, self.location.href);
+      return fetch(url.href).then(function (response) {
+        if (!response.ok) throw new Error("could not keep " + url.pathname);
+        return cache.put(url.origin + url.pathname, response);
+      });
+    }));
   }).then(function () { return self.skipWaiting(); }));
 });
 

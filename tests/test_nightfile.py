@@ -111,7 +111,7 @@ def test_a_v1_hand_history_still_reads_as_one_game_and_keeps_what_it_was():
         "format": "napalm-hand-history/1", "players": ["Ann", "Ben"],
         "rules": {"ante": 2, "chip_value": "0.5", "currency": "$"}, "stages": [{"yes": ["Ben"]}],
     }))
-    assert night.v1 is not None and night.money == nightfile.Money(Decimal("0.5"), "$")
+    assert night.legacy is not None and night.money == nightfile.Money(Decimal("0.5"), "$")
     (game,) = night.play.games
     # antes 2 each: pot 4; Ben's lone Yes is a token, not yet the pot
     assert game.state.net_chips == {"Ann": -2, "Ben": -2} and game.state.pot == 4

@@ -25,7 +25,6 @@ PURE = sorted(
         PACKAGE / "report.py",
         PACKAGE / "charts.py",
         PACKAGE / "night_chart.py",
-        PACKAGE / "shown_cards.py",
     ]
 )
 IMPURE_SIBLINGS = {"models", "extensions", "services", "views", "forms", "database", "cli", "security"}
@@ -96,6 +95,24 @@ def game_packages_imported(path: Path) -> set[str]:
 
 @pytest.mark.parametrize("path", GAME_AGNOSTIC, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_the_report_layer_imports_no_game_package(path: Path) -> None:
+    assert GAME_PACKAGES and not game_packages_imported(path)
+
+
+#: Every module of the app outside companion/games/: the whole layer knows no game by name.  It
+#: reaches the games through the registry (companion.games), their protocol (companion.games.base,
+#: companion.games.fold) and the screens' registry (companion.games.web), never a game's package.
+OUTSIDE_THE_GAMES = sorted(p for p in PACKAGE.rglob("*.py") if p.relative_to(PACKAGE).parts[0] != "games")
+
+
+def test_the_layers_outside_the_games_are_every_module_but_the_games():
+    names = {str(p.relative_to(PACKAGE)) for p in OUTSIDE_THE_GAMES}
+    assert {"services.py", "forms.py", "standings.py", "nightfile.py", "cli.py", "night_chart.py",
+            "views/common.py", "views/table.py"} <= names
+    assert not any(name.startswith("games") for name in names)
+
+
+@pytest.mark.parametrize("path", OUTSIDE_THE_GAMES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_module_outside_companion_games_imports_a_game_package(path: Path) -> None:
     assert GAME_PACKAGES and not game_packages_imported(path)
 
 

@@ -143,6 +143,11 @@ class GameKind(Protocol):
     #: the columns and words of its part of the report (:mod:`companion.games.vocabulary`;
     #: a game that declares none of its own: ``NEUTRAL``)
     report_vocabulary: ReportVocabulary
+    #: the older file formats of its own that hold one game as a whole night (``format`` values)
+    legacy_formats: frozenset[str]
+
+    def read_legacy(self, data: Any) -> Any:
+        """A document of one of :attr:`legacy_formats`, replayed (``nightfile.LegacyFile``); RecordError says where."""
 
     def title_of(self, rules: Any) -> str:
         """What players call a game played with ``rules`` (its ``title`` unless its rules name it)."""

@@ -17,6 +17,7 @@ member                        default
 ``records_chips``             True (False: the chips on the table settle, the app keeps the bank)
 ``report_part``               None (the report breaks the game down by its transfers)
 ``report_vocabulary``         ``NEUTRAL``: the report's columns and words for any game
+``legacy_formats``            none (``read_legacy`` reads an older file format of the game's own)
 ``title_of(rules)``           ``title``
 ``default_players(...)``      everyone seated
 ``rules_from_dict(raw)``      the rules dataclass's fields: unknown keys refused, types checked
@@ -92,6 +93,9 @@ class BaseGame:
     #: the columns and words of its part of the report (:mod:`companion.games.vocabulary`): by
     #: default neutral ones, "won/lost" and chips paid into and taken out of a pot
     report_vocabulary: ClassVar[ReportVocabulary] = NEUTRAL
+    #: older file formats of its own that hold one game as a whole night (Napalm's
+    #: ``napalm-hand-history/1``), read by :meth:`read_legacy`; none by default
+    legacy_formats: ClassVar[frozenset[str]] = frozenset()
 
     # --- rules --------------------------------------------------------------------------
 
@@ -225,6 +229,10 @@ class BaseGame:
     def replay_extras(self, state: Any) -> dict[str, Any]:
         """What ``flask replay`` adds besides ``net_chips``: nothing, by default."""
         return {}
+
+    def read_legacy(self, data: Any) -> Any:
+        """An older file of the game's own (one of :attr:`legacy_formats`): none by default."""
+        raise RecordError(f"{self.title} reads no older file format")
 
     # --- a strategy, for the conformance suite ------------------------------------------------
 

@@ -13,7 +13,9 @@ Rounding happens only in :func:`format_money`, for display.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation, localcontext
+from typing import Any
 
 from ..reading import trimmed
 
@@ -21,6 +23,7 @@ __all__ = [
     "MAX_DECIMAL_PLACES",
     "chips_text",
     "format_money",
+    "money_from_file",
     "parse_chip_value",
     "to_money",
 ]
@@ -81,6 +84,27 @@ def parse_chip_value(text: str) -> Decimal:
             f"(you entered {stripped}); the smallest step is {smallest}."
         )
     return Decimal(f"{whole}.{fraction}" if fraction else whole)
+
+
+def money_from_file(raw: Mapping[str, Any]) -> tuple[Decimal, str]:
+    """A file's ``chip_value`` (a decimal written as a string) and ``currency``, checked.
+
+    Read as the night's form reads them (:func:`parse_chip_value`; empty: chips only);
+    ValueError says which key is wrong and how to write it.
+    """
+    chip_value = raw.get("chip_value", "0")
+    if isinstance(chip_value, bool) or not isinstance(chip_value, (str, int)):
+        raise ValueError("'chip_value' must be a decimal written as a string, e.g. \"0.25\"")
+    if isinstance(chip_value, int):  # a JSON number: 0 or more, as the text would be
+        chip_value = str(chip_value)
+    try:  # the form's reader: "1_0", "\u0660.\u0662\u0665" and "\uff11" are refused here as there
+        value = parse_chip_value(chip_value if trimmed(chip_value) else "0")  # empty: chips only, as the form
+    except ValueError as error:
+        raise ValueError(f"'chip_value': {error}") from None
+    currency = raw.get("currency", "")
+    if not isinstance(currency, str) or len(currency) > 8:
+        raise ValueError("'currency' must be a short text such as \"EUR\" or \"$\"")
+    return value, currency
 
 
 def _is_non_finite(text: str) -> bool:

@@ -39,8 +39,8 @@ from ..ledger.bank import MAX_CHIPS, BuyIn, Cancel, EveryoneBuysIn
 from ..ledger.money import chips_text, value_text
 from ..models import Night
 from ..reading import Unreadable, whole_number
-from . import refused, taps
-from .common import device_label, keeper_night
+from . import refused, stamped, taps
+from .common import NightLink, device_label, keeper_link, keeper_night
 
 bp = Blueprint("bank", __name__, url_prefix="/k/<key>")
 
@@ -131,10 +131,31 @@ def _recall(night: Night) -> tuple[int, str | None, Any]:
 # --- the bank ------------------------------------------------------------------------------------
 
 
+def _bank_key(link: Night | NightLink, continued: int | None) -> tuple[Any, ...]:
+    """What the kept bank page depends on besides (night, version): its links, and the night its pot went to."""
+    return ("bank", link.keeper_key, link.viewer_key, continued)
+
+
 @bp.get("/bank")
 def bank(key: str):  # type: ignore[no-untyped-def]
+    """The bank page: kept per version as the table screen is (issue 22), unless a refused form is shown again."""
+    link = keeper_link(key)  # one SELECT: enough when this process keeps the page at that version
+    if link is not None and refused.recall(link.version) is None:
+        page = stamped.kept_page(_bank_key(link, link.continued), link.id, link.version)
+        if page is not None:
+            return page
     night = keeper_night(key)
     status, message, kept = _recall(night)
+    if kept is None:
+        continued = services.continuation_of(night)
+        return stamped.render_kept(
+            _bank_key(night, continued.id if continued is not None else None), night.id, night.version,
+            lambda flashed: _bank_page(night, status, message, kept, flashed)[0],
+        )
+    return _bank_page(night, status, message, kept)
+
+
+def _bank_page(night: Night, status: int, message: str | None, kept: Any, flashed: Any = None):  # type: ignore[no-untyped-def]
     state = bank_service.bank_state(night)
     ledger, check, tally, results, plan = state.ledger, state.check, state.tally, state.results, state.plan
     b = ledger.bank
@@ -195,6 +216,7 @@ def bank(key: str):  # type: ignore[no-untyped-def]
             plan=plan,
             in_play=b.in_play,
             money=lambda chips: value_text(chips, chip_value, currency),
+            **({"flashed": flashed} if flashed is not None else {}),
         ),
         status,
     )

@@ -19,7 +19,7 @@ from ..extensions import db
 from ..models import Night
 from ..security import reject_unknown_link, same_secret
 from ..games.web import SCREENS
-from ..standings import NightGameLine, Standings, game_standings, standings
+from ..standings import NightGameLine, Standings, standings
 
 MAX_KEY_LENGTH = 64
 #: the alphabet of services.new_key (URL-safe base64): anything else is no link, and never reaches SQL
@@ -84,6 +84,41 @@ def read_row(engine: Engine, sql: str, key: str) -> tuple[Any, ...] | None:
     return tuple(row) if row is not None else None
 
 
+def read_rows(sql: str, values: list[Any]) -> list[tuple[Any, ...]] | None:
+    """Every row of ``sql`` (``{}`` where each driver parameter goes, one per value) on the one-row reads' engine.
+
+    As :func:`read_row`, for a page that lists several nights (the home page, a
+    player's nights: issue 22); None means "ask the ORM".
+    """
+    engine = current_app.extensions[READ_ENGINE]() if READ_ENGINE in current_app.extensions else db.engine
+    param = _PARAM.get(engine.dialect.paramstyle)
+    if param is None or not values:  # pragma: no cover - a driver with another style: the ORM path
+        return None
+    try:
+        connection = engine.raw_connection()
+    except (DBAPIError, engine.dialect.loaded_dbapi.Error):
+        return None
+    try:
+        dbapi_connection: Any = connection.dbapi_connection
+        autocommit = engine.dialect.name == "postgresql" and not dbapi_connection.autocommit
+        if autocommit:
+            dbapi_connection.autocommit = True
+        cursor = connection.cursor()
+        try:
+            cursor.execute(sql.format(", ".join([param] * len(values))), tuple(values))
+            rows = cursor.fetchall()
+        finally:
+            cursor.close()
+            if autocommit:
+                dbapi_connection.autocommit = False
+    except engine.dialect.loaded_dbapi.Error:
+        connection.invalidate()
+        return None
+    finally:
+        connection.close()
+    return [tuple(row) for row in rows]
+
+
 @dataclass(frozen=True)
 class NightLink:
     """What a page kept per version needs of a scorekeeper's night, read from the database on every request.
@@ -126,6 +161,20 @@ def keeper_link(key: str) -> NightLink | None:
     return link
 
 
+_VIEWER_LINK_SQL = _LINK_SQL.replace("WHERE n.keeper_key", "WHERE n.viewer_key")
+
+
+def viewer_link(key: str) -> NightLink | None:
+    """The night whose players' link is ``key``, as :func:`keeper_link` reads it (None: ask the ORM)."""
+    if not key or len(key) > MAX_KEY_LENGTH or not KEY_CHARS.fullmatch(key):
+        return None
+    engine = current_app.extensions[READ_ENGINE]() if READ_ENGINE in current_app.extensions else db.engine
+    row = read_row(engine, _VIEWER_LINK_SQL, key)
+    if row is None or not same_secret(key, row[3]):
+        return None
+    return NightLink(row[0], row[1], row[2], row[3], row[4])
+
+
 def keeper_night(key: str) -> Night:
     """The night whose scorekeeper link is ``key``; 403 for a players' link, 404 otherwise."""
     night = _lookup(Night.keeper_key, key)
@@ -158,7 +207,7 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
         return kept
     play = services.play_for(night)
     current = play.current
-    settings = services.settings_of(night)
+    money = services.money_of(night)
     # no other night's name: these standings are the players' too, and a night's players
     # are not told what another night is called ("carried in from the previous night")
     earlier = tuple(
@@ -167,21 +216,13 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
         for closing in (p.close(),)
     )
     screens = SCREENS[current.game.kind]
-    view = screens.view(current.state)
     added = bank_service.night_extra(night)  # the Bonus Round's payments, the bank's counts
-    extra = added[1] if added is not None else None
-    if view is None:  # a game whose standings hold all its templates show (Napalm)
-        st = standings(
-            current.state, night.version, settings.chip_value, settings.currency, settings.unfinished_pot, recent,
-            seated=play.seated, earlier=earlier, title=current.title, extra=extra,
-        )
-    else:
-        st = game_standings(
-            kind=screens.kind, parts=screens.parts_template, view=view, state=current.state,
-            closing_net=current.close().net, version=night.version, chip_value=settings.chip_value,
-            currency=settings.currency, recent=recent, seated=play.seated, earlier=earlier, title=current.title,
-            extra=extra,
-        )
+    st = standings(
+        kind=screens.kind, parts=screens.parts_template, view=screens.view(current.state), state=current.state,
+        closing_net=current.close().net, version=night.version, chip_value=money.chip_value,
+        currency=money.currency, recent=recent, seated=play.seated, earlier=earlier, title=current.title,
+        extra=added[1] if added is not None else None,
+    )
     ledger = bank_service.ledger_of(night)
     if ledger.uses_bank:  # the table and the players' page say it in the Bank page's words
         st = replace(st, settles=ledger.settles_text, settle_on=ledger.settle_on)

@@ -10,7 +10,13 @@ says: ``filename="…"`` in ASCII for old clients (each other character a ``-``)
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from urllib.parse import quote
+
+from flask import Response
+
+from .. import compression, services
 
 #: how much of the night's name goes into the file name
 MAX_NAME = 40
@@ -30,3 +36,34 @@ def attachment(prefix: str, name: str, extension: str) -> str:
     if full_name != ascii_name:
         value += "; filename*=UTF-8''" + quote(full_name, safe="")
     return value
+
+
+@dataclass(frozen=True)
+class Download:
+    """A download's body and headers, made once per night version (issue 22): every phone gets the same file."""
+
+    body: bytes
+    mimetype: str
+    disposition: str
+
+
+def kept_download(what: str, night_id: int, version: int) -> Response | None:
+    """The download kept as ``what`` of this night at this version, if this process keeps it."""
+    kept = services.derived(f"download/{what}", night_id, version)
+    return _response(kept, f"download/{what}/{night_id}/{version}") if kept is not None else None
+
+
+def keep_download(what: str, night_id: int, version: int, make: Callable[[], Download]) -> Response:
+    """The download ``make`` builds, kept as ``what`` of this night at this version (built once per version)."""
+    name = f"download/{what}"
+    kept = services.derived(name, night_id, version)
+    if kept is None:
+        kept = make()
+        services.keep_derived(name, night_id, version, kept)
+    return _response(kept, f"{name}/{night_id}/{version}" if version > 0 else None)
+
+
+def _response(kept: Download, same_as: str | None) -> Response:
+    if same_as is not None:  # the same bytes for every request at this version: compressed once
+        compression.same_body_as(same_as)
+    return Response(kept.body, mimetype=kept.mimetype, headers={"Content-Disposition": kept.disposition})

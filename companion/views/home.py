@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import hmac
+import json
+import os
+import re
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from flask import Blueprint, abort, current_app, redirect, render_template, request, send_from_directory, url_for
+from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from sqlalchemy import select, text
+from sqlalchemy.orm import aliased
 
 from .. import services
-from . import refused
+from . import refused, stamped
 from ..extensions import db
 from ..forms import ImportForm, NightBaseForm, night_form_class, seat_number
 from ..models import Night
@@ -19,7 +25,7 @@ from ..games.base import IllegalAction
 from ..games.web import SCREENS
 from ..ratelimit import brake
 from ..security import client_id
-from .common import keeper_mark, known_marks
+from .common import keeper_mark, known_marks, read_rows
 
 bp = Blueprint("home", __name__)
 
@@ -51,9 +57,62 @@ def my_nights() -> list[Night]:
     return sorted(nights, key=lambda n: n.created_at, reverse=True)
 
 
+@dataclass(frozen=True)
+class KnownNight:
+    """What the home page lists of a night this browser keeps score of: a row, not the ORM's night."""
+
+    id: int
+    keeper_key: str
+    name: str
+    created_at: datetime
+    players: tuple[str, ...]
+    version: int
+    continued: int | None  # the night its pot was carried into: it changes the night's report
+
+
+def known_nights() -> tuple[KnownNight, ...]:
+    """The nights of :func:`my_nights`, newest first, in one SELECT of the columns shown (no ORM objects).
+
+    The home page and each player's page are kept by these rows (issue 22): a night
+    renamed, played on or carried on makes them anew.
+    """
+    marks = dict(known_marks())
+    if not marks:
+        return ()
+    rows = read_rows(_KNOWN_SQL, list(marks))  # one statement on a pooled driver connection, no ORM
+    if rows is None:  # a failed read: the ORM's way, which says "try again" if the database is down
+        following = aliased(Night)
+        rows = db.session.execute(
+            select(Night.id, Night.keeper_key, Night.name, Night.created_at, Night.players, Night.version, following.id)
+            .outerjoin(following, following.carried_from == Night.id)
+            .where(Night.id.in_(list(marks)))
+        ).all()
+    nights = [KnownNight(r[0], r[1], r[2], _when(r[3]), tuple(_json(r[4])), r[5], r[6]) for r in rows]
+    nights = [n for n in nights if hmac.compare_digest(keeper_mark(n), marks[n.id])]
+    return tuple(sorted(nights, key=lambda n: n.created_at, reverse=True))
+
+
+#: the nights a browser knows, with the night each one's pot went on to ({}: the ids' parameters)
+_KNOWN_SQL = (
+    "SELECT n.id, n.keeper_key, n.name, n.created_at, n.players, n.version, c.id FROM night n"
+    " LEFT OUTER JOIN night c ON c.carried_from = n.id WHERE n.id IN ({})"
+)
+
+
+def _when(value: Any) -> datetime:
+    """A night's created_at as the driver gives it (SQLite: text) made the ORM's datetime."""
+    return datetime.fromisoformat(value) if isinstance(value, str) else value
+
+
+def _json(value: Any) -> Any:
+    """A JSON column as the driver gives it (SQLite: text; psycopg: already decoded)."""
+    return json.loads(value) if isinstance(value, (str, bytes)) else value
+
+
 def first_game_kind(source: Any) -> str:
-    """The first game's short name a request asks for (default Napalm); 400 for one the app does not offer."""
-    kind = source.get("game") or "napalm"
+    """The first game's short name a request asks for (default: the first game offered, the registry's
+    first); 400 for one the app does not offer."""
+    kind = source.get("game") or first_games()[0][0]
     if kind not in SCREENS or kind not in GAMES:
         abort(400, "choose one of the games offered")
     return kind
@@ -100,14 +159,23 @@ def night_form(kind: str, **kwargs: Any) -> NightBaseForm:
 
 def _home(form: NightBaseForm | None = None, import_form: ImportForm | None = None, status: int = 200):  # type: ignore[no-untyped-def]
     """The front door; a form not given is a fresh one with a new request key (never the other form's data)."""
+    fresh = form is None and import_form is None
     if form is None:
         form = night_form(first_game_kind(request.args), formdata=None, request_key=services.new_key())
     import_form = import_form or ImportForm(formdata=None, request_key=services.new_key())
     kind = form.game.data
-    return render_template(
-        "home/index.html", form=form, import_form=import_form, nights=my_nights(),
-        kind=kind, rules_template=SCREENS[kind].rules_template, first_games=first_games(),
-    ), status
+    nights = known_nights()
+
+    def render(flashed: Any = None) -> str:
+        return render_template(
+            "home/index.html", form=form, import_form=import_form, nights=nights,
+            kind=kind, rules_template=SCREENS[kind].rules_template, first_games=first_games(),
+            **({"flashed": flashed} if flashed is not None else {}),
+        )
+
+    if fresh:  # the same page for every browser that knows these nights: kept, with this request's keys
+        return stamped.render_kept_across(("home", kind, nights), render), status
+    return render(), status
 
 
 def first_games() -> list[tuple[str, str]]:
@@ -119,7 +187,8 @@ def first_games() -> list[tuple[str, str]]:
 def index():  # type: ignore[no-untyped-def]
     kept = refused.recall()
     if kept is None:
-        return _home()
+        page = stamped.kept_across(("home", first_game_kind(request.args), known_nights()))
+        return page if page is not None else _home()
     # a new key for each attempt, as for a fresh form
     if kept.form == "import":  # the file itself cannot be kept: it is chosen again
         import_form = kept.refill(ImportForm(formdata=None))
@@ -198,9 +267,27 @@ def import_night():  # type: ignore[no-untyped-def]
 @bp.get("/sw.js")
 def service_worker():  # type: ignore[no-untyped-def]
     """The service worker, from the app's root so that its scope covers every page (/p/… too)."""
-    response = send_from_directory(current_app.static_folder, "sw.js", mimetype="text/javascript", max_age=0)
+    response = current_app.response_class(service_worker_script(), mimetype="text/javascript")
     response.headers["Cache-Control"] = "no-cache"  # a new version is picked up on the next visit
-    return response
+    response.add_etag()
+    return response.make_conditional(request)
+
+
+#: the app shell's files in static/sw.js's list, each written with its fingerprint when served
+_SHELL_FILE = re.compile(r'"/static/([A-Za-z0-9_.-]+)"')
+
+
+def service_worker_script() -> str:
+    """static/sw.js with each shell file's address as the pages name it (``static_url``: fingerprinted).
+
+    The worker then fetches exactly what the page has just loaded, immutable: the
+    browser's cache answers, and a first load moves each static file once (issue 22).
+    A file changed has a new fingerprint, so the worker changes and is installed anew.
+    """
+    with open(os.path.join(current_app.static_folder or "static", "sw.js"), encoding="utf-8") as source:
+        script = source.read()
+    static_url = current_app.jinja_env.globals["static_url"]
+    return _SHELL_FILE.sub(lambda found: '"' + static_url(found.group(1)) + '"', script)
 
 
 @bp.get("/healthz")

@@ -36,6 +36,7 @@ from ..extensions import db
 from ..models import Night
 from ..security import same_secret
 from ..standings import Standings
+from . import stamped
 from .common import KEY_CHARS, MAX_KEY_LENGTH, READ_ENGINE, read_row, standings_of, viewer_night
 
 #: how many of the last actions the players' page lists
@@ -375,16 +376,38 @@ def _me(night: Night) -> str | None:
     return me if me in night.players else None
 
 
+def _page(key: str, me: str | None) -> tuple[str, str, str | None]:
+    """What the kept players' page depends on besides (night, version): the link it was opened by, and "me"."""
+    return ("players", key, me)
+
+
 @bp.get("")
 def show(key: str):  # type: ignore[no-untyped-def]
+    """The players' page: kept per version and "me" (issue 22), as the scorekeeper's pages are.
+
+    One indexed read of the version (as a poll's) and, when this process keeps the page
+    at that version for this phone's player, no ORM at all.
+    """
+    found = current_version(key)
+    if found is not None:
+        night_id, version, _tag = found
+        st = services.derived(STANDINGS, night_id, version)
+        if st is not None:
+            page = stamped.kept_page(_page(key, player_of(session, night_id, st)), night_id, version)
+            if page is not None:
+                return page
     night = viewer_night(key)
     st = standings_of(night, RECENT)
+    me = player_of(session, night.id, st)
+    return stamped.render_kept(_page(key, me), night.id, night.version, lambda flashed: _render_show(night, st, me, flashed))
+
+
+def _render_show(night: Night, st: Standings, me: str | None, flashed: Any) -> str:
     top, table, bottom = shared_parts(night.id, night.version, st)
-    me = _me(night)
     mine = current_app.jinja_env.get_template("players/_live_parts.html").module.mine(st, me)  # type: ignore[attr-defined]
     shared = {"top": top, "mine": mine, "table": mark_me(table, me), "bottom": bottom}
     return render_template(
-        "players/show.html", night=night, st=st, me=me, etag=etag_of(night), shared=shared
+        "players/show.html", night=night, st=st, me=me, etag=etag_of(night), shared=shared, flashed=flashed
     )
 
 

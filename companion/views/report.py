@@ -42,9 +42,9 @@ from ..reading import Unreadable, whole_number
 from ..report import VIEWS, Report, build_night_report
 from . import refused
 from . import stamped
-from .downloads import attachment
-from .common import NightLink, device_label, keeper_link, keeper_night, remember, standings_of, viewer_night
-from .home import my_nights
+from .downloads import Download, attachment, keep_download, kept_download
+from .common import NightLink, device_label, keeper_link, keeper_night, remember, standings_of, viewer_link, viewer_night
+from .home import known_nights, my_nights
 
 bp = Blueprint("report", __name__)
 
@@ -68,15 +68,12 @@ def report_of(night: Night) -> Report:
 
 def _build_report(night: Night, carried_on: dict[str, int] | None) -> Report:
     play = services.play_for(night)
-    settings = services.settings_of(night)
-    paid = [
-        (e.payload["payer"], e.payload["payee"], e.payload["chips"])
-        for e in services.events_of(night)
-        if e.kind == "paid" and e.seq <= night.version
-    ]
+    money = services.money_of(night)
+    # the payments alone, in one query on the night's events (not every event through the ORM: issue 22)
+    paid = [(p.payer, p.payee, p.chips) for p in bank_service.paid_payments(night)]
     games = [(p.title, p.state, p.rules, p.close(), p.game) for p in play.played()]  # a game taken back: none
     return build_night_report(
-        games, play.seated, chip_value=settings.chip_value, currency=settings.currency, paid=paid, name=night.name,
+        games, play.seated, chip_value=money.chip_value, currency=money.currency, paid=paid, name=night.name,
         carried_on=carried_on, extra=bank_service.night_extra(night),
     )
 
@@ -201,51 +198,65 @@ def keeper(key: str):  # type: ignore[no-untyped-def]
 
 @bp.get("/p/<key>/report")
 def viewer(key: str):  # type: ignore[no-untyped-def]
+    link = viewer_link(key)  # one SELECT: enough when this process keeps the report at that version
+    if link is not None and set(request.args) <= {"view"}:
+        page = stamped.kept_page(_report_page(link, False, link.continued), link.id, link.version)
+        if page is not None:
+            return page
     night = viewer_night(key)
     # the players' page never offers the scorekeeper's forms, even when opened
     # with the scorekeeper's own link under /p/
     return plain_report(night, keeper=False)
 
 
-def _csv(night: Night) -> Response:
-    return Response(
-        report_of(night).to_csv(_view()),
-        mimetype="text/csv",
-        headers={"Content-Disposition": attachment("napalm-report", night.name, "csv")},
+def _csv(night: Night) -> Download:
+    return Download(
+        report_of(night).to_csv(_view()).encode(), "text/csv", attachment("night-report", night.name, "csv")
     )
 
 
-def _json(night: Night) -> Response:
-    response = Response(
-        _dumps(report_of(night).as_dict()),
-        mimetype="application/json",
-        headers={"Content-Disposition": attachment("napalm-report", night.name, "json")},
+def _json(night: Night) -> Download:
+    return Download(
+        _dumps(report_of(night).as_dict()).encode(), "application/json", attachment("night-report", night.name, "json")
     )
-    return response
 
 
 def _dumps(data: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
+def _download(key: str, keeper: bool, kind: str) -> Response:
+    """The report as a file, made once per version (issue 22): one SELECT when this process keeps it."""
+    view = _view() if kind == "csv" else "-"
+    link = keeper_link(key) if keeper else viewer_link(key)
+    if link is not None:
+        kept = kept_download(f"{kind}/{view}/{link.continued}", link.id, link.version)
+        if kept is not None:
+            return kept
+    night = keeper_night(key) if keeper else viewer_night(key)
+    continued = services.continuation_of(night)  # the pot carried on changes the report without a new version
+    what = f"{kind}/{view}/{continued.id if continued is not None else None}"
+    return keep_download(what, night.id, night.version, lambda: (_csv if kind == "csv" else _json)(night))
+
+
 @bp.get("/k/<key>/report.csv")
 def keeper_csv(key: str):  # type: ignore[no-untyped-def]
-    return _csv(keeper_night(key))
+    return _download(key, True, "csv")
 
 
 @bp.get("/p/<key>/report.csv")
 def viewer_csv(key: str):  # type: ignore[no-untyped-def]
-    return _csv(viewer_night(key))
+    return _download(key, False, "csv")
 
 
 @bp.get("/k/<key>/report.json")
 def keeper_json(key: str):  # type: ignore[no-untyped-def]
-    return _json(keeper_night(key))
+    return _download(key, True, "json")
 
 
 @bp.get("/p/<key>/report.json")
 def viewer_json(key: str):  # type: ignore[no-untyped-def]
-    return _json(viewer_night(key))
+    return _download(key, False, "json")
 
 
 def _refused(night: Night, status: int, message: str, view: str | None = None):  # type: ignore[no-untyped-def]
@@ -327,6 +338,15 @@ def nights():  # type: ignore[no-untyped-def]
 
 @bp.get("/players/<path:name>")
 def player(name: str):  # type: ignore[no-untyped-def]
+    """One player's nights: kept by the nights it is made of, their versions and the nights they carried on to (issue 22)."""
+    what = ("player", name, known_nights())
+    page = stamped.kept_across(what)
+    if page is not None:
+        return page
+    return stamped.render_kept_across(what, lambda flashed: _player_page(name, flashed))
+
+
+def _player_page(name: str, flashed: Any) -> str:
     folded = name.casefold()
     rows = []
     for night, report in reversed(_known()):  # oldest first: the chart runs left to right in time
@@ -364,6 +384,7 @@ def player(name: str):  # type: ignore[no-untyped-def]
         between=between_words({r.words.between.phrase for _, r, _ in rows if r.words.between is not None}),
         side_won=sum(p.total.side_won for _, _, p in rows),
         side_lost=sum(p.total.side_lost for _, _, p in rows),
+        flashed=flashed,
     )
 
 

@@ -34,7 +34,7 @@ from ..games.web import SCREENS, GameScreens, offers_of
 from ..models import Night
 from ..security import RotationMemory
 from . import paging, refused, stamped, taps
-from .downloads import attachment
+from .downloads import Download, attachment, keep_download, kept_download
 from .common import NightLink, device_label, keeper_link, keeper_night, remember, standings_of
 from ..nightfile import Money
 from .home import move_seat_up, picked_another_game
@@ -273,12 +273,16 @@ def _history_page(night: Night, flashed: Any) -> str:
 
 @bp.get("/export.json")
 def export(key: str):  # type: ignore[no-untyped-def]
+    link = keeper_link(key)  # one SELECT: enough when this process keeps the file at that version (issue 22)
+    if link is not None:
+        kept = kept_download("export", link.id, link.version)
+        if kept is not None:
+            return kept
     night = keeper_night(key)
-    body = services.export_history(night)
-    return Response(
-        # the night file, whatever games the night held (docs/night-file.md): not a game's "napalm-"
-        body, mimetype="application/json", headers={"Content-Disposition": attachment("night", night.name, "json")}
-    )
+    # the night file, whatever games the night held (docs/night-file.md): not a game's "napalm-"
+    return keep_download("export", night.id, night.version, lambda: Download(
+        services.export_history(night).encode(), "application/json", attachment("night", night.name, "json")
+    ))
 
 
 # --- the players' link and its QR code ---------------------------------------------------

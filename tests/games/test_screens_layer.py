@@ -26,6 +26,7 @@ from companion.games.napalm import history as hh
 from companion.games.pots.engine import Win
 from companion.games.web import SCREENS, BaseScreens
 from companion.models import Night
+from security.support import napalm_night
 
 TABLE = """{% import "_macros.html" as m %}{% set f = forms.win %}
 <form method="post" action="{{ act('win') }}">{{ m.hidden(f) }}{{ m.errors(f) }}
@@ -92,7 +93,7 @@ def pot_night(app, monkeypatch):
         [app.jinja_loader, jinja2.DictLoader({"test/table.html": TABLE, "test/parts.html": PARTS, "test/rules.html": RULES})]
     )
     with app.app_context():
-        night = services.create_night(
+        night = napalm_night(
             "Pots", ["Ann", "Ben", "Cat"], "Ann", Rules(), hh.Settings(Decimal("0.5"), "EUR", "return_antes")
         )
         services.start_game(night.id, "pots", ["Ann", "Ben", "Cat"], "Ann", {"preset": "high_card"}, 0, services.new_key())

@@ -13,7 +13,7 @@ from companion.extensions import db
 from companion.lru import LRU
 from companion.models import Night
 from companion.games.napalm import Declare
-from security.support import PLAYERS, RULES, SETTINGS
+from security.support import PLAYERS, RULES, SETTINGS, napalm_night
 
 CAP = 40
 
@@ -23,7 +23,7 @@ def seat_nights(app, count: int) -> list[tuple[int, str]]:
     made = []
     with app.app_context():
         for i in range(count):
-            night = services.create_night(f"Night {i}", PLAYERS, "Ann", RULES, SETTINGS)
+            night = napalm_night(f"Night {i}", PLAYERS, "Ann", RULES, SETTINGS)
             made.append((night.id, night.viewer_key))
         for night_id, _ in made:
             services.record(night_id, Declare(("Ben",)), 0)

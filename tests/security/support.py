@@ -23,6 +23,8 @@ from companion.extensions import db
 from companion.models import Event, Night
 from companion.games.napalm import Declare, Rules, Showdown, Table
 from companion.games.napalm import history as hh
+from companion.games.napalm.game import NAPALM
+from companion.nightfile import Money
 from pages import night_form
 
 EXTERNAL_DB = bool(os.environ.get("COMPANION_TEST_DATABASE_URL"))
@@ -75,6 +77,19 @@ def history_file(name: str = "Imported") -> bytes:
     return hh.dumps(table, SETTINGS, name).encode()
 
 
+def napalm_night(
+    name: str, players: list[str], first_dealer: str, rules: Rules, settings: hh.Settings, request_key: str | None = None
+) -> Night:
+    """A new night whose first game is Napalm with ``rules``, its money and unfinished-pot choice ``settings``'s
+    (the chip value and currency are the night's; what an unfinished pot does is Napalm's rule)."""
+    return services.open_night(
+        name, players, Money(settings.chip_value, settings.currency),
+        {"kind": "napalm", "players": None, "first_dealer": first_dealer,
+         "rules": {**NAPALM.rules_to_dict(rules), "unfinished_pot": settings.unfinished_pot}},
+        request_key,
+    )
+
+
 def csrf_token_of(html: str) -> str:
     found = re.search(r'name="csrf_token" type="hidden" value="([^"]+)"', html) or re.search(
         r'value="([^"]+)"[^>]*name="csrf_token"', html
@@ -125,7 +140,7 @@ class Site:
     def seat(self, endpoint: str | None = None, name: str = "Friday") -> NightRef:
         """A new night, played up to the point where ``endpoint``'s submit is legal."""
         with self.app.app_context():
-            night = services.create_night(name, PLAYERS, "Ann", RULES, SETTINGS_FOR.get(endpoint or "", SETTINGS))
+            night = napalm_night(name, PLAYERS, "Ann", RULES, SETTINGS_FOR.get(endpoint or "", SETTINGS))
             for version, action in enumerate(BEFORE.get(endpoint or "", ())):
                 services.record(night.id, action, version)
             for kind, payload in LEDGER_BEFORE.get(endpoint or "", ()):

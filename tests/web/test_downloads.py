@@ -17,8 +17,8 @@ from security.support import Site
 
 @pytest.mark.parametrize(
     ("name", "ascii_name"),
-    [("金曜日", "napalm-report.csv"), ("Ночь у Ани", "napalm-report.csv"), ("٣", "napalm-report.csv"),
-     ("Friday at Ann's", "napalm-report-Friday-at-Ann-s.csv")],
+    [("金曜日", "night-report.csv"), ("Ночь у Ани", "night-report.csv"), ("٣", "night-report.csv"),
+     ("Friday at Ann's", "night-report-Friday-at-Ann-s.csv")],
 )
 def test_every_download_of_a_night_named_in_any_script_is_sent_with_a_header_a_server_can_send(app, name, ascii_name):
     night = Site(app).seat(name=name)
@@ -37,7 +37,7 @@ def test_every_download_of_a_night_named_in_any_script_is_sent_with_a_header_a_s
     if not name.isascii():
         # the name as typed, percent-encoded UTF-8: 金 is E9 87 91
         encoded = csv.split("filename*=UTF-8''", 1)[1]
-        assert unquote(encoded) == "napalm-report-" + "-".join(name.replace("'", " ").split()) + ".csv"
+        assert unquote(encoded) == "night-report-" + "-".join(name.replace("'", " ").split()) + ".csv"
 
 
 def test_the_header_keeps_letters_of_any_script_and_turns_the_rest_into_single_dashes():

@@ -368,7 +368,7 @@ def test_a_fragment_template_that_uses_more_than_its_parts_is_rendered_by_flask(
 
     app = make_app()
     source = app.jinja_env.loader.get_source(app.jinja_env, "players/_live.html")[0]
-    changed = source + '\n<p class="pot-again">{{ st.pot }}</p>'
+    changed = source + '\n<p class="pot-again">{{ st.view.pot }}</p>'
     app.jinja_env.loader = ChoiceLoader([DictLoader({"players/_live.html": changed}), app.jinja_env.loader])
     client = app.test_client()
     response = client.post("/nights", data=night_form())

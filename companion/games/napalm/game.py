@@ -16,6 +16,7 @@ from ..basegame import BaseGame
 from ..vocabulary import Between, Column, ReportVocabulary, Term
 from . import codec
 from .closing import close_night
+from . import history
 from .history import play_stages, stages_of
 from .table import MAX_PLAYERS, MIN_PLAYERS, Challenge, Declare, Phase, Rules, Showdown, Table
 
@@ -51,6 +52,9 @@ class Napalm(BaseGame):
     max_players = MAX_PLAYERS
     rules_class = Rules
     rule_messages = {"unfinished_pot": UNFINISHED}
+    #: the older file formats that hold one game of Napalm as a whole night: a night file
+    #: reader given one of these hands the decoded document to :meth:`read_legacy`
+    legacy_formats = frozenset({history.FORMAT})
 
     def new_state(
         self,
@@ -72,6 +76,13 @@ class Napalm(BaseGame):
 
     def write_records(self, state: Table) -> list[Any]:
         return stages_of(state)
+
+    def read_legacy(self, data: Any) -> history.History:
+        """A ``napalm-hand-history/1`` document (decoded JSON), replayed: one game of Napalm as a night.
+
+        HistoryError (a RecordError) says where the file is wrong (``docs/hand-history.md``).
+        """
+        return history.from_dict(data)
 
     def close(self, state: Table, rules: Rules) -> GameClosing:
         closing = close_night(state, rules.unfinished_pot)

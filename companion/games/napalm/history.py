@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from typing import Any
 
 from companion import storable
-from companion.ledger.money import parse_chip_value
+from companion.ledger.money import money_from_file
 from companion.ledger.settle import settle_up
-from companion.reading import trimmed
+from companion.reading import Unreadable, json_document
 
 from ..base import RecordError
 from .closing import close_night
@@ -61,11 +61,42 @@ class Settings:
 
 @dataclass(frozen=True)
 class History:
-    """A parsed file: the table it describes and the settings that go with it."""
+    """A parsed file: the table it describes and the settings that go with it.
+
+    Read as a night of one game of Napalm (:meth:`companion.games.napalm.game.Napalm.read_legacy`),
+    it says what the night file reader asks of an older format: its ``name``, the game's
+    ``state`` and ``rules`` (a JSON object, ``unfinished_pot`` included), the night's money
+    and what ``flask replay`` prints for it.
+    """
 
     table: Table
     settings: Settings = field(default_factory=Settings)
     name: str | None = None
+
+    @property
+    def state(self) -> Table:
+        return self.table
+
+    @property
+    def rules(self) -> dict[str, Any]:
+        """The game's rules as the night stores them: the file's, and its unfinished-pot choice."""
+        return {**asdict(self.table.rules), "unfinished_pot": self.settings.unfinished_pot}
+
+    @property
+    def chip_value(self) -> Decimal:
+        return self.settings.chip_value
+
+    @property
+    def currency(self) -> str:
+        return self.settings.currency
+
+    @property
+    def carried_in(self) -> dict[str, int]:
+        return self.table.carried_in
+
+    def replay_summary(self) -> dict[str, Any]:
+        """What ``flask replay`` prints for this file (:func:`replay_summary`)."""
+        return replay_summary(self)
 
 
 def loads(text: str | bytes) -> History:
@@ -75,27 +106,10 @@ def loads(text: str | bytes) -> History:
 
 def decode(text: str | bytes) -> Any:
     """A file's JSON, refused before anything is replayed when it is too large, malformed or too deep."""
-    if len(text) > MAX_BYTES:
-        raise HistoryError(f"the file is larger than {MAX_BYTES // 1_000_000} MB; a night's history is far smaller")
     try:
-        data = json.loads(text)
-    except RecursionError:
-        raise HistoryError("the file is nested far too deeply to be a hand history") from None
-    except (ValueError, UnicodeDecodeError) as error:
-        raise HistoryError(f"not valid JSON: {error}") from None
-    _check_depth(data, 0)
-    return data
-
-
-def _check_depth(value: Any, depth: int) -> None:
-    if depth > MAX_DEPTH:
-        raise HistoryError("the file is nested too deeply to be a hand history")
-    if isinstance(value, dict):
-        for item in value.values():
-            _check_depth(item, depth + 1)
-    elif isinstance(value, list):
-        for item in value:
-            _check_depth(item, depth + 1)
+        return json_document(text, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH, what="a hand history")
+    except Unreadable as error:
+        raise HistoryError(str(error)) from None
 
 
 def from_dict(data: Any) -> History:
@@ -188,19 +202,10 @@ def _rules(raw: Any) -> tuple[Rules, Settings]:
 
 def parse_money(raw: Mapping[str, Any]) -> tuple[Decimal, str]:
     """A file's ``chip_value`` (a decimal written as a string) and ``currency``, checked."""
-    chip_value = raw.get("chip_value", "0")
-    if isinstance(chip_value, bool) or not isinstance(chip_value, (str, int)):
-        raise HistoryError("'chip_value' must be a decimal written as a string, e.g. \"0.25\"")
-    if isinstance(chip_value, int):  # a JSON number: 0 or more, as the text would be
-        chip_value = str(chip_value)
-    try:  # the form's reader: "1_0", "\u0660.\u0662\u0665" and "\uff11" are refused here as there
-        value = parse_chip_value(chip_value if trimmed(chip_value) else "0")  # empty: chips only, as the form
+    try:
+        return money_from_file(raw)
     except ValueError as error:
-        raise HistoryError(f"'chip_value': {error}") from None
-    currency = raw.get("currency", "")
-    if not isinstance(currency, str) or len(currency) > 8:
-        raise HistoryError("'currency' must be a short text such as \"EUR\" or \"$\"")
-    return value, currency
+        raise HistoryError(str(error)) from None
 
 
 def _carried_in(raw: Any) -> dict[str, int]:

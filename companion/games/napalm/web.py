@@ -10,42 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from wtforms import SelectField, StringField
-from wtforms.validators import InputRequired, Length, NumberRange
-
-from ...forms import CardsForm, ChallengeForm, DeclareForm, ShowdownForm, WholeNumberField
-from ...shown_cards import shown_this_hand, undone_cards
+from .forms import CardsForm, ChallengeForm, DeclareForm, NapalmRulesFields, ShowdownForm, cards_form_class
+from .shown_cards import shown_this_hand, undone_cards
 from ..base import IllegalAction
 from ..web import BaseScreens
-from .closing import LABELS as UNFINISHED_LABELS
 from .table import Challenge, Declare, Phase, Showdown, Table
-
-
-class NapalmRulesFields:
-    """Napalm's rules as form fields: the night's setup and the next-game screen both mix them in."""
-
-    ante = WholeNumberField("Ante (chips)", default=1, validators=[InputRequired(), NumberRange(min=0, max=1_000_000)])
-    ante_every = SelectField("Ante on", choices=[("1", "every hand"), ("2", "every other hand")], default="1")
-    tokens_to_win = WholeNumberField(
-        "Tokens to win", default=5, validators=[InputRequired(), NumberRange(min=1, max=99)]
-    )
-    unfinished_pot = SelectField(
-        "Pot of an unfinished game at the end of the night",
-        choices=list(UNFINISHED_LABELS.items()),
-        default="return_antes",
-    )
-
-
-def cards_form_class(yes: tuple[str, ...]) -> type[CardsForm]:
-    """A form with one card field per Yes player (``cards_0``, ``cards_1`` … in Yes order)."""
-    fields: dict[str, Any] = {
-        f"cards_{i}": StringField(
-            name,
-            validators=[InputRequired(f"enter {name}'s cards"), Length(max=40, message="too many characters")],
-        )
-        for i, name in enumerate(yes)
-    }
-    return type("StageCardsForm", (CardsForm,), fields)
+from .view import NapalmView, view
 
 
 def prefilled_cards(table: Table, yes: tuple[str, ...]) -> CardsForm:
@@ -75,9 +45,9 @@ class NapalmScreens(BaseScreens):
     def describe_rules(self, rules: Mapping[str, Any]) -> str:
         return f"ante {rules['ante']}, {rules['tokens_to_win']} tokens"
 
-    def view(self, state: Table) -> None:
-        """Napalm's standings hold everything its templates show (see :mod:`companion.standings`)."""
-        return None
+    def view(self, state: Table) -> NapalmView:
+        """What Napalm's templates show besides the night's standings (:mod:`.view`)."""
+        return view(state)
 
     # -- the table's forms ---------------------------------------------------------------
 

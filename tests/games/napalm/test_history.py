@@ -164,7 +164,7 @@ def test_the_docs_worked_example_gives_the_standings_the_docs_work_out():
 
 
 def test_the_docs_show_what_the_replay_command_prints_for_the_worked_example():
-    from companion.cli import replay_summary  # the command's output, without a Flask app
+    from companion.games.napalm.history import replay_summary  # the command's output, without a Flask app
 
     printed = docs_replay_output()
     # return_antes: game 2's pot of 4 goes back 1 each: Ann 5, Ben -11, Cat 9, Dan -3,
@@ -478,7 +478,7 @@ def carried_replay_output() -> dict:
 
 
 def test_the_docs_carried_example_gives_the_standings_the_docs_work_out():
-    from companion.cli import replay_summary
+    from companion.games.napalm.history import replay_summary
 
     loaded = load(carried_example())
     # Start: pot 6 (Friday's 2 of Ann, Ben, Cat), nets -2/-2/-2/0.  Ben deals.

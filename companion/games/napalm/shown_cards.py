@@ -11,8 +11,8 @@ item 9).  Pure: the table's log in, text out.
 
 from __future__ import annotations
 
-from .games.napalm import Phase, Showdown, Table
-from .games.napalm.cards import format_cards, parse_cards
+from .cards import format_cards, parse_cards
+from .table import Phase, Showdown, Table
 
 
 def shown_this_hand(table: Table) -> dict[str, str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from companion.games.napalm import Table
-from companion.shown_cards import shown_this_hand, undone_cards
+from companion.games.napalm.shown_cards import shown_this_hand, undone_cards
 
 
 def _stage_one_by_cards() -> Table:
