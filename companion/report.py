@@ -735,7 +735,7 @@ def game_report_part(
     ``number`` is the game's place in the night (1, 2, …), or 0 for the night's only
     game with nothing beside it (its lines then carry no night numbering).
     """
-    own = getattr(kind, "report_part", None)
+    own = kind.report_part  # declared on every game: None, or its own breakdown
     if own is not None:
         part = own(number, title, state, rules, closing, carried_on)
     else:
@@ -776,7 +776,7 @@ def build_night_report(
     words = night_words([entry[4].report_vocabulary for entry in entries])
     if len(entries) == 1 and not extra_chips:
         title, state, rules, game_closing, kind = entries[0]
-        if getattr(kind, "report_part", None) is not None:
+        if kind.report_part is not None:
             part = game_report_part(0, title, state, rules, game_closing, kind, carried_on)
             return report_from_part(part, chip_value=chip_value, currency=currency, paid=paid, name=name, words=words)
     parts = [
