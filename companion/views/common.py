@@ -53,6 +53,27 @@ def read_row(engine: Engine, sql: str, key: str) -> tuple[Any, ...] | None:
     a database that cannot be reached: the caller then takes the ORM path (on PostgreSQL
     its pool pings before each use), which says "try again" (503) if it fails too.
     """
+    rows = _read(engine, sql, (key,), one=True)
+    if rows is None:
+        return None
+    return rows[0] if rows else None
+
+
+def read_rows(sql: str, values: list[Any]) -> list[tuple[Any, ...]] | None:
+    """Every row of ``sql`` (``{}`` where each driver parameter goes, one per value) on the one-row reads' engine.
+
+    As :func:`read_row`, for a page that lists several nights (the home page, a
+    player's nights: issue 22); None means "ask the ORM".
+    """
+    engine = current_app.extensions[READ_ENGINE]() if READ_ENGINE in current_app.extensions else db.engine
+    if not values:
+        return None
+    return _read(engine, sql, tuple(values), one=False)
+
+
+def _read(engine: Engine, sql: str, values: tuple[Any, ...], *, one: bool) -> list[tuple[Any, ...]] | None:
+    """The rows of ``sql`` (``{}`` for the driver's parameters, one per value): the first alone when
+    ``one``; None when the ORM must answer instead (see :func:`read_row`)."""
     param = _PARAM.get(engine.dialect.paramstyle)
     if param is None:  # pragma: no cover - a driver with another style: the ORM path
         return None
@@ -70,49 +91,18 @@ def read_row(engine: Engine, sql: str, key: str) -> tuple[Any, ...] | None:
             dbapi_connection.autocommit = True
         cursor = connection.cursor()
         try:
-            cursor.execute(sql.format(param), (key,))
-            row = cursor.fetchone()
+            cursor.execute(sql.format(", ".join([param] * len(values))), values)
+            if one:
+                row = cursor.fetchone()
+                rows = [] if row is None else [row]
+            else:
+                rows = cursor.fetchall()
         finally:
             cursor.close()
             if autocommit:
                 dbapi_connection.autocommit = False
     except engine.dialect.loaded_dbapi.Error:
         connection.invalidate()  # dropped by the server, most likely: the slow way decides
-        return None
-    finally:
-        connection.close()
-    return tuple(row) if row is not None else None
-
-
-def read_rows(sql: str, values: list[Any]) -> list[tuple[Any, ...]] | None:
-    """Every row of ``sql`` (``{}`` where each driver parameter goes, one per value) on the one-row reads' engine.
-
-    As :func:`read_row`, for a page that lists several nights (the home page, a
-    player's nights: issue 22); None means "ask the ORM".
-    """
-    engine = current_app.extensions[READ_ENGINE]() if READ_ENGINE in current_app.extensions else db.engine
-    param = _PARAM.get(engine.dialect.paramstyle)
-    if param is None or not values:  # pragma: no cover - a driver with another style: the ORM path
-        return None
-    try:
-        connection = engine.raw_connection()
-    except (DBAPIError, engine.dialect.loaded_dbapi.Error):
-        return None
-    try:
-        dbapi_connection: Any = connection.dbapi_connection
-        autocommit = engine.dialect.name == "postgresql" and not dbapi_connection.autocommit
-        if autocommit:
-            dbapi_connection.autocommit = True
-        cursor = connection.cursor()
-        try:
-            cursor.execute(sql.format(", ".join([param] * len(values))), tuple(values))
-            rows = cursor.fetchall()
-        finally:
-            cursor.close()
-            if autocommit:
-                dbapi_connection.autocommit = False
-    except engine.dialect.loaded_dbapi.Error:
-        connection.invalidate()
         return None
     finally:
         connection.close()
