@@ -87,6 +87,7 @@ __all__ = [
     "Report",
     "Section",
     "build_night_report",
+    "games_played_text",
     "ledger_part",
     "transfer_part",
 ]
@@ -699,6 +700,34 @@ def report_from_part(
     if words is None:
         words = night_words([g.words for g in part.games if not g.extra])
     return _settle(name, part.players, part, chip_value, currency, paid, words)
+
+
+def games_played_text(titles: Sequence[str], games: Sequence[GameLine]) -> str:
+    """The night's games as played, in a list of nights: "3 games: Napalm (1 game finished, one
+    unfinished), Pool Nap, High Card"; one game alone is its title ("Pool Nap").
+
+    ``titles`` are the night's played games' names in order, ``games`` its report's lines.  Only a
+    game that plays games inside it (Napalm's games to a token target: lines numbered 1, 2, …) says
+    how many of them finished; a Nap or pot game has none, so it is named and nothing more.
+    """
+    if not titles:
+        return "no game played"
+    said = []
+    for place, title in enumerate(titles, start=1):
+        inner = [
+            g for g in games
+            if not g.extra and g.number and (g.night_game == place or (g.night_game == 0 and len(titles) == 1))
+        ]
+        finished = sum(1 for g in inner if g.finished)
+        unfinished = len(inner) - finished
+        if finished:
+            counted = f"{finished} game{'' if finished == 1 else 's'} finished" + (", one unfinished" if unfinished else "")
+        elif unfinished:
+            counted = "game 1 unfinished"
+        else:
+            counted = ""
+        said.append(f"{title} ({counted})" if counted else title)
+    return ", ".join(said) if len(said) == 1 else f"{len(said)} games: " + ", ".join(said)
 
 
 def night_words(games: Sequence[ReportVocabulary]) -> ReportVocabulary:

@@ -39,7 +39,7 @@ from ..ledger.money import chips_text, format_money, value_text
 from ..models import Night
 from ..games import IllegalAction
 from ..reading import Unreadable, whole_number
-from ..report import VIEWS, Report, build_night_report
+from ..report import VIEWS, Report, build_night_report, games_played_text
 from . import refused
 from . import stamped
 from .downloads import Download, attachment, keep_download, kept_download
@@ -326,6 +326,12 @@ def _known() -> list[tuple[Night, Report]]:
     return [(night, report_of(night)) for night in my_nights()]
 
 
+def games_of(night: Night, report: Report) -> str:
+    """The night's games as played, in words fit for every game (issue 23): their titles in order,
+    and for a game that plays games to a target inside it (Napalm) how many finished."""
+    return games_played_text([p.title for p in services.play_for(night).played()], report.games)
+
+
 @bp.get("/nights")
 def nights():  # type: ignore[no-untyped-def]
     known = _known()
@@ -333,7 +339,8 @@ def nights():  # type: ignore[no-untyped-def]
     for night, _ in known:
         for name in night.players:
             names.setdefault(name.casefold(), name)
-    return render_template("report/nights.html", known=known, names=sorted(names.values(), key=str.casefold))
+    listed = [(night, report, games_of(night, report)) for night, report in known]
+    return render_template("report/nights.html", known=listed, names=sorted(names.values(), key=str.casefold))
 
 
 @bp.get("/players/<path:name>")
@@ -352,20 +359,20 @@ def _player_page(name: str, flashed: Any) -> str:
     for night, report in reversed(_known()):  # oldest first: the chart runs left to right in time
         mine = next((p for p in report.players if p.name.casefold() == folded), None)
         if mine is not None:
-            rows.append((night, report, mine))
+            rows.append((night, report, mine, games_of(night, report)))
     if not rows:
         abort(404)
     shown = rows[-1][2].name
-    currencies = {r.currency for _, r, _ in rows}
-    values = {r.chip_value for _, r, _ in rows}
+    currencies = {r.currency for _, r, _, _ in rows}
+    values = {r.chip_value for _, r, _, _ in rows}
     in_money = len(currencies) == 1 and len(values) >= 1 and any(values)
     unit = next(iter(currencies)) if in_money else "chips"
     points: list[tuple[str, Decimal | int]] = [
-        (f"{n.created_at:%Y-%m-%d} {n.name}", p.money if in_money else p.net_chips) for n, _, p in rows
+        (f"{n.created_at:%Y-%m-%d} {n.name}", p.money if in_money else p.net_chips) for n, _, p, _ in rows
     ]
     chart = Markup(net_chart(points, label=f"{shown}: net per night and running total, in {unit or 'money'}", unit=unit))
     totals: dict[str, Decimal] = {}
-    for _, r, p in rows:
+    for _, r, p, _ in rows:
         totals[r.currency] = totals.get(r.currency, Decimal(0)) + p.money
     return render_template(
         "report/player.html",
@@ -375,17 +382,26 @@ def _player_page(name: str, flashed: Any) -> str:
         unit=unit,
         in_money=in_money,
         money_totals=[format_money(v, c) for c, v in sorted(totals.items())],
-        net_chips=sum(p.net_chips for _, _, p in rows),
-        games_won=sum(p.games_won for _, _, p in rows),
-        tokens=sum(p.total.tokens for _, _, p in rows),
+        net_chips=sum(p.net_chips for _, _, p, _ in rows),
+        games_won=sum(p.games_won for _, _, p, _ in rows),
+        # games won only where a night's games play games to a target inside them (Napalm's): a Nap
+        # or pot night has none to win (issue 23)
+        counts_games=any(counts_games(r) for _, r, _, _ in rows),
+        counted=counts_games,
+        tokens=sum(p.total.tokens for _, _, p, _ in rows),
         # said in the nights' own words (issue 23): tokens only when a night's games count them,
         # chips between players as the nights call them when they all agree ("side bets", "bids")
-        counts_tokens=any(r.words.tokens for _, r, _ in rows),
-        between=between_words({r.words.between.phrase for _, r, _ in rows if r.words.between is not None}),
-        side_won=sum(p.total.side_won for _, _, p in rows),
-        side_lost=sum(p.total.side_lost for _, _, p in rows),
+        counts_tokens=any(r.words.tokens for _, r, _, _ in rows),
+        between=between_words({r.words.between.phrase for _, r, _, _ in rows if r.words.between is not None}),
+        side_won=sum(p.total.side_won for _, _, p, _ in rows),
+        side_lost=sum(p.total.side_lost for _, _, p, _ in rows),
         flashed=flashed,
     )
+
+
+def counts_games(report: Report) -> bool:
+    """Whether a night's report counts games won: one of its games plays games to a target inside it."""
+    return any(g.number and not g.extra for g in report.games)
 
 
 def between_words(phrases: set[str]) -> str:
