@@ -55,24 +55,13 @@ import time
 
 import pytest
 
-from browser.phone import Phone, double_tap, open_audit, save_a_bonus_grid_that_always_pays_the_dealer, start_night
+from browser.phone import Phone, guarded_double_tap, open_audit, save_a_bonus_grid_that_always_pays_the_dealer, start_night
 from browser.test_accessibility import Axe
 
 pytestmark = pytest.mark.browser
 
 NAMES = ["Ann", "Ben", "Cat", "Dan"]
 GRID_GAMES = ["Napalm", "Tips to the Fat One", "Poker with real betting"]
-
-
-def guarded_double_tap(phone: Phone, live_server, button) -> None:  # type: ignore[no-untyped-def]
-    """A hurried double tap with the real tap guard on (as test_pots_night): the screen is served with
-    it, read for a second like a person does, tapped twice 150 ms apart; then the guard is off again."""
-    live_server.app.config["TAP_GUARD_MS"] = 1000
-    phone.page.reload()
-    phone.page.wait_for_timeout(1100)  # a person reads the screen before tapping
-    double_tap(phone.page, button, 150)
-    live_server.app.config["TAP_GUARD_MS"] = 0
-    phone.page.wait_for_timeout(1100)  # the screen shown now was served with the guard on
 
 
 def test_a_dealers_choice_poker_night_under_the_bank_settles_once(live_server, new_phone, shots, problems):
@@ -147,7 +136,7 @@ def test_a_dealers_choice_poker_night_under_the_bank_settles_once(live_server, n
     assert phone.nets() == {"Ann": 0, "Ben": -4} and phone.sitting_out() == {"Cat": 4, "Dan": 0}
     phone.tap(page.get_by_role("button", name="Ann won", exact=True), "pot a, ann")
     assert phone.pot() == 44 and phone.prompt().endswith("Who won pot B?")  # 48 − pot A's 4
-    guarded_double_tap(phone, live_server, page.get_by_role("button", name="Ben won", exact=True))
+    guarded_double_tap(page, live_server.app, page.get_by_role("button", name="Ben won", exact=True))
     shots(page, "pot b after a double tap")
     assert phone.prompt().endswith("Who won pot C?"), phone.prompt()
     assert phone.pot() == 38  # 8 + 12 + 18: pot B taken once
@@ -194,7 +183,7 @@ def test_a_dealers_choice_poker_night_under_the_bank_settles_once(live_server, n
     deal = page.get_by_role("button", name="Deal played: next deal")
     phone.tap(deal, "poker, deal 1 played")
     assert phone.prompt() == "Deal 2: Ben deals. Tap when the deal is played."
-    guarded_double_tap(phone, live_server, page.get_by_role("button", name="Deal played: next deal"))
+    guarded_double_tap(page, live_server.app, page.get_by_role("button", name="Deal played: next deal"))
     shots(page, "poker deal 2 after a double tap")
     assert phone.prompt() == "Deal 3: Cat deals. Tap when the deal is played.", phone.prompt()  # recorded once
     phone.tap(page.get_by_role("button", name="Deal played: next deal"), "poker, deal 3 played")

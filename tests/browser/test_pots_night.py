@@ -24,7 +24,7 @@ import re
 
 import pytest
 
-from browser.phone import double_tap, open_audit, start_night
+from browser.phone import guarded_double_tap, open_audit, start_night
 
 pytestmark = pytest.mark.browser
 
@@ -132,12 +132,7 @@ def test_napalm_then_tips_to_the_fat_one_then_high_card_settled_once(live_server
     assert t.pot() == 44 and t.prompt.endswith("Who won pot B?")
 
     # a double tap on "Ben won" records pot B once
-    live_server.app.config["TAP_GUARD_MS"] = 1000
-    keeper.reload()
-    keeper.wait_for_timeout(1100)  # a person reads the screen before tapping
-    double_tap(keeper, keeper.get_by_role("button", name="Ben won", exact=True), 150)
-    live_server.app.config["TAP_GUARD_MS"] = 0
-    keeper.wait_for_timeout(1100)  # the screen was served with the guard on
+    guarded_double_tap(keeper, live_server.app, keeper.get_by_role("button", name="Ben won", exact=True))
     shots(keeper, "pot b after a double tap")
     assert t.prompt.endswith("Who won pot C?"), t.prompt
     assert t.pot() == 38  # 8 + 12 + 18: pot B taken once
