@@ -68,7 +68,9 @@ def init_app(app: Flask) -> None:
         message = UNREACHABLE if request.method in SAFE_METHODS else BUSY
         if request.path.endswith(".json") or request.accept_mimetypes.best == "application/json":
             return {"error": message}, 503, headers
-        return render_template("error.html", code=503, error_message=message), 503, headers
+        # flashed="": the "try again" page leaves a notice still to show (an "Already recorded" of
+        # the tap before the outage) for the page the phone gets once the database is back
+        return render_template("error.html", code=503, error_message=message, flashed=""), 503, headers
 
     @app.errorhandler(HTTPException)
     def _http(error: HTTPException):  # type: ignore[no-untyped-def]

@@ -92,11 +92,12 @@ import time
 
 import pytest
 
-from browser.phone import Phone, TableScreen, box_of, card_name, save_a_bonus_grid_that_always_pays_the_dealer, start_night
+from browser.phone import (
+    Phone, TableScreen, box_of, card_name, guarded_double_tap, save_a_bonus_grid_that_always_pays_the_dealer, start_night,
+)
 from browser.test_accessibility import Axe, forgive_error_status
 from browser.test_bank import player_form
 from browser.test_nap_night import pool_shown, tap_toggle, text_of
-from browser.test_poker_night import guarded_double_tap
 from browser.test_pots_night import PotsScreen
 
 pytestmark = pytest.mark.browser
@@ -196,7 +197,7 @@ def play_napalm(phone: Phone, t: TableScreen, live_server, axe: Axe) -> None:  #
     assert "challenge" in t.prompt.lower(), t.prompt
     axe.check(page, "napalm, the dealer's late yes")
     t.challenge("Ben")
-    guarded_double_tap(phone, live_server, page.get_by_role("button", name="Ben won", exact=True))
+    guarded_double_tap(page, live_server.app, page.get_by_role("button", name="Ben won", exact=True))
     t.shot("napalm, ben won after a double tap")
     assert not page.locator(".errors, .flash.warn").all_inner_texts()
     t.check(pot=5, dealer="Ben", net=[-16, -1, 4, 4, 4], tokens=[0, 0, 0, 0, 0])
@@ -276,7 +277,7 @@ def play_tips(phone: Phone, live_server, axe: Axe) -> None:  # type: ignore[no-u
     axe.check(page, "table, tips to the fat one")
     # pot A: a hurried double tap on "Eve won", recorded once (pot B's "Eve won" comes up under
     # the thumb: the tap guard swallows the second tap)
-    guarded_double_tap(phone, live_server, page.get_by_role("button", name="Eve won", exact=True))
+    guarded_double_tap(page, live_server.app, page.get_by_role("button", name="Eve won", exact=True))
     phone.shots(page, "tips, pot a after a double tap")
     assert t.prompt == "Deal 1: Dan deals. Who won pot B?", t.prompt
     assert t.pot() == 44  # 48 − pot A's 4: taken once

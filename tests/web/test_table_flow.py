@@ -191,3 +191,30 @@ def test_the_players_link_cannot_record(start_night, client, app):
 def test_an_unknown_link_is_not_found(client):
     assert client.get("/k/" + "x" * 43).status_code == 404
     assert client.get("/p/" + "x" * 43).status_code == 404
+
+
+def test_a_try_again_page_leaves_the_notice_of_a_doubled_tap_for_the_page_after_the_outage(start_night, app, monkeypatch):
+    """A doubled tap answered "Already recorded", then the database goes away as the phone asks for the
+    table: the 503 "try again" page shows the outage alone, and the notice waits for the table the phone
+    gets once the database is back (it used to be shown on, and spent by, the 503 page)."""
+    t = start_night()
+    stamp = t.stamp("declare")
+    assert t.client.post(f"{t.url}/declare", data={**stamp, "yes": ["Ben"], "confirm": "1"}).status_code == 303
+    assert t.client.post(f"{t.url}/declare", data={**stamp, "yes": ["Ben"], "confirm": "1"}).status_code == 303
+
+    from companion.views import common
+
+    def gone(*_args: object, **_kwargs: object) -> None:
+        raise sqlalchemy.exc.OperationalError("SELECT night", {}, Exception("the database went away"))
+
+    with monkeypatch.context() as patched:
+        patched.setattr(common, "read_row", lambda *_args, **_kwargs: None)  # the one-row read fails: the ORM path
+        patched.setattr(common, "_lookup", gone)
+        outage = t.client.get(t.url)
+    assert outage.status_code == 503 and outage.headers["Retry-After"] == "1"
+    assert "Already recorded" not in outage.get_data(as_text=True)
+
+    back = t.client.get(t.url)
+    assert back.status_code == 200
+    assert "Already recorded" in back.get_data(as_text=True)
+    assert t.refresh() and t.tokens("Ben") == 1  # recorded once
