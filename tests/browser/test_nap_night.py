@@ -30,7 +30,7 @@ import re
 
 import pytest
 
-from browser.phone import double_tap, open_audit, start_night
+from browser.phone import HURRIED_TAP_GUARD_MS, double_tap, open_audit, start_night
 from browser.test_accessibility import Axe, open_every_details
 
 pytestmark = pytest.mark.browser
@@ -126,15 +126,15 @@ def test_a_night_of_napalm_then_pool_nap_tapped_on_a_phone(live_server, new_phon
     assert "takes the pool: 10 chips" in text_of(keeper, "section.ask")
 
     # --- deal 2: Dan fails Nap; Failed tapped twice in a hurry, with the tap guard as served ---
-    live_server.app.config["TAP_GUARD_MS"] = 1000
+    live_server.app.config["TAP_GUARD_MS"] = HURRIED_TAP_GUARD_MS  # 3 s, not the 1 s served: see phone.py
     keeper.reload()
-    keeper.wait_for_timeout(1100)  # a person reads the new screen before tapping on it
+    keeper.wait_for_timeout(HURRIED_TAP_GUARD_MS + 100)  # a person reads the new screen before tapping on it
     tap_toggle(keeper, "bidder", "Dan")
     tap_toggle(keeper, "bid", "nap")
     double_tap(keeper, keeper.get_by_role("button", name="Failed", exact=True), 150)
     keeper.wait_for_url(table_url)
     live_server.app.config["TAP_GUARD_MS"] = 0
-    keeper.wait_for_timeout(1100)  # the screen was served with the guard on
+    keeper.wait_for_timeout(HURRIED_TAP_GUARD_MS + 100)  # the screen was served with the guard on
     shots(keeper, "dan failed nap double tap")
     # the screen shows the first tap's answer, or, when the second tap was sent before the
     # page moved on, the repeat's: "Already recorded:" and the same deal (recorded once)
