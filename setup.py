@@ -31,6 +31,6 @@ setup(
         "companion.templates": ["**/*"],
         "companion.static": ["**/*"],
         # the app upgrades its database at start: Alembic's settings and its script template
-        "companion.migrations": ["alembic.ini", "script.py.mako"],
+        "companion.db.migrations": ["alembic.ini", "script.py.mako"],
     },
 )

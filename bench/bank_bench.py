@@ -26,11 +26,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from companion import bank_service, services  # noqa: E402
+from companion.service import bank as bank_service
+import companion.service.commands as services  # noqa: E402
 from companion.extensions import db  # noqa: E402
 from companion.games.napalm import Phase, Table  # noqa: E402
 from companion.games.napalm import history as hh  # noqa: E402
-from companion.models import Night  # noqa: E402
+from companion.db.models import Night  # noqa: E402
 from table_bench import make_app  # noqa: E402  (one bench app for every bench)
 
 SEVEN = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus"]

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from companion.games.pots.engine import HighLow, Sale, Win  # noqa: E402
 from companion.games.pots.game import POTS  # noqa: E402
-from companion.ledger.bank import Bank  # noqa: E402
+from companion.night.bank import Bank  # noqa: E402
 
 PLAYERS = ("Ann", "Ben", "Cat", "Dan")
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from companion.ledger.settle import settle_up  # noqa: E402
+from companion.money.settle import settle_up  # noqa: E402
 
 SIZES = (7, 12, 15, 30)
 SEED = 20240601

@@ -27,7 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from companion import create_app, services  # noqa: E402
+from companion.service import commands as services
+from companion import create_app  # noqa: E402
 from companion.extensions import db  # noqa: E402
 from companion.games.napalm import Phase, Table  # noqa: E402
 from companion.games.napalm import history as hh  # noqa: E402
@@ -38,7 +39,7 @@ SIX = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]
 
 def make_app(tmp: Path, **extra: object):
     """The app every bench drives: SQLite in ``tmp`` with ``synchronous=FULL`` as served, CSRF off,
-    no tap guard (a bench taps faster than a person: companion/views/taps.py); ``extra`` config on top."""
+    no tap guard (a bench taps faster than a person: companion/web/tap_guard.py); ``extra`` config on top."""
     app = create_app(
         {
             "TESTING": True,
@@ -145,7 +146,7 @@ def main() -> None:
         print(f"record a stage at the start of a night: median {start_median * 1000:.2f} ms ({runs} runs)")
         print(f"record a stage after 150 hands ({events} events): median {end_median * 1000:.2f} ms ({runs} runs)")
         print(f"ratio end/start: {end_median / start_median:.2f}")
-        from companion.models import Night
+        from companion.db.models import Night
 
         rebuilds = []
         for _ in range(7):  # one cold rebuild is at the mercy of a garbage collection: take the median

@@ -45,14 +45,14 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_HTTPONLY=True,
         FAILED_LINK_LIMIT=30,  # unknown secret links per client per minute before 429
-        NIGHT_LIMIT=20,  # nights started per client in any 10 minutes (companion.ratelimit)
+        NIGHT_LIMIT=20,  # nights started per client in any 10 minutes (companion.db.brakes)
         IMPORT_LIMIT=20,  # files imported per client in any 10 minutes
         # a screen ignores taps for this long after the tap that opened it (views/taps.py)
         TAP_GUARD_MS=int(os.environ.get("COMPANION_TAP_GUARD_MS") or 1000),
         # How many proxies in front of the app set X-Forwarded-For/-Proto/-Host (0: none,
         # the headers are ignored, so a client cannot pose as another to the limiter).
         TRUSTED_PROXIES=os.environ.get("COMPANION_TRUSTED_PROXIES", "0"),
-        # Host names besides this machine's and the public address's (companion.hosts)
+        # Host names besides this machine's and the public address's (companion.web.hosts)
         ALLOWED_HOSTS=os.environ.get("COMPANION_ALLOWED_HOSTS", ""),
         FOLD_CACHE_SIZE=256,  # nights whose fold each process keeps in memory (least recently used go)
         FOLD_CACHE_EVENTS=100_000,  # events those folds may hold in all: what bounds the memory
@@ -69,17 +69,23 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from .extensions import csrf, db, migrate
 
     db.init_app(app)
-    migrate.init_app(app, db, directory=str(Path(__file__).parent / "migrations"))
+    migrate.init_app(app, db, directory=str(Path(__file__).parent / "db" / "migrations"))
     csrf.init_app(app)
 
-    from . import database
-    from .database import configure_engine
+    from companion.db import engine as database
+    from companion.db.engine import configure_engine
 
     with app.app_context():
         configure_engine(db.engine)
     database.init_app(app)
 
-    from . import cli, compression, hosts, security, services, static_files, views
+    from companion import cli
+    from companion.web import compression
+    from companion.web import hosts
+    from companion.web import security
+    from companion.service import commands as services
+    from companion.web import static_files
+    from companion import web as views
 
     services.configure_cache(int(app.config["FOLD_CACHE_SIZE"]), int(app.config["FOLD_CACHE_EVENTS"]))
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 from flask import Flask, current_app
 
-from . import nightfile
+from companion.night import file as nightfile
 from .games import IllegalAction, RecordError
 
 
@@ -126,7 +126,7 @@ def serve_command(host: str, port: int, threads: int, workers: int) -> None:
     warm_up(app)
     settle_garbage_collector()
     if workers > 1:
-        from .processes import serve_processes
+        from companion.web.workers import serve_processes
 
         serve_processes(app, host, port, workers, waitress_options(app, threads, open_files))
         return
@@ -142,7 +142,7 @@ def warm_up(app: Flask) -> None:
     expense: Jinja compiles each template on first use, and a night's fold is rebuilt
     from its event log (services.warm_up).  Forked workers inherit both.
     """
-    from . import services
+    from companion.service import commands as services
 
     for name in _template_names(app):
         if name.endswith(".html"):
@@ -194,7 +194,7 @@ def settle_garbage_collector() -> None:
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 def backup_command(file: Path) -> None:
     """Write a consistent backup of the live database to FILE (SQLite online backup, or pg_dump)."""
-    from .backup import BackupError, backup
+    from companion.db.backup import BackupError, backup
     from .extensions import db
 
     try:
@@ -210,7 +210,7 @@ def backup_command(file: Path) -> None:
 @click.option("--force", is_flag=True, help="replace a database that already holds nights")
 def restore_command(file: Path, force: bool) -> None:
     """Put the backup FILE back into the configured database (stop the server first)."""
-    from .backup import BackupError, restore
+    from companion.db.backup import BackupError, restore
     from .extensions import db
 
     db.engine.dispose()  # this process holds no connection to the file being replaced

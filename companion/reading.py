@@ -10,7 +10,7 @@ WTForms' ``IntegerField``), and they disagreed: ``int()`` reads ``"1_0"``, ``"\u
 stored; some made a 500 (issue 21, items 8 to 12).  Now every way in calls these:
 
 * :func:`whole_number`: a count, a seat, a page, chips;
-* :func:`companion.ledger.money.parse_chip_value`: the one decimal the app reads (what a
+* :func:`companion.money.amounts.parse_chip_value`: the one decimal the app reads (what a
   chip is worth), the model these follow;
 * :func:`text`: a name, a variant's name: what no database stores (NUL, a broken
   character) is refused, never stored to be refused later on import.
@@ -28,7 +28,7 @@ import json
 import re
 from typing import Any
 
-from .storable import unstorable, unstorable_message
+from companion.night.limits import unstorable, unstorable_message
 
 __all__ = ["MAX_DIGITS", "SPACES", "Unreadable", "json_document", "shown", "text", "trimmed", "whole_number"]
 
@@ -93,7 +93,7 @@ def text(value: object, what: str = "the text", *, max_length: int, collapse: bo
     """Read a name or a short text: trimmed, ``collapse``-d to single spaces if asked, and checked.
 
     Refused: what is not text, what no database stores (a NUL, a broken character: the
-    same test as :func:`companion.storable.unstorable`) and what is longer than
+    same test as :func:`companion.night.limits.unstorable`) and what is longer than
     ``max_length`` once trimmed (never cut short).
     """
     if not isinstance(value, str):

@@ -10,7 +10,7 @@
   // double tap's second tap would land on the new screen's button in the same place and record
   // the next stage too.  Measured second taps came 150-800 ms after the first; performance.now()
   // counts from the start of the navigation, i.e. from the tap that opened this screen, so taps
-  // are ignored until 1000 ms after it (800 ms + 200 ms margin; why: companion/views/taps.py).
+  // are ignored until 1000 ms after it (800 ms + 200 ms margin; why: companion/web/tap_guard.py).
   var guard = +(document.body.getAttribute("data-tap-guard") || 1000);
   function settled() { return performance.now() >= guard; }
   if (!settled()) {

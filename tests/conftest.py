@@ -14,7 +14,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from companion import create_app, services
+from companion.service import commands as services
+from companion import create_app
 from companion.extensions import db
 from pages import TablePage, night_form
 
@@ -32,7 +33,7 @@ def _config(tmp_path: Path, **extra: object) -> dict[str, object]:
         "NIGHT_LIMIT": 100_000,  # tests start many nights from one client; the limits' own tests lower these
         "IMPORT_LIMIT": 100_000,
         # the test client's "localhost" is always answered; these stand for a LAN address
-        # and a public name the tests reach the app at (companion.hosts)
+        # and a public name the tests reach the app at (companion.web.hosts)
         "ALLOWED_HOSTS": "192.168.1.20 poker.example.org",
         "TAP_GUARD_MS": 0,  # the tests tap faster than a person; test_issue14_table.py turns it on
     }

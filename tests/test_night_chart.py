@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from companion.games.napalm import Rules, Table
-from companion.night_chart import chips_over_the_night, player_chart
+from companion.report.night_chart import chips_over_the_night, player_chart
 
 
 def two_games() -> Table:
@@ -50,7 +50,7 @@ def test_nothing_recorded_draws_no_chart():
 
 
 def test_a_night_of_two_games_is_one_line_per_player_from_each_game_to_the_next():
-    from companion.night_chart import chips_over_games
+    from companion.report.night_chart import chips_over_games
 
     # game 1: antes 1 (Ann, Ben -1 each), then Ben's lone Yes; it stops with the pot of 2,
     # the antes returned: it closes at 0 each.  Game 2: Ann and Cat; antes 2, Ann's token wins it.

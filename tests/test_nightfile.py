@@ -10,8 +10,8 @@ from decimal import Decimal
 
 import pytest
 
-from companion import nightfile
-from companion.nightfile import NightFileError
+from companion.night import file as nightfile
+from companion.night.file import NightFileError
 
 FOUR = ["Ann", "Ben", "Cat", "Dan"]
 

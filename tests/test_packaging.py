@@ -156,8 +156,8 @@ def test_the_wheel_carries_every_template_and_static_file_inside_the_package(bui
 def test_the_wheel_carries_the_migrations_and_alembics_settings(built):
     names = set(zipfile.ZipFile(built).namelist())
     migrations = REPO / "companion" / "migrations"
-    expected = {"companion/migrations/" + name for name in files_under(migrations) if name != "README"}
-    assert {"companion/migrations/alembic.ini", "companion/migrations/env.py"} <= expected
+    expected = {"companion/db/migrations/" + name for name in files_under(migrations) if name != "README"}
+    assert {"companion/db/migrations/alembic.ini", "companion/db/migrations/env.py"} <= expected
     assert expected <= names, sorted(expected - names)
 
 

@@ -1,4 +1,4 @@
-"""The end-of-night report (companion.report), on nights worked out by hand.
+"""The end-of-night report (companion.report.night_report), on nights worked out by hand.
 
 Every expected number below comes from RULES.md and the arithmetic in the
 comments, never from running the code.  Conventions: "net" is chips won minus
@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.charts import net_chart
+from companion.report.charts import net_chart
 from companion.games.napalm import Rules, Table
 from companion.games.napalm.closing import close_night
 from companion.games.napalm.game import NAPALM
@@ -661,7 +661,7 @@ def test_any_night_the_report_adds_up(night):
 
 
 def test_a_night_of_two_games_is_one_report_each_game_counted_as_it_closed():
-    from companion.report import build_night_report
+    from companion.report.night_report import build_night_report
 
     # game 1 (Ann deals, ante 1): pot 4; Cat beats Ben: Ben pays Cat 4; Dan's token; stopped with
     # the antes returned: Ann 0, Ben -4, Cat +4, Dan 0.  Game 2 (Ben deals, ante 2, 1 token wins,

@@ -28,7 +28,7 @@ import pytest
 from companion.games import GAMES
 from companion.games.nap.game import Nap
 from companion.games.vocabulary import NEUTRAL, NO_CHIPS, Between, Column, ReportVocabulary
-from companion.report import FORMAT, build_night_report
+from companion.report.night_report import FORMAT, build_night_report
 
 FOUR = ("Ann", "Ben", "Cat", "Dan")
 THREE = ("Ann", "Ben", "Cat")

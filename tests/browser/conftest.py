@@ -110,7 +110,7 @@ class LiveServer:
     def night_keys(self) -> tuple[str, str]:
         """(keeper key, viewer key) of the only night in the database."""
         from companion.extensions import db
-        from companion.models import Night
+        from companion.db.models import Night
 
         with self.app.app_context():
             night = db.session.query(Night).one()

@@ -310,7 +310,7 @@ def test_every_screen_passes_axe(live_server, new_phone, table_screen, shots, pr
     axe.check(page, "report, a pot carried in")
     with live_server.app.app_context():
         from companion.extensions import db
-        from companion.models import Night
+        from companion.db.models import Night
 
         new_viewer = db.session.query(Night).filter_by(name="Carry (continued)").one().viewer_key
     page.goto(f"{base}/p/{new_viewer}")

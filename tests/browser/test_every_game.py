@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 
 from browser.test_accessibility import Axe
-from companion import services
+from companion.service import commands as services
 from companion.extensions import db
 from companion.games import GAMES
 from companion.games.fold import Void
-from companion.models import Night
-from companion.nightfile import Money
+from companion.db.models import Night
+from companion.night.file import Money
 
 pytestmark = pytest.mark.browser
 

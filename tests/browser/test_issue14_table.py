@@ -89,7 +89,7 @@ def test_after_a_card_error_the_address_is_the_tables_and_reload_sends_nothing(
 
 def _events(live_server) -> int:  # type: ignore[no-untyped-def]
     from companion.extensions import db
-    from companion.models import Event
+    from companion.db.models import Event
 
     with live_server.app.app_context():
         return db.session.query(Event).count()

@@ -158,7 +158,7 @@ def test_no_tile_hides_under_the_sticky_confirm_bar(live_server, new_phone, tabl
 
 def _events(live_server) -> int:  # type: ignore[no-untyped-def]
     from companion.extensions import db
-    from companion.models import Event
+    from companion.db.models import Event
 
     with live_server.app.app_context():
         return db.session.query(Event).count()

@@ -147,7 +147,7 @@ def test_a_night_of_napalm_then_pool_nap_tapped_on_a_phone(live_server, new_phon
     assert keeper.locator("ol.recent li").count() >= 2
     with live_server.app.app_context():
         from companion.extensions import db
-        from companion.models import Event
+        from companion.db.models import Event
 
         deals = db.session.scalar(db.select(db.func.count()).select_from(Event).where(Event.kind == "deal"))
         assert deals == 2  # the second tap recorded nothing

@@ -70,7 +70,7 @@ def test_two_games_started_from_the_table_then_one_settle_up(live_server, new_ph
     assert "Sitting this game out: Dan 0" in tonight, tonight
     with live_server.app.app_context():
         from companion.extensions import db
-        from companion.models import Game
+        from companion.db.models import Game
 
         assert db.session.scalar(db.select(db.func.count()).select_from(Game)) == 2  # one game, double tap or not
 

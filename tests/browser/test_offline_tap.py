@@ -22,7 +22,7 @@ NAMES = ["Ann", "Ben", "Cat"]
 def recorded_with(live_server, request_key: str) -> int:  # type: ignore[no-untyped-def]
     """How many events the database holds under this form's request key."""
     from companion.extensions import db
-    from companion.models import Event
+    from companion.db.models import Event
 
     with live_server.app.app_context():
         return db.session.scalar(select(func.count(Event.id)).where(Event.request_key == request_key))

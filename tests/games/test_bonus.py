@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.games import bonus as bonus_module
+from companion.night import bonus as bonus_module
 from companion.games.base import IllegalAction, RecordError
-from companion.games.bonus import (
+from companion.night.bonus import (
     Bonus,
     BonusGrid,
     BonusRound,
@@ -228,7 +228,7 @@ def test_a_bad_roll_in_a_file_is_refused_naming_the_entry_and_field(entries: obj
 
 
 def test_read_entry_reads_one_file_entry_against_the_grid() -> None:
-    from companion.games.bonus import BonusGrid, Roll, SetLucky, read_entry
+    from companion.night.bonus import BonusGrid, Roll, SetLucky, read_entry
 
     grid = BonusGrid("d20", tuple(f"Game {i}" for i in range(1, 21)))
     assert read_entry(grid, {"roller": "Ann", "faces": [7], "game": "Game 7"}) == Roll("d20", (7,), "Game 7", "Ann")

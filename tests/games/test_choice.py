@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from companion.games.choice import next_game_offers
+from companion.night.choice import next_game_offers
 
 GROUP = ("napalm", "high_card", "tips_to_the_fat_one", "nasdaq", "mountain")
 
@@ -24,7 +24,7 @@ def test_a_game_no_longer_offered_is_left_out() -> None:
 
 # --- offers by name: (kind, what players call it) ----------------------------------------------
 
-from companion.games.choice import as_offered  # noqa: E402
+from companion.night.choice import as_offered  # noqa: E402
 
 NAMED = (
     ("napalm", "Napalm"), ("nap", "Nap"), ("pots", "Tips to the Fat One"), ("pots", "High Card"),

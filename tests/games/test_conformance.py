@@ -28,14 +28,14 @@ from typing import Any
 
 import pytest
 
-from companion import services
+from companion.service import commands as services
 from companion.extensions import db
 from companion.games import GAMES, INSTALLED, NIGHT_KINDS, RegistrationError, register, unregister
 from companion.games.base import GameKind
 from companion.games.basegame import BaseGame
 from companion.games.fold import POT, Void
-from companion.models import Night
-from companion.nightfile import Money
+from companion.db.models import Night
+from companion.night.file import Money
 from games.rummy.game import GAME as RUMMY
 
 #: every game the suite runs over: the registry's, and the tests' own

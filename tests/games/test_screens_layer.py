@@ -17,15 +17,15 @@ import pytest
 from wtforms import SelectField
 from wtforms.validators import InputRequired, NumberRange
 
-from companion import services
+from companion.service import commands as services
 from companion.extensions import db
-from companion.forms import ActionForm, WholeNumberField
+from companion.web.forms import ActionForm, WholeNumberField
 from companion.games.base import IllegalAction
 from companion.games.napalm import Rules
 from companion.games.napalm import history as hh
 from companion.games.pots.engine import Win
 from companion.games.web import SCREENS, BaseScreens
-from companion.models import Night
+from companion.db.models import Night
 from security.support import napalm_night
 
 TABLE = """{% import "_macros.html" as m %}{% set f = forms.win %}

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from companion.ledger.bank import Bank, BankError, BuyIn, Cancel, CashOut, EveryoneBuysIn, Rebuy
+from companion.night.bank import Bank, BankError, BuyIn, Cancel, CashOut, EveryoneBuysIn, Rebuy
 
 PLAYERS = ("Ann", "Ben", "Cat")
 

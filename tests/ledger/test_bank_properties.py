@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.ledger.bank import Bank, BankError, BuyIn, Cancel, CashOut, EveryoneBuysIn, Rebuy
+from companion.night.bank import Bank, BankError, BuyIn, Cancel, CashOut, EveryoneBuysIn, Rebuy
 
 NAMES = ("Ann", "Ben", "Cat", "Dan", "Eve")
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.ledger.money import MAX_DECIMAL_PLACES, format_money, parse_chip_value, to_money
+from companion.money.amounts import MAX_DECIMAL_PLACES, format_money, parse_chip_value, to_money
 
 LEDGER = Path(__file__).resolve().parents[2] / "companion" / "ledger"
 

@@ -1,4 +1,4 @@
-"""A night file's "settle_on", "bank" and "bonus" (companion.night_ledger via companion.nightfile), worked by hand.
+"""A night file's "settle_on", "bank" and "bonus" (companion.night.ledger via companion.night.file), worked by hand.
 
 The night: Ann, Ben, Cat; one Napalm game in which Ben and Cat say Yes and Cat wins (antes 1,
 pot 3 returned at the end): Ann 0, Ben −3, Cat +3.
@@ -12,7 +12,7 @@ from decimal import Decimal
 
 import pytest
 
-from companion import nightfile
+from companion.night import file as nightfile
 
 GRID = {"dice": "d20", "cells": [f"Game {i}" for i in range(1, 21)],
         "bonuses": {"20": {"kind": "everyone_pays_dealer", "chips": 2}}}
@@ -181,7 +181,7 @@ def test_the_keys_are_written_back_as_read():
                {"grid": {**GRID, "bonuses": {}}, "lucky_chips": 1, "rolls": [{"roller": "Cat", "faces": [7], "game": "Game 7"}]}],
     )
     parsed = nightfile.loads(json.dumps(document))
-    from companion.night_ledger import NightLedger
+    from companion.night.ledger import NightLedger
 
     ledger = NightLedger(parsed.players, parsed.money.chip_value)
     for seq, (kind, payload) in enumerate(parsed.ledger_events, start=1):
@@ -202,7 +202,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from companion.games import IllegalAction  # noqa: E402
-from companion.night_ledger import NightLedger, file_keys, read_file_keys  # noqa: E402
+from companion.night.ledger import NightLedger, file_keys, read_file_keys  # noqa: E402
 
 NAMES = ("Ann", "Ben", "Cat", "Dan")
 ledger_events = st.one_of(

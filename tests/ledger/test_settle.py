@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.ledger.money import to_money
-from companion.ledger.settle import (
+from companion.money.amounts import to_money
+from companion.money.settle import (
     MAX_EXACT_LIMIT,
     Payment,
     pairwise_debts,

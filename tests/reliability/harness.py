@@ -28,7 +28,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from companion.models import Event, Game, Night
+from companion.db.models import Event, Game, Night
 from companion.games.napalm import Rules, Table
 from companion.games.napalm.codec import GAME_KINDS, from_event
 

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 
 from flask.testing import FlaskClient
 
-from companion import storable
-from companion.views.paging import PER_PAGE
+from companion.night import limits as storable
+from companion.web.pagination import PER_PAGE
 
 #: the pages of a night a GET reaches, by link (the history's other pages come on top)
 KEEPER_PAGES = ("", "/bank", "/bonus", "/bonus/grid", "/choice", "/export.json", "/history", "/next-game",

@@ -1,6 +1,6 @@
 """Backups taken while a phone is recording, and restored into a new database.
 
-``flask --app companion backup FILE`` (and :func:`companion.backup.backup`) must
+``flask --app companion backup FILE`` (and :func:`companion.db.backup.backup`) must
 copy the database as it was at one instant: every event of every night up to its
 version, no half-recorded action, a log that replays.  ``restore`` must bring that
 back into an empty database, refuse to overwrite one that holds nights unless told
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from companion import backup as backups
+from companion.db import backup as backups
 from reliability.harness import (
     NIGHT,
     PYTHON,

@@ -25,9 +25,9 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from companion import services
+from companion.service import commands as services
 from companion.extensions import db
-from companion.models import Event, Game, Night
+from companion.db.models import Event, Game, Night
 from pages import night_form
 from reliability.harness import backend_name, record_figures
 

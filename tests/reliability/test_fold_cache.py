@@ -8,10 +8,10 @@ import tracemalloc
 
 import pytest
 
-from companion import services
+from companion.service import commands as services
 from companion.extensions import db
-from companion.lru import LRU
-from companion.models import Night
+from companion.service.lru import LRU
+from companion.db.models import Night
 from companion.games.napalm import Declare
 from security.support import PLAYERS, RULES, SETTINGS, napalm_night
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from companion import services, storable
-from companion.lru import LRU
+from companion.service import commands as services
+from companion.night import limits as storable
+from companion.service.lru import LRU
 from reliability.heavy_nights import every_page, import_from, night_at_the_bound
 
 #: the ceiling for this test: room for two nights at the bound (2 x 2,001 = 4,002 events), not three

@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 from sqlalchemy import func, select
 
-from companion import services
+from companion.service import commands as services
 from companion.extensions import db
-from companion.models import Event, Night
+from companion.db.models import Event, Night
 from companion.games.napalm import Challenge, Declare, Phase, Rules, Showdown, Table, Void
 from companion.games.napalm.cards import RANKS, SUITS, Card
 from companion.games.napalm.codec import GAME_KINDS, from_event

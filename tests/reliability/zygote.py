@@ -31,9 +31,12 @@ import waitress.server  # noqa: E402
 
 import companion  # noqa: E402
 import companion.cli  # noqa: E402,F401
-import companion.services  # noqa: E402,F401
-import companion.views  # noqa: E402,F401
-from companion.views import home, players, report, table  # noqa: E402,F401
+import companion.service.commands  # noqa: E402,F401
+import companion.web  # noqa: E402,F401
+from companion.web import home
+from companion.web import players
+from companion.web import report
+import companion.web.table as table  # noqa: E402,F401
 
 
 def _answer(message: dict) -> None:

@@ -18,13 +18,14 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
-from companion import bank_service, services
+from companion.service import bank as bank_service
+from companion.service import commands as services
 from companion.extensions import db
-from companion.models import Event, Night
+from companion.db.models import Event, Night
 from companion.games.napalm import Declare, Rules, Showdown, Table
 from companion.games.napalm import history as hh
 from companion.games.napalm.game import NAPALM
-from companion.nightfile import Money
+from companion.night.file import Money
 from pages import night_form
 
 EXTERNAL_DB = bool(os.environ.get("COMPANION_TEST_DATABASE_URL"))
@@ -42,7 +43,7 @@ BEFORE: dict[str, tuple[Any, ...]] = {
     "report.paid": (Declare(("Ben", "Cat")), Showdown(winners=("Cat",))),  # Ben owes Cat
     "report.carry": (Declare(("Ben",)),),  # the ante makes a pot of 4 for the next night
 }
-#: Night ledger events (companion.bank_service) a route needs recorded first: (kind, payload).
+#: Night ledger events (companion.service.bank) a route needs recorded first: (kind, payload).
 D20_GRID = {"grid": {"dice": "d20", "cells": [f"Game {i}" for i in range(1, 21)], "bonuses": {}}, "lucky_chips": 1}
 LEDGER_BEFORE: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
     "bank.bank_cancel": (("all_buy_in", {"chips": 100}),),
@@ -221,7 +222,7 @@ class Site:
 
     def first_payment(self, night: NightRef) -> dict[str, str]:
         """The first unpaid line of the night's settle-up plan, as the "Mark paid" form sends it."""
-        from companion.views.report import report_of
+        from companion.web.report import report_of
 
         with self.app.app_context():
             line = next(line for line in report_of(db.session.get(Night, night.id)).plan if not line.paid)

@@ -9,8 +9,10 @@ import re
 import pytest
 import zxingcpp
 
-from companion import ratelimit, qr, security
-from companion.views import table as table_views
+from companion.db import brakes as ratelimit
+from companion.web import qr
+from companion.web import security
+from companion.web import table as table_views
 from security.support import Site, random_key
 
 LAN = "http://192.168.1.20:5000"

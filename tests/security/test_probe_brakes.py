@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from companion import ratelimit
+from companion.db import brakes as ratelimit
 from pages import night_form
 from security.support import Site, history_file, random_key
 

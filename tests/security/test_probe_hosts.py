@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from companion import hosts
-from companion.views import table as table_views
+from companion.web import hosts
+from companion.web import table as table_views
 
 
 @pytest.fixture

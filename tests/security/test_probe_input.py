@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import func, select
 
 from companion.extensions import db
-from companion.models import Night
+from companion.db.models import Night
 from pages import night_form
 
 

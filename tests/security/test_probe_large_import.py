@@ -11,9 +11,10 @@ import sqlite3
 import pytest
 from sqlalchemy import func, select
 
-from companion import services, storable
+from companion.service import commands as services
+from companion.night import limits as storable
 from companion.extensions import db
-from companion.models import Event, Night
+from companion.db.models import Event, Night
 from companion.games.napalm import Declare
 from companion.games.napalm import history as hh
 from conftest import EXTERNAL_DB

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from companion import services
+from companion.service import commands as services
 from companion.extensions import db
-from companion.models import Night
+from companion.db.models import Night
 from web.test_carried_pot import carry_form, friday, nights, text_of
 
 SECRET_NAME = "Birthday at Cat"

@@ -25,7 +25,7 @@ from sqlalchemy import func, select
 
 from companion.extensions import db
 from companion.games.web import SCREENS
-from companion.models import Event, Night
+from companion.db.models import Event, Night
 from pages import FOUR, night_form
 from security.support import Site
 

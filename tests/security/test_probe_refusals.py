@@ -19,8 +19,8 @@ import pytest
 from sqlalchemy import func, select
 
 from companion.extensions import db
-from companion.models import KeptRefusal
-from companion.views import refused
+from companion.db.models import KeptRefusal
+from companion.web import post_redirect_get as refused
 from security.support import NightRef, Site
 from security.test_probe_session import cookie_text
 

@@ -310,9 +310,9 @@ def test_an_action_and_start_the_next_night_at_the_same_moment_never_both_count(
     table refuses the action: the next night's pot is always the old night's last pot."""
     from sqlalchemy import select
 
-    from companion import services
+    from companion.service import commands as services
     from companion.extensions import db
-    from companion.models import Night
+    from companion.db.models import Night
 
     for _ in range(3):
         client = app.test_client()

@@ -1,6 +1,6 @@
 """The SQLite settings that money depends on, read back from the app's own pooled connections.
 
-Not assumed from ``companion/database.py``: each PRAGMA is read through the app's
+Not assumed from ``companion/db/engine.py``: each PRAGMA is read through the app's
 engine, on several connections checked out at once (the per-connection settings
 must be on every one of them), and the write path is watched statement by
 statement, then proven by its effect (a second writer waits).
@@ -19,8 +19,9 @@ import pytest
 from flask import Flask
 from sqlalchemy import event
 
-from companion import database, services
-from companion.database import write_transaction
+from companion.db import engine as database
+from companion.service import commands as services
+from companion.db.engine import write_transaction
 from companion.extensions import db
 from companion.games.napalm import Declare
 from security.support import EXTERNAL_DB, Site

@@ -19,12 +19,13 @@ from typing import Any
 
 import pytest
 
-from companion import bank_service, services
+from companion.service import bank as bank_service
+from companion.service import commands as services
 from companion.extensions import db
 from companion.games import GAMES, INSTALLED
-from companion.games import bonus as bonus_mod
+from companion.night import bonus as bonus_mod
 from companion.games.web import offers_of
-from companion.models import Event, Night
+from companion.db.models import Event, Night
 from pages import BankPage, TablePage
 
 PLAYERS = ("Ann", "Ben", "Cat", "Dan")

@@ -25,7 +25,7 @@ import re
 from sqlalchemy import select
 
 from companion.extensions import db
-from companion.models import Night
+from companion.db.models import Night
 from pages import BankPage, TablePage, night_form
 
 FOUR = ("Ann", "Ben", "Cat", "Dan")

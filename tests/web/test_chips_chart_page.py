@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from companion.extensions import db
-from companion.models import Night
+from companion.db.models import Night
 
 
 def test_the_report_has_a_chips_chart_per_player_and_the_players_page_links_to_it(start_night, client, app):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from companion.extensions import db
-from companion.models import Game, Night
+from companion.db.models import Game, Night
 from pages import night_form
 from web.test_night_of_games import next_game_page, play_game_one, second_game, stamp_of
 

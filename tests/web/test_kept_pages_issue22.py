@@ -15,7 +15,7 @@ import zlib
 
 from pages import BankPage, night_form
 
-from companion.views.stamped import adler32_combine
+from companion.web.kept_pages import adler32_combine
 
 KEY = re.compile(r'name="request_key" (?:required )?type="hidden" value="([A-Za-z0-9_-]+)"')
 
@@ -141,7 +141,7 @@ def test_a_night_renamed_before_play_shows_its_new_name_on_the_home_page(client,
     assert "Draft" in client.get("/").get_data(as_text=True)  # kept now
     with app.app_context():  # the setup screen renames a night before play, at version 0
         from companion.extensions import db
-        from companion.models import Night
+        from companion.db.models import Night
 
         db.session.execute(db.update(Night).where(Night.name == "Draft").values(name="Final"))
         db.session.commit()
@@ -227,7 +227,7 @@ def test_the_service_worker_keeps_the_static_files_the_pages_load(client):
 
 
 def test_serving_starts_with_the_nights_in_play_folded(start_night, client, app):
-    from companion import services
+    from companion.service import commands as services
     from companion.cli import warm_up
 
     played = start_night(name="In play")
@@ -237,7 +237,7 @@ def test_serving_starts_with_the_nights_in_play_folded(start_night, client, app)
     with app.app_context():
         warm_up(app)
         from companion.extensions import db
-        from companion.models import Night
+        from companion.db.models import Night
 
         night = db.session.scalar(db.select(Night).where(Night.name == "In play"))
         assert services._cache.get(night.id)[0] == night.version == 1

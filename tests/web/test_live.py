@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import select, text, update
 
 from companion.extensions import db
-from companion.models import Game, Night
+from companion.db.models import Game, Night
 from conftest import EXTERNAL_DB
 from pages import TablePage, night_form
 
@@ -152,8 +152,8 @@ def test_the_fragment_made_from_kept_parts_is_the_one_the_template_makes(app, cl
     """Byte for byte, for every "me" (a name to escape included) and at every version."""
     from flask import render_template
 
-    from companion.views.common import standings_of
-    from companion.views.players import RECENT
+    from companion.web.common import standings_of
+    from companion.web.players import RECENT
 
     page = start_night(seat_3='Cat "&" <Co>', tokens_to_win="2")
     _, viewer = links(app, page)
@@ -183,9 +183,9 @@ def test_the_fragment_made_from_kept_parts_is_the_one_the_template_makes(app, cl
 @pytest.fixture
 def through_flask(app, monkeypatch):
     """The paths of the requests that reached Flask (the middleware answered the others)."""
-    from companion.views.players import NotModified
+    from companion.web.players import NotModified
 
-    from companion.hosts import HostCheck
+    from companion.web.hosts import HostCheck
 
     middleware = app.wsgi_app.wsgi_app if isinstance(app.wsgi_app, HostCheck) else app.wsgi_app  # Host check outside
     assert isinstance(middleware, NotModified)
@@ -210,8 +210,8 @@ def the_template_for(app, viewer: str, me: str | None) -> str:
     """The fragment as the whole template renders it from the night in the database (no kept parts)."""
     from flask import render_template
 
-    from companion.views.common import standings_of
-    from companion.views.players import RECENT
+    from companion.web.common import standings_of
+    from companion.web.players import RECENT
 
     with app.app_context():
         night = db.session.scalar(select(Night).where(Night.viewer_key == viewer))
@@ -383,7 +383,7 @@ def test_a_fragment_template_that_uses_more_than_its_parts_is_rendered_by_flask(
 @pytest.mark.skipif(not (EXTERNAL_DB or "").startswith("postgresql"), reason="PostgreSQL only")
 def test_the_poll_pool_keeps_its_connections_in_autocommit(app, client, start_night):
     """One SELECT per poll: no BEGIN or ROLLBACK, and no connection opened and closed per poll under load."""
-    from companion.views.players import POLL_POOL_SIZE
+    from companion.web.players import POLL_POOL_SIZE
 
     page = start_night()
     page.declare("Ben", "Cat")
@@ -391,7 +391,7 @@ def test_the_poll_pool_keeps_its_connections_in_autocommit(app, client, start_ni
     etag = poll(client, viewer).headers["ETag"]
     for _ in range(3):
         assert poll(client, viewer, etag).status_code == 304
-    engine = app.wsgi_app.wsgi_app._engine()  # inside the Host check (companion.hosts)
+    engine = app.wsgi_app.wsgi_app._engine()  # inside the Host check (companion.web.hosts)
     with app.app_context():
         assert engine is not db.engine  # its own pool: no ping, autocommit
     assert engine.pool.size() == POLL_POOL_SIZE

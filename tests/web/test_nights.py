@@ -12,9 +12,9 @@ from flask_migrate import downgrade, upgrade
 from sqlalchemy import inspect
 from sqlalchemy.exc import IntegrityError
 
-from companion import services
+from companion.service import commands as services
 from companion.extensions import db
-from companion.models import Event, Night
+from companion.db.models import Event, Night
 from pages import TablePage, night_form
 
 SPEC_EXAMPLE = {

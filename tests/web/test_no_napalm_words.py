@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import select
 
 from companion.extensions import db
-from companion.models import Night
+from companion.db.models import Night
 from pages import TablePage
 
 SEATS = {"seat_1": "Ann", "seat_2": "Ben", "seat_3": "Cat", "seat_4": "Dan"}

@@ -12,7 +12,7 @@ import re
 from flask.testing import FlaskClient
 
 from companion.extensions import db
-from companion.models import Event, Night
+from companion.db.models import Event, Night
 from pages import night_form
 
 

@@ -12,7 +12,7 @@ import json
 import re
 
 from companion.extensions import db
-from companion.models import Event, Night
+from companion.db.models import Event, Night
 from pages import TablePage
 
 

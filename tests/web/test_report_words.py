@@ -21,7 +21,7 @@ from html import unescape
 import pytest
 
 from companion.extensions import db
-from companion.models import Night
+from companion.db.models import Night
 
 NAP_NIGHT = {
     "format": "companion-night/2", "name": "Nap at Ann's", "players": ["Ann", "Ben", "Cat", "Dan"],

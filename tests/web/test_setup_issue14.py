@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from companion.extensions import db
-from companion.models import Night
+from companion.db.models import Night
 from pages import night_form
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from companion import services
+from companion.service import commands as services
 
 KEY = re.compile(r'name="request_key" required type="hidden" value="([A-Za-z0-9_-]+)"')
 TOKEN = re.compile(r'name="csrf_token" type="hidden" value="([^"]+)"')
@@ -81,9 +81,10 @@ def _another_process_declares(app, keeper_key: str, version: int) -> None:
 
     script = textwrap.dedent(
         f"""
-        from companion import create_app, services
+        from companion.service import commands as services
+        from companion import create_app
         from companion.games.napalm import Declare
-        from companion.models import Night
+        from companion.db.models import Night
         from companion.extensions import db
         app = create_app({{"SQLALCHEMY_DATABASE_URI": {app.config["SQLALCHEMY_DATABASE_URI"]!r}, "SECRET_KEY": "x" * 48}})
         with app.app_context():
@@ -114,7 +115,7 @@ def test_a_kept_page_is_never_served_to_a_wrong_or_players_link(start_night, cli
     for path in PAGES:
         assert client.get(page.url + path).status_code == 200  # kept now
     with app.app_context():
-        from companion.models import Night
+        from companion.db.models import Night
         from companion.extensions import db
 
         viewer = db.session.scalar(db.select(Night.viewer_key).where(Night.keeper_key == page.key))

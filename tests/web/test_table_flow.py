@@ -12,7 +12,7 @@ import sqlalchemy
 
 from companion.extensions import db
 from pages import TablePage
-from companion.models import Event
+from companion.db.models import Event
 
 
 def test_a_night_with_every_kind_of_stage_adds_up(start_night):
@@ -176,7 +176,7 @@ def test_undo_with_nothing_recorded_is_refused(start_night):
 
 def test_the_players_link_cannot_record(start_night, client, app):
     t = start_night()
-    from companion.models import Night
+    from companion.db.models import Night
 
     with app.app_context():
         viewer = db.session.query(Night).one().viewer_key
@@ -202,7 +202,7 @@ def test_a_try_again_page_leaves_the_notice_of_a_doubled_tap_for_the_page_after_
     assert t.client.post(f"{t.url}/declare", data={**stamp, "yes": ["Ben"], "confirm": "1"}).status_code == 303
     assert t.client.post(f"{t.url}/declare", data={**stamp, "yes": ["Ben"], "confirm": "1"}).status_code == 303
 
-    from companion.views import common
+    from companion.web import common
 
     def gone(*_args: object, **_kwargs: object) -> None:
         raise sqlalchemy.exc.OperationalError("SELECT night", {}, Exception("the database went away"))

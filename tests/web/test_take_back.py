@@ -16,9 +16,9 @@ import io
 import json
 import re
 
-from companion import nightfile
+from companion.night import file as nightfile
 from companion.extensions import db
-from companion.models import Event, Game
+from companion.db.models import Event, Game
 from pages import TablePage
 from web.test_night_of_games import next_game_page, play_game_one, second_game, stamp_of
 
@@ -177,8 +177,8 @@ def test_a_game_taken_back_counts_nowhere_and_the_games_are_numbered_as_played(s
 
 
 def test_a_game_taken_back_leaves_no_rules_nor_carried_pot_behind(start_night, client, app):
-    from companion import services
-    from companion.models import Night
+    from companion.service import commands as services
+    from companion.db.models import Night
 
     page = play_game_one(start_night)
     # a Napalm set to carry its pot to the next night, started by mistake and taken back

@@ -9,7 +9,7 @@ from typing import Any
 from wtforms import StringField
 from wtforms.validators import Length, Optional
 
-from ...forms import ActionForm, readable
+from companion.web.forms import ActionForm, readable
 from ..base import IllegalAction
 from ..web import BaseScreens
 from .engine import MAX_VARIANT, BettingTable, Deal

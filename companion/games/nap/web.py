@@ -21,7 +21,7 @@ from typing import Any
 from wtforms import BooleanField, RadioField, SelectField, StringField
 from wtforms.validators import InputRequired, NumberRange
 
-from ...forms import ActionForm, MultiCheckboxField, WholeNumberField
+from companion.web.forms import ActionForm, MultiCheckboxField, WholeNumberField
 from ...reading import Unreadable, shown, trimmed, whole_number
 from ..base import IllegalAction
 from ..web import BaseScreens

@@ -1,7 +1,7 @@
 """Napalm's forms: the fields of its rules (written once) and its table's action forms.
 
 The web part of the game (WTForms, like :mod:`.web`); the app's own forms
-(:mod:`companion.forms`) are the game-neutral ones, which these build on: a form
+(:mod:`companion.web.forms`) are the game-neutral ones, which these build on: a form
 that changes the table carries its version and a request key (:class:`ActionForm`).
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 from wtforms import SelectField, StringField, SubmitField
 from wtforms.validators import InputRequired, Length, NumberRange
 
-from ...forms import ActionForm, MultiCheckboxField, WholeNumberField
+from companion.web.forms import ActionForm, MultiCheckboxField, WholeNumberField
 from .closing import LABELS as UNFINISHED_LABELS
 
 

@@ -1,6 +1,6 @@
 """What Napalm's screens show, as plain data: pure (no Flask), so it is tested on its own.
 
-The night's standings (:mod:`companion.standings`) are the same for every game: each
+The night's standings (:mod:`companion.night.standings`) are the same for every game: each
 player's chips over the night, the dealer, the prompt, the recent records.  Everything
 only Napalm has (tokens, the pot, the stage and phase, who speaks in which order, the
 Yes players, the games won to the token target, the antes, a pot carried in) is here,

@@ -15,7 +15,7 @@ from typing import Any
 from wtforms import HiddenField, SelectField, StringField, SubmitField
 from wtforms.validators import InputRequired, NumberRange, Optional
 
-from ...forms import ActionForm, MultiCheckboxField, WholeNumberField
+from companion.web.forms import ActionForm, MultiCheckboxField, WholeNumberField
 from ..base import IllegalAction
 from ..web import BaseScreens
 from .engine import MAX_CHIPS, Carry, HighLow, IntoPot, PotTable, Sale, Win, and_

@@ -84,8 +84,8 @@ def test_a_refused_deal_names_the_deal_it_is_in(deals, message):
 
 
 def test_a_night_file_names_the_game_and_the_deal_of_a_refused_betting_deal():
-    from companion import nightfile
-    from companion.nightfile import NightFileError
+    from companion.night import file as nightfile
+    from companion.night.file import NightFileError
 
     text = ('{"format": "companion-night/2", "players": ["Ann", "Ben", "Cat"], "games": [{"game": "betting", '
             '"first_dealer": "Ann", "deals": [{"dealer": "Ann"}, {"dealer": "Cat"}]}]}')

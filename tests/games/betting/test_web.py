@@ -6,7 +6,7 @@ import re
 from html import unescape
 
 from companion.extensions import db
-from companion.models import Event, Night
+from companion.db.models import Event, Night
 
 SEATED = ("Ann", "Ben", "Cat", "Dan")
 

@@ -17,7 +17,7 @@ import re
 import pytest
 
 from companion.extensions import db
-from companion.models import Event
+from companion.db.models import Event
 from pages import TablePage, night_form
 
 FOUR = ["Ann", "Ben", "Cat", "Dan"]
@@ -446,7 +446,7 @@ def test_the_players_page_shows_the_pool_each_players_share_and_the_deals(nap_ni
     page = nap_night(variant="pool")
     page.deal("Cat", 2, "made")  # antes 2 each (pool 8); Cat +6 −2 = +4; the others −4
     with app.app_context():
-        from companion.models import Night
+        from companion.db.models import Night
 
         viewer = db.session.scalar(db.select(Night.viewer_key))
     client.get(f"/p/{viewer}/me?name=Cat")  # "This is me": Cat

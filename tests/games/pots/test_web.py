@@ -16,7 +16,7 @@ from html import unescape
 import pytest
 
 from companion.extensions import db
-from companion.models import Event, Night
+from companion.db.models import Event, Night
 from pages import TablePage
 
 SEATED = ("Ann", "Ben", "Cat", "Dan")

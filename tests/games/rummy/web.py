@@ -10,7 +10,7 @@ from typing import Any
 from wtforms import RadioField
 from wtforms.validators import InputRequired, NumberRange, Optional
 
-from companion.forms import ActionForm, WholeNumberField
+from companion.web.forms import ActionForm, WholeNumberField
 from companion.games.base import IllegalAction
 from companion.games.web import BaseScreens
 

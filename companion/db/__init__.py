@@ -1,0 +1,1 @@
+"""Storage: the models, the engine's settings, migrations, backups and the brakes counted in the database."""

@@ -1,0 +1,106 @@
+"""Brakes counted in the database: every process behind it sees the same counts.
+
+Three things are limited per client address (``request.remote_addr``, the phone's own
+behind a trusted proxy): unknown secret links (guessing), starting nights, and
+importing files.  Each :class:`Limit` allows ``limit`` events in any ``window``
+seconds, counted in ``BUCKETS`` buckets per window (a sliding window to a sixth of
+it).  The counts live in the ``client_counter`` table; rows older than a window are
+deleted as new ones are written.  A per-process count let two workers take twice the
+guesses (issue 15), and a client could start nights without end.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from sqlalchemy import delete, select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from werkzeug.exceptions import TooManyRequests
+
+from companion.db.engine import write_transaction
+from companion.extensions import db
+from companion.db.models import ClientCounter
+
+BUCKETS = 6
+MAX_CLIENT = 64  # the column's width: an IPv6 address with a zone fits
+
+
+def now() -> float:
+    """The wall clock, shared by every process (tests move it)."""
+    return time.time()
+
+
+@dataclass(frozen=True)
+class Limit:
+    """At most ``limit`` events of ``kind`` per client in any ``window`` seconds."""
+
+    kind: str
+    limit: int
+    window: int
+
+    @property
+    def bucket_seconds(self) -> float:
+        return self.window / BUCKETS
+
+    def retry_after(self, client: str) -> int | None:
+        """Seconds until ``client`` may do this again, or None while it is under the limit."""
+        at = now()
+        oldest = self._bucket(at) - self.window + self.bucket_seconds
+        rows = db.session.execute(
+            select(ClientCounter.bucket, ClientCounter.hits)
+            .where(ClientCounter.kind == self.kind, ClientCounter.client == client[:MAX_CLIENT])
+            .where(ClientCounter.bucket >= math.floor(oldest))
+            .order_by(ClientCounter.bucket)
+        ).all()
+        total = sum(hits for _, hits in rows)
+        if total < self.limit:
+            return None
+        for bucket, hits in rows:  # the oldest bucket leaves the window first
+            total -= hits
+            if total < self.limit:
+                return max(1, math.ceil(bucket + self.window - at))
+        return self.window  # pragma: no cover - the loop always gets below the limit
+
+    def hit(self, client: str) -> None:
+        """Count one event for ``client``, in its own short transaction (it ends the request's open one)."""
+        at = now()
+        bucket = int(self._bucket(at))
+        values = {"kind": self.kind, "client": client[:MAX_CLIENT], "bucket": bucket, "hits": 1}
+        insert = postgresql_insert if db.engine.dialect.name == "postgresql" else sqlite_insert
+        statement = insert(ClientCounter).values(**values)
+        statement = statement.on_conflict_do_update(
+            index_elements=["kind", "client", "bucket"], set_={"hits": ClientCounter.hits + 1}
+        )
+        db.session.rollback()  # nothing of the request is pending: end its read, write afresh
+        with write_transaction():
+            db.session.execute(statement)
+            db.session.execute(
+                delete(ClientCounter).where(ClientCounter.kind == self.kind, ClientCounter.bucket < at - 2 * self.window)
+            )
+            db.session.commit()
+
+    def _bucket(self, at: float) -> float:
+        return math.floor(at / self.bucket_seconds) * self.bucket_seconds
+
+
+class Braked(TooManyRequests):
+    """A 429 whose message says what was limited and when to try again (with Retry-After)."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(description=message, retry_after=retry_after)
+
+
+def brake(limit: Limit, client: str, what: str) -> None:
+    """Raise :class:`Braked` if ``client`` is over ``limit`` (``what``: "new nights", "imports")."""
+    wait = limit.retry_after(client)
+    db.session.rollback()  # called first thing in a view: end the read (a POST's is BEGIN IMMEDIATE)
+    if wait is not None:
+        minutes = max(1, math.ceil(wait / 60))
+        raise Braked(
+            f"Too many {what} from this device: at most {limit.limit} in {limit.window // 60} minutes. "
+            f"Try again in {minutes} minute{'s' if minutes > 1 else ''}; nothing was saved.",
+            wait,
+        )

@@ -1,0 +1,168 @@
+"""The database: nights and their append-only event log.
+
+The event log is the source of truth.  A night's standings are the fold of its
+events (see :mod:`companion.service.commands`); nothing derived from them is stored, so
+it can always be rebuilt.  Events are only ever inserted: a correction is a new
+event (a ``void``), never an update or a delete.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, ForeignKey, Integer, Numeric, String, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from companion.extensions import db
+from companion.games import title_of
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class Night(db.Model):  # type: ignore[name-defined]
+    """One night at one table: its seating, its settings and its secret links."""
+
+    __tablename__ = "night"
+    __table_args__ = (
+        UniqueConstraint("request_key", name="uq_night_request_key"),
+        UniqueConstraint("carried_from", name="uq_night_carried_from"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(80))
+    #: the scorekeeper's secret (records and corrects); rotated by replacing it
+    keeper_key: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    #: the players' secret (read only)
+    viewer_key: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    #: the players seated tonight, clockwise; each game of the night is played by all or some of them
+    players: Mapped[list[str]] = mapped_column(JSON)
+    chip_value: Mapped[Decimal] = mapped_column(Numeric(12, 4), default=Decimal("0"))
+    currency: Mapped[str] = mapped_column(String(8), default="")
+    #: how many events the night holds: the compare-and-set guard against stale submits
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    #: the key of the form that started this night (a doubled "Start" finds this night again)
+    request_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    #: a digest of what that form said: the same key with other content is refused
+    request_digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    #: the night that pot came from, when it was started with "Start the next night with this
+    #: pot" (unique: a pot is carried once; the old night's rows are never changed, it finds
+    #: its continuation by this column)
+    carried_from: Mapped[int | None] = mapped_column(
+        ForeignKey("night.id", name="fk_night_carried_from_night"), nullable=True
+    )
+
+    events: Mapped[list[Event]] = relationship(
+        back_populates="night", order_by="Event.seq", lazy="raise"
+    )
+    #: the games of the night, in the order played (the last one is the one at the table)
+    games: Mapped[list[Game]] = relationship(
+        back_populates="night", order_by="Game.position", lazy="selectin"
+    )
+
+    @property
+    def first_game(self) -> Game:
+        return self.games[0]
+
+    @property
+    def current_game(self) -> Game:
+        """The last game started.  A game can be taken back (an event, not a row: issue 20, item 5),
+        so the game at the table is ``services.play_for(night).current``; ask that one."""
+        return self.games[-1]
+
+
+class Game(db.Model):  # type: ignore[name-defined]
+    """One game of a night: its kind, its rules, its players and first dealer.
+
+    Inserted once, never changed once play has started (before the night's first
+    action, the setup screen may still change game 1).  A game after the first is
+    started by a ``game`` event, so the night's version counts it.
+    """
+
+    __tablename__ = "game"
+    __table_args__ = (UniqueConstraint("night_id", "position", name="uq_game_night_position"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    night_id: Mapped[int] = mapped_column(ForeignKey("night.id"), index=True)
+    #: 1-based order in the night
+    position: Mapped[int] = mapped_column(Integer)
+    #: the game's short name in the registry (:data:`companion.games.GAMES`)
+    kind: Mapped[str] = mapped_column(String(20))
+    rules: Mapped[dict[str, Any]] = mapped_column(JSON)
+    #: all or some of the night's players, in seat order
+    players: Mapped[list[str]] = mapped_column(JSON)
+    first_dealer: Mapped[str] = mapped_column(String(40))
+    #: a pot carried in from a previous night's unfinished game: {contributor: chips}, or None
+    carried_in: Mapped[dict[str, int] | None] = mapped_column(JSON, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    night: Mapped[Night] = relationship(back_populates="games")
+
+    @property
+    def title(self) -> str:
+        """What players call the game ("Napalm"), from the registry."""
+        return title_of(self.kind, self.rules)
+
+
+class Event(db.Model):  # type: ignore[name-defined]
+    """One recorded action.  Inserted once, never changed."""
+
+    __tablename__ = "event"
+    __table_args__ = (
+        UniqueConstraint("night_id", "seq", name="uq_event_night_seq"),
+        UniqueConstraint("night_id", "request_key", name="uq_event_night_request_key"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    night_id: Mapped[int] = mapped_column(ForeignKey("night.id"), index=True)
+    #: the game the event belongs to (None: a night's ledger event, such as a settle-up payment)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("game.id"), nullable=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(20))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    #: the key the submitting form was made with: the same key twice records once
+    request_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    recorded_by: Mapped[str] = mapped_column(String(40), default="scorekeeper")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    night: Mapped[Night] = relationship(back_populates="events")
+    game: Mapped[Game | None] = relationship(lazy="raise")
+
+
+class ClientCounter(db.Model):  # type: ignore[name-defined]
+    """How often one client did one limited thing in one time bucket (see :mod:`companion.db.brakes`).
+
+    Kept in the database so that every process behind it counts the same; rows older
+    than the longest window are deleted (a counter, not a record of the game).
+    """
+
+    __tablename__ = "client_counter"
+
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    client: Mapped[str] = mapped_column(String(64), primary_key=True)
+    bucket: Mapped[int] = mapped_column(BigInteger, primary_key=True, index=True)
+    hits: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class KeptRefusal(db.Model):  # type: ignore[name-defined]
+    """What a refused submit left for the page it redirects to (see :mod:`companion.web.post_redirect_get`).
+
+    Kept here, not in the session cookie: the cookie is signed but readable, and held the
+    page's address (a scorekeeper's link) and what was typed; a refused Bonus Round grid
+    made it larger than a browser keeps (issue 21, items 3 and 4).  The cookie holds only
+    ``token``; the row holds a digest of the page's path, never the path.  Rows are deleted
+    after an hour, and beyond the newest few thousand (a refusal, not a record of the game).
+    """
+
+    __tablename__ = "kept_refusal"
+    __table_args__ = (UniqueConstraint("token", name="uq_kept_refusal_token"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token: Mapped[str] = mapped_column(String(32))
+    path_digest: Mapped[str] = mapped_column(String(64))
+    content: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)

@@ -1,0 +1,90 @@
+"""The web layer: blueprints that turn a request into a service call and state into a page."""
+
+from __future__ import annotations
+
+from flask import Flask, render_template, request
+from flask_wtf.csrf import CSRFError
+from werkzeug.exceptions import HTTPException
+
+from sqlalchemy.exc import DBAPIError, OperationalError
+
+from companion.db.engine import SAFE_METHODS
+from companion.extensions import db
+from companion.db.brakes import Braked
+
+MESSAGES = {
+    400: "That request could not be understood.",
+    403: "This link can only look, not change anything.",
+    404: "There is nothing here. Check the link, or ask the scorekeeper for a new one.",
+    405: "That page cannot be used this way.",
+    409: "The table changed since this screen was shown; nothing was recorded.",
+    413: "That upload is too large.",
+    422: "That could not be recorded.",
+    429: "Too many wrong links from this device; wait a minute.",
+}
+BUSY = "The table is busy and this was not confirmed; send it again (it is recorded at most once)."
+#: the same for a page that only reads: the database is busy or out of reach for a moment
+UNREACHABLE = "The table cannot be read just now; try again in a moment."
+
+
+def init_app(app: Flask) -> None:
+    from companion.web import bank
+    from companion.web import home
+    from companion.web import players
+    from companion.web import report
+    from companion.web import table
+
+    app.register_blueprint(home.bp)
+    app.register_blueprint(table.bp)
+    app.register_blueprint(players.bp)
+    app.register_blueprint(report.bp)
+    app.register_blueprint(bank.bp)
+    from jinja2 import ChoiceLoader
+
+    from companion.games.web import GameTemplates, rules_text
+
+    app.add_template_global(rules_text, "rules_text")  # a game's rules in a few words, by its screens
+    # an installed game's templates are the app's (templates/games/<kind>/); a game registered from
+    # elsewhere (the tests' own) names its folder (GameScreens.templates_folder)
+    app.jinja_loader = ChoiceLoader([app.jinja_loader, GameTemplates()])  # type: ignore[assignment, list-item]
+
+    @app.errorhandler(CSRFError)
+    def _csrf(error: CSRFError):  # type: ignore[no-untyped-def]
+        message = "This form has expired or was not sent by this app; reload the page and try again."
+        return render_template("error.html", code=400, error_message=message), 400
+
+    @app.errorhandler(OperationalError)
+    def _busy(error: OperationalError):  # type: ignore[no-untyped-def]
+        """A lock that outwaited its timeout, a lost connection, a database that is down or a
+        full disk, in any query of any request: 503, try again (issue 21, item 13).
+
+        Not a stale screen: the scorekeeper's page is still current.  A lock that timed out
+        recorded nothing, but a connection lost during a commit cannot tell, so the answer
+        says "not confirmed"; sending the same form again is safe either way, since its
+        request key records it at most once.
+        """
+        app.logger.warning("database busy: %s", error)
+        try:
+            db.session.rollback()
+        except DBAPIError:  # the connection is gone with the database: nothing to roll back
+            db.session.registry.clear()
+        headers = {"Retry-After": "1"}
+        message = UNREACHABLE if request.method in SAFE_METHODS else BUSY
+        if request.path.endswith(".json") or request.accept_mimetypes.best == "application/json":
+            return {"error": message}, 503, headers
+        # flashed="": the "try again" page leaves a notice still to show (an "Already recorded" of
+        # the tap before the outage) for the page the phone gets once the database is back
+        return render_template("error.html", code=503, error_message=message, flashed=""), 503, headers
+
+    @app.errorhandler(HTTPException)
+    def _http(error: HTTPException):  # type: ignore[no-untyped-def]
+        code = error.code or 500
+        if request.path.endswith(".json") or request.accept_mimetypes.best == "application/json":
+            message = error.description if isinstance(error, Braked) else MESSAGES.get(code, error.description)
+            return {"error": message}, code, {k: v for k, v in error.get_headers() if k == "Retry-After"}
+        message = error.description if code in (400, 422) and error.description else MESSAGES.get(code, error.name)
+        if isinstance(error, Braked):
+            message = error.description
+        # a 429 says when to come back (Retry-After)
+        headers = {k: v for k, v in error.get_headers() if k == "Retry-After"}
+        return render_template("error.html", code=code, error_message=message), code, headers

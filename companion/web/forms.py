@@ -1,0 +1,235 @@
+"""The forms: every value a person can submit, checked before it reaches a rule.
+
+Each form that changes the table carries the table's version when the form was
+shown and a request key made with the form, so that a stale screen or a doubled
+tap records nothing twice (see :func:`companion.service.commands.record`).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from flask import has_request_context, request
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileAllowed, FileField, FileRequired
+from wtforms import (
+    HiddenField,
+    IntegerField,
+    SelectField,
+    SelectMultipleField,
+    StringField,
+    SubmitField,
+)
+from wtforms.validators import InputRequired, Length, NumberRange, Optional, Regexp, ValidationError
+from wtforms.widgets import CheckboxInput, ListWidget
+
+from companion.money.amounts import parse_chip_value
+from companion.reading import MAX_DIGITS, Unreadable, text, whole_number
+from companion.games.base import MAX_NAME_LENGTH
+from companion.night.play import MAX_SEATED as MAX_PLAYERS
+
+KEY_PATTERN = r"^[A-Za-z0-9_-]{16,64}$"
+#: a longer name is refused with this message, never cut (the field has no maxlength: issue 14, item 7)
+NAME_TOO_LONG = f"a name is at most {MAX_NAME_LENGTH} characters: shorten it"
+#: more than any text field takes (each has its own Length): the request's own size bounds it
+MAX_FORM_TEXT = 1_000_000
+
+
+class WholeNumberField(IntegerField):
+    """A whole number read by :func:`companion.reading.whole_number`, as every way in reads one.
+
+    WTForms' own reading took ``int()``'s word for it ("1_000", "\u0663", "\U0001d7cf") and its
+    NumberRange turned a 400-digit number into a float that overflowed: a 500.  A field whose
+    NumberRange starts at 0 or more takes no minus sign ("-0" included); the range itself is
+    left to NumberRange and its message.
+    """
+
+    UNREADABLE = f"Enter a whole number in digits 0-9, at most {MAX_DIGITS} of them."
+
+    def _signed(self) -> bool:
+        return not any(isinstance(v, NumberRange) and v.min is not None and v.min >= 0 for v in self.validators)
+
+    def process_formdata(self, valuelist: list[str]) -> None:
+        if not valuelist or valuelist[0] == "":
+            self.data = None
+            return
+        try:
+            self.data = whole_number(valuelist[0], "the number", low=None if self._signed() else 0)
+        except Unreadable:
+            self.data = None
+            raise ValueError(self.UNREADABLE) from None
+
+
+def readable(form: FlaskForm, field: StringField) -> None:
+    """Text no database stores (a NUL, a broken character) is this field's error, as every way in
+    refuses it (companion.reading.text); the field's Length says how long it may be."""
+    try:
+        text(field.data or "", "this field", max_length=MAX_FORM_TEXT)
+    except Unreadable as error:
+        raise ValidationError(str(error)) from None
+
+
+def seat_number(value: str | None) -> int | None:
+    """A seat's number 1 to MAX_PLAYERS as a form sends it (first dealer, ↑), or None for anything else."""
+    try:
+        return whole_number(value, "a seat", low=1, high=MAX_PLAYERS)
+    except Unreadable:
+        return None
+
+
+class KnownFieldsOnly:
+    """A form that refuses a field it does not have (a ``seat_8``) instead of dropping it unseen."""
+
+    def validate(self, extra_validators=None) -> bool:  # type: ignore[no-untyped-def]
+        valid = super().validate(extra_validators)  # type: ignore[misc]
+        known = {field.name for field in self} | {"csrf_token"}  # type: ignore[attr-defined]
+        unknown = sorted(set(request.form) | set(request.files)) if has_request_context() else []
+        unknown = [name for name in unknown if name not in known]
+        if unknown:
+            shown = ", ".join(name[:30] for name in unknown[:3])
+            self.form_errors.append(f"This form has no field {shown}; nothing was saved.")  # type: ignore[attr-defined]
+            return False
+        return valid
+
+
+class MultiCheckboxField(SelectMultipleField):
+    """A list of toggles: one large tap target per player."""
+
+    widget = ListWidget(prefix_label=False)
+    option_widget = CheckboxInput()
+
+
+class ActionForm(FlaskForm):
+    """The version and key that make a submit safe to repeat."""
+
+    version = WholeNumberField(validators=[InputRequired("the form has no table version"), NumberRange(min=0)])
+    request_key = StringField(
+        validators=[InputRequired("the form has no request key"), Regexp(KEY_PATTERN, message="bad request key")]
+    )
+
+
+class UndoForm(ActionForm):
+    pass
+
+
+class PaidForm(ActionForm):
+    payer = StringField(validators=[InputRequired(), Length(max=MAX_NAME_LENGTH)])
+    payee = StringField(validators=[InputRequired(), Length(max=MAX_NAME_LENGTH)])
+    chips = WholeNumberField(validators=[InputRequired(), NumberRange(min=1, max=10**9)])
+
+
+class NextGameForm(ActionForm):
+    """Start the night's next game: which, who plays it, who deals first; its rules are mixed in per game."""
+
+    game = SelectField("Game", choices=[])
+    #: the game whose rules the page showed: a submit that picked another game shows that one's instead
+    rules_of = HiddenField()
+    show_rules = SubmitField("Show its rules")
+    players = MultiCheckboxField("Who plays", choices=[], validate_choice=True)
+    first_dealer = SelectField("First dealer", choices=[])
+    submit = SubmitField("Start this game")
+
+
+def next_game_form_class(rules_fields: type) -> type[NextGameForm]:
+    """The next-game form with one game's rule fields (see :mod:`companion.games.web`)."""
+    return type(f"NextGameForm_{rules_fields.__name__}", (NextGameForm, rules_fields), {})
+
+
+class CarryForm(ActionForm):
+    """ "Start the next night with this pot": the version of the night it was shown for, and a key."""
+
+
+class RotateForm(FlaskForm):
+    which = SelectField(choices=[("viewer", "players' link"), ("keeper", "scorekeeper's link")])
+
+
+def _chip_value(form: FlaskForm, field: StringField) -> None:
+    try:
+        field.parsed = parse_chip_value(field.data or "0")
+    except ValueError as error:
+        raise ValidationError(str(error)) from None
+
+
+class StartForm(FlaskForm):
+    """A form that starts a night carries a key made with the form: sent twice, it starts one night."""
+
+    request_key = HiddenField(validators=[Optional(), Regexp(KEY_PATTERN, message="bad request key")])
+
+
+class NightBaseForm(KnownFieldsOnly, StartForm):
+    """Start a night (or change its setup before play): seats, dealer, money, and the first game.
+
+    The first game's rules are mixed in per game (:func:`night_form_class`): a game's
+    rule fields are its own, in its package.
+    """
+
+    game = HiddenField()  # the first game's short name (the page's picker sets it)
+    #: the game whose rules the page showed: a submit that picked another game shows that one's instead
+    rules_of = HiddenField()
+    show_rules = SubmitField("Show its rules")
+    name = StringField("Name of the night", validators=[Optional(), Length(max=80), readable])
+    seat_1 = StringField("Seat 1", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
+    seat_2 = StringField("Seat 2", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
+    seat_3 = StringField("Seat 3", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
+    seat_4 = StringField("Seat 4", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
+    seat_5 = StringField("Seat 5", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
+    seat_6 = StringField("Seat 6", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
+    seat_7 = StringField("Seat 7", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
+    first_dealer = SelectField(
+        "First dealer", choices=[(str(i), f"Seat {i}") for i in range(1, MAX_PLAYERS + 1)], default="1"
+    )
+    # none by default: a group that plays for chips only never sees money (issue 14, item 7)
+    chip_value = StringField(
+        "Value of one chip (empty: chips only)", default="", validators=[Length(max=20), _chip_value]
+    )
+    currency = StringField("Currency", default="€", validators=[Optional(), Length(max=8), readable])
+    move_up = HiddenField()
+    submit = SubmitField("Start the night")
+
+    def validate_first_dealer(self, field: SelectField) -> None:
+        """The first dealer is a seated player: an empty seat is refused, never silently seat 1."""
+        chosen = field.data or ""
+        if seat_number(chosen) is None:
+            raise ValidationError("choose the first dealer")
+        if self.players() and self.first_dealer_name() is None:
+            raise ValidationError(f"seat {chosen} is empty: choose a first dealer who has a name")
+
+    def dealer_options(self) -> list[tuple[str, str, bool]]:
+        """(value, label, selected) for the first-dealer list: each seat by its player's name."""
+        return [
+            (str(i), (f.data or "").strip() or f"Seat {i} (empty)", (self.first_dealer.data or "1") == str(i))
+            for i, f in enumerate(self.seat_fields(), start=1)
+        ]
+
+    def seat_fields(self) -> list[StringField]:
+        return [getattr(self, f"seat_{i}") for i in range(1, MAX_PLAYERS + 1)]
+
+    def players(self) -> list[str]:
+        return [f.data.strip() for f in self.seat_fields() if f.data and f.data.strip()]
+
+    def first_dealer_name(self) -> str | None:
+        """The name in the chosen seat, counting only filled seats' positions as typed."""
+        seat = seat_number(self.first_dealer.data or "1") or 1
+        field = self.seat_fields()[seat - 1]
+        return field.data.strip() if field.data and field.data.strip() else None
+
+    def chip_value_decimal(self) -> Decimal:
+        return getattr(self.chip_value, "parsed", Decimal("0"))
+
+
+_night_forms: dict[type, type[NightBaseForm]] = {}
+
+
+def night_form_class(rules_fields: type) -> type[NightBaseForm]:
+    """The night's form with one game's rule fields as its first game's (see :mod:`companion.games.web`)."""
+    if rules_fields not in _night_forms:
+        _night_forms[rules_fields] = type(f"NightForm_{rules_fields.__name__}", (NightBaseForm, rules_fields), {})
+    return _night_forms[rules_fields]
+
+
+class ImportForm(KnownFieldsOnly, StartForm):
+    file = FileField(
+        "Night file (.json)",
+        validators=[FileRequired("choose a file"), FileAllowed(["json"], "a night file ends in .json")],
+    )
+    name = StringField("Name of the night", validators=[Optional(), Length(max=80), readable])

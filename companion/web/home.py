@@ -1,0 +1,297 @@
+"""The front door: start a night, import one, and the nights this browser knows."""
+
+from __future__ import annotations
+
+import hmac
+import json
+import os
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
+from sqlalchemy import select, text
+from sqlalchemy.orm import aliased
+
+from companion.service import commands as services
+from companion.web import post_redirect_get as refused
+from companion.web import kept_pages as stamped
+from companion.extensions import db
+from companion.web.forms import ImportForm, NightBaseForm, night_form_class, seat_number
+from companion.db.models import Night
+from companion.night.file import Money
+from companion.games import GAMES, RecordError
+from companion.games.base import IllegalAction
+from companion.games.web import SCREENS
+from companion.db.brakes import brake
+from companion.web.security import client_id
+from companion.web.common import keeper_mark, known_marks, read_rows
+
+bp = Blueprint("home", __name__)
+
+
+def move_seat_up(form: NightBaseForm) -> bool:
+    """The ↑ button beside a seat swaps it with the seat above, without saving (no JavaScript needed)."""
+    # The tapped button's value; an empty move_up sent before it (a hidden input an older
+    # page carried) must not hide it: that made ↑ start the night instead (issue 14, bug 1).
+    move = seat_number(next((v for v in request.form.getlist("move_up") if v), ""))
+    if move is None or move < 2:  # "²", "\u0663" or 5,000 digits: not a seat (companion.reading)
+        return False
+    fields = form.seat_fields()
+    i = move - 1
+    fields[i].data, fields[i - 1].data = fields[i - 1].data, fields[i].data
+    dealer = seat_number(form.first_dealer.data) or 1
+    if dealer in (i, i + 1):
+        form.first_dealer.data = str(i if dealer == i + 1 else i + 1)
+    form.move_up.data = ""
+    return True
+
+
+def my_nights() -> list[Night]:
+    """The nights this browser keeps score of whose scorekeeper link it still holds (see common.remember)."""
+    marks = dict(known_marks())
+    if not marks:
+        return []
+    nights = db.session.scalars(select(Night).where(Night.id.in_(list(marks)))).all()
+    nights = [night for night in nights if hmac.compare_digest(keeper_mark(night), marks[night.id])]
+    return sorted(nights, key=lambda n: n.created_at, reverse=True)
+
+
+@dataclass(frozen=True)
+class KnownNight:
+    """What the home page lists of a night this browser keeps score of: a row, not the ORM's night."""
+
+    id: int
+    keeper_key: str
+    name: str
+    created_at: datetime
+    players: tuple[str, ...]
+    version: int
+    continued: int | None  # the night its pot was carried into: it changes the night's report
+
+
+def known_nights() -> tuple[KnownNight, ...]:
+    """The nights of :func:`my_nights`, newest first, in one SELECT of the columns shown (no ORM objects).
+
+    The home page and each player's page are kept by these rows (issue 22): a night
+    renamed, played on or carried on makes them anew.
+    """
+    marks = dict(known_marks())
+    if not marks:
+        return ()
+    rows = read_rows(_KNOWN_SQL, list(marks))  # one statement on a pooled driver connection, no ORM
+    if rows is None:  # a failed read: the ORM's way, which says "try again" if the database is down
+        following = aliased(Night)
+        rows = db.session.execute(
+            select(Night.id, Night.keeper_key, Night.name, Night.created_at, Night.players, Night.version, following.id)
+            .outerjoin(following, following.carried_from == Night.id)
+            .where(Night.id.in_(list(marks)))
+        ).all()
+    nights = [KnownNight(r[0], r[1], r[2], _when(r[3]), tuple(_json(r[4])), r[5], r[6]) for r in rows]
+    nights = [n for n in nights if hmac.compare_digest(keeper_mark(n), marks[n.id])]
+    return tuple(sorted(nights, key=lambda n: n.created_at, reverse=True))
+
+
+#: the nights a browser knows, with the night each one's pot went on to ({}: the ids' parameters)
+_KNOWN_SQL = (
+    "SELECT n.id, n.keeper_key, n.name, n.created_at, n.players, n.version, c.id FROM night n"
+    " LEFT OUTER JOIN night c ON c.carried_from = n.id WHERE n.id IN ({})"
+)
+
+
+def _when(value: Any) -> datetime:
+    """A night's created_at as the driver gives it (SQLite: text) made the ORM's datetime."""
+    return datetime.fromisoformat(value) if isinstance(value, str) else value
+
+
+def _json(value: Any) -> Any:
+    """A JSON column as the driver gives it (SQLite: text; psycopg: already decoded)."""
+    return json.loads(value) if isinstance(value, (str, bytes)) else value
+
+
+def first_game_kind(source: Any) -> str:
+    """The first game's short name a request asks for (default: the first game offered, the registry's
+    first); 400 for one the app does not offer."""
+    kind = source.get("game") or first_games()[0][0]
+    if kind not in SCREENS or kind not in GAMES:
+        abort(400, "choose one of the games offered")
+    return kind
+
+
+def picked_another_game(kind: str, button: str) -> str:
+    """What a submit is told when it picked ``kind`` from the list while the page showed another game's rules.
+
+    Nothing starts: the rules on the page were not the picked game's, and starting it with
+    rules nobody saw (or the shown game instead) is the wrong game at the table (issue 20, item 5).
+    """
+    return f"You picked {GAMES[kind].title}: nothing has started yet. Its rules are below now: check them and tap {button} again."
+
+
+#: the night's fields that stay as typed when the first game's rules are shown anew
+_NIGHT_FIELDS = ("name", *(f"seat_{i}" for i in range(1, 8)), "first_dealer", "chip_value", "currency")
+
+
+def _show_rules_of(kind: str, shown: str, asked: bool):  # type: ignore[no-untyped-def]
+    """The night's form again with ``kind``'s rules (its defaults), the seats and money as typed.
+
+    ``shown`` is the game whose rules the submitted page showed: its fields are the ones posted.
+    Asked for (*Show its rules*, no JavaScript needed) it answers 200; a *Start the night* that
+    picked another game than the one shown is refused (422) and says so.
+    """
+    posted = night_form(first_game_kind({"game": shown}))  # the fields the page showed, as typed
+    fresh = night_form(kind, formdata=None)
+    for name in _NIGHT_FIELDS:
+        getattr(fresh, name).data = getattr(posted, name).data
+    fresh.game.data = kind
+    status = 200
+    if not asked:
+        fresh.form_errors.append(picked_another_game(kind, "Start the night"))
+        status = 422
+    return refused.refuse(url_for("home.index"), status, form_name="night", form=fresh, data=refused.typed(fresh))
+
+
+def night_form(kind: str, **kwargs: Any) -> NightBaseForm:
+    """The night's form with ``kind``'s rules as its first game's."""
+    form = night_form_class(SCREENS[kind].rules_fields)(**kwargs)
+    form.game.data = kind
+    return form
+
+
+def _home(form: NightBaseForm | None = None, import_form: ImportForm | None = None, status: int = 200):  # type: ignore[no-untyped-def]
+    """The front door; a form not given is a fresh one with a new request key (never the other form's data)."""
+    fresh = form is None and import_form is None
+    if form is None:
+        form = night_form(first_game_kind(request.args), formdata=None, request_key=services.new_key())
+    import_form = import_form or ImportForm(formdata=None, request_key=services.new_key())
+    kind = form.game.data
+    nights = known_nights()
+
+    def render(flashed: Any = None) -> str:
+        return render_template(
+            "home/index.html", form=form, import_form=import_form, nights=nights,
+            kind=kind, rules_template=SCREENS[kind].rules_template, first_games=first_games(),
+            **({"flashed": flashed} if flashed is not None else {}),
+        )
+
+    if fresh:  # the same page for every browser that knows these nights: kept, with this request's keys
+        return stamped.render_kept_across(("home", kind, nights), render), status
+    return render(), status
+
+
+def first_games() -> list[tuple[str, str]]:
+    """(short name, title) of every game a night can start with: those with screens."""
+    return [(kind, GAMES[kind].title) for kind in GAMES if kind in SCREENS]
+
+
+@bp.get("/")
+def index():  # type: ignore[no-untyped-def]
+    kept = refused.recall()
+    if kept is None:
+        page = stamped.kept_across(("home", first_game_kind(request.args), known_nights()))
+        return page if page is not None else _home()
+    # a new key for each attempt, as for a fresh form
+    if kept.form == "import":  # the file itself cannot be kept: it is chosen again
+        import_form = kept.refill(ImportForm(formdata=None))
+        import_form.request_key.data = services.new_key()
+        return _home(import_form=import_form, status=kept.status)
+    kind = first_game_kind(dict(kept.data))
+    form = kept.refill(night_form(kind, formdata=None))
+    form.game.data = kind
+    form.request_key.data = services.new_key()
+    return _home(form, status=kept.status)
+
+
+def first_game_setup(form: NightBaseForm, kind: str) -> dict[str, Any]:
+    """The first game's setup as :func:`services.open_night` takes it, from the night's form."""
+    return {
+        "kind": kind, "players": None, "first_dealer": form.first_dealer_name() or None,
+        "rules": SCREENS[kind].rules_from_form(form), "carried_in": None,
+    }
+
+
+@bp.post("/nights")
+def create():  # type: ignore[no-untyped-def]
+    kind = first_game_kind(request.form)
+    shown = request.form.get("rules_of") or kind  # a page that says nothing showed the picked game's
+    if shown != kind or request.form.get("show_rules"):
+        return _show_rules_of(kind, shown, asked=bool(request.form.get("show_rules")))
+    form = night_form(kind)
+    here = url_for("home.index")
+    if move_seat_up(form):
+        return refused.refuse(here, 200, form_name="night", form=form, data=refused.typed(form))
+    limit = current_app.extensions["companion_night_limit"]
+    brake(limit, client_id(), "new nights")
+    if form.validate():
+        limit.hit(client_id())  # every start that passes the form counts (a doubled tap too)
+        try:
+            night = services.open_night(
+                form.name.data or "",
+                form.players(),
+                Money(form.chip_value_decimal(), (form.currency.data or "").strip()),
+                first_game_setup(form, kind),
+                request_key=form.request_key.data or None,
+            )
+        except IllegalAction as error:
+            form.seat_1.errors = [*form.seat_1.errors, str(error)]
+        except services.KeyConflict as error:
+            form.form_errors.append(str(error))
+            return refused.refuse(here, 409, form_name="night", form=form)
+        else:
+            return redirect(url_for("table.show", key=night.keeper_key), code=303)
+    return refused.refuse(here, 422, form_name="night", form=form)
+
+
+@bp.post("/import")
+def import_night():  # type: ignore[no-untyped-def]
+    form = ImportForm()
+    limit = current_app.extensions["companion_import_limit"]
+    brake(limit, client_id(), "imports")
+    if form.validate():
+        limit.hit(client_id())  # before the file is read: every file read counts
+        upload = form.file.data
+        try:
+            night = services.import_history(
+                upload.read(), form.name.data or None, request_key=form.request_key.data or None,
+                playable=SCREENS.keys(),
+            )
+        except (RecordError, IllegalAction) as error:  # a file that cannot be read, and where
+            form.file.errors = [*form.file.errors, str(error)]
+        except services.KeyConflict as error:
+            form.file.errors = [*form.file.errors, str(error)]
+            return refused.refuse(url_for("home.index"), 409, form_name="import", form=form)
+        else:
+            return redirect(url_for("table.show", key=night.keeper_key), code=303)
+    return refused.refuse(url_for("home.index"), 422, form_name="import", form=form)
+
+
+@bp.get("/sw.js")
+def service_worker():  # type: ignore[no-untyped-def]
+    """The service worker, from the app's root so that its scope covers every page (/p/… too)."""
+    response = current_app.response_class(service_worker_script(), mimetype="text/javascript")
+    response.headers["Cache-Control"] = "no-cache"  # a new version is picked up on the next visit
+    response.add_etag()
+    return response.make_conditional(request)
+
+
+#: the app shell's files in static/sw.js's list, each written with its fingerprint when served
+_SHELL_FILE = re.compile(r'"/static/([A-Za-z0-9_.-]+)"')
+
+
+def service_worker_script() -> str:
+    """static/sw.js with each shell file's address as the pages name it (``static_url``: fingerprinted).
+
+    The worker then fetches exactly what the page has just loaded, immutable: the
+    browser's cache answers, and a first load moves each static file once (issue 22).
+    A file changed has a new fingerprint, so the worker changes and is installed anew.
+    """
+    with open(os.path.join(current_app.static_folder or "static", "sw.js"), encoding="utf-8") as source:
+        script = source.read()
+    static_url = current_app.jinja_env.globals["static_url"]
+    return _SHELL_FILE.sub(lambda found: '"' + static_url(found.group(1)) + '"', script)
+
+
+@bp.get("/healthz")
+def healthz():  # type: ignore[no-untyped-def]
+    db.session.execute(text("SELECT 1"))
+    return {"status": "ok"}

@@ -1,0 +1,168 @@
+"""Answer only to the host names the server is meant to be reached at (DNS rebinding, forged QR links).
+
+Without this, a request with ``Host: evil.example`` got a players' link (and its QR
+code) pointing at evil.example, and a web page on another site could reach the app
+through a name it re-points at this machine.  Allowed: the host of
+``COMPANION_PUBLIC_BASE_URL``, this machine itself (localhost, 127.0.0.1, ::1), this
+machine's own addresses and names on the local network (the addresses phones open
+from the QR code), and whatever ``COMPANION_ALLOWED_HOSTS`` lists.  Anything else gets
+a 400 saying which setting to change.  WSGI middleware: it sees every request first
+(the players' poll is answered before Flask), after a trusted proxy's headers are applied.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+from urllib.parse import urlsplit
+
+from flask import Flask
+
+#: this machine, whatever interface the server listens on
+LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "::"})
+#: how often this machine's own addresses are looked up again (a laptop's LAN address changes)
+REFRESH_SECONDS = 60.0
+
+
+def hostname_of(host: str) -> str:
+    """``host`` as a Host header gives it, without port, brackets, case or trailing dot."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        host = host[1:].split("]", 1)[0]
+    elif host.count(":") == 1:
+        host = host.split(":", 1)[0]
+    return host.rstrip(".")
+
+
+#: A Host header (RFC 9110, 7.2): a name or IPv4 address, or an IPv6 address in brackets, and
+#: an optional port.  Nothing else: no user info ("127.0.0.1:80@evil.example" was read as
+#: 127.0.0.1, and the players' link shown became "http:/p/<key>"), no path, no spaces.
+_HOST_HEADER = re.compile(
+    r"(?:\[(?P<v6>[0-9a-f:.]+)\]|(?P<name>[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?\.?))(?::(?P<port>[0-9]{1,5}))?",
+    re.ASCII | re.IGNORECASE,
+)
+
+
+def request_host(header: str) -> str | None:
+    """The host name a Host header names (lower case, no port, brackets or trailing dot), or None
+    when the header is not a host and a port and nothing else."""
+    match = _HOST_HEADER.fullmatch(header)
+    if match is None or (match["port"] is not None and int(match["port"]) > 65535):
+        return None
+    if match["v6"] is not None:
+        try:
+            return str(ipaddress.IPv6Address(match["v6"]))
+        except ValueError:
+            return None
+    return match["name"].lower().rstrip(".")
+
+
+def configured_hosts(app: Flask) -> set[str]:
+    """The names the settings allow: the public address's host and ``ALLOWED_HOSTS``."""
+    names: set[str] = set()
+    base = str(app.config.get("PUBLIC_BASE_URL") or "")
+    if base:
+        names.add(hostname_of(urlsplit(base).netloc.rsplit("@", 1)[-1]))
+    raw = app.config.get("ALLOWED_HOSTS") or ""
+    items: Iterable[str] = raw.replace(",", " ").split() if isinstance(raw, str) else raw
+    names.update(hostname_of(item) for item in items if item.strip())
+    return names
+
+
+def machine_hosts(listen_host: str | None) -> set[str]:
+    """This machine's own names and addresses (no packet is sent)."""
+    from companion.cli import lan_address
+
+    names: set[str] = set()
+    lan = lan_address()
+    if lan:
+        names.add(lan)
+    if listen_host:
+        names.add(hostname_of(listen_host))
+    try:
+        hostname = socket.gethostname().lower()
+    except OSError:  # pragma: no cover
+        return names
+    names.update({hostname, f"{hostname}.local", socket.getfqdn().lower()})
+    try:
+        for *_, address in socket.getaddrinfo(hostname, None):
+            names.add(str(address[0]).split("%", 1)[0].lower())
+    except OSError:
+        pass
+    return names
+
+
+def _loopback_address(name: str) -> bool:
+    """127.0.0.0/8 and ::1 (Debian names this machine 127.0.1.1)."""
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+class HostCheck:
+    """WSGI middleware: a 400 for a Host this server is not meant to be reached at."""
+
+    def __init__(self, app: Flask, wsgi_app: Callable[..., Any]) -> None:
+        self.app = app
+        self.wsgi_app = wsgi_app
+        self._machine: tuple[float, set[str]] = (float("-inf"), set())
+        self._lock = threading.Lock()
+
+    def allowed(self, host: str) -> bool:
+        name = request_host(host)
+        if name is None:
+            return False
+        if name in LOOPBACK or name.endswith(".localhost") or _loopback_address(name):
+            return True
+        if name in configured_hosts(self.app):
+            return True
+        return name in self._machine_hosts()
+
+    def _machine_hosts(self) -> set[str]:
+        """This machine's names, looked up again every minute by one request while the others
+        use the last ones (a slow name lookup never holds every request up)."""
+        at, names = self._machine
+        if time.monotonic() - at < REFRESH_SECONDS:
+            return names
+        first = at == float("-inf")
+        if self._lock.acquire(blocking=first):  # the very first lookup: every request waits for it
+            try:
+                if time.monotonic() - self._machine[0] >= REFRESH_SECONDS:
+                    self._machine = (time.monotonic(), machine_hosts(self.app.config.get("LISTEN_HOST")))
+            finally:
+                self._lock.release()
+        return self._machine[1]
+
+    def __call__(self, environ: dict, start_response: Callable[..., Any]):  # type: ignore[no-untyped-def,type-arg]
+        host = environ.get("HTTP_HOST")
+        if host is None or self.allowed(host):  # no Host (HTTP/1.0): the server's own name
+            return self.wsgi_app(environ, start_response)
+        shown = "".join(c for c in host[:80] if c.isprintable())
+        body = (
+            f"This server does not answer to the address \u201c{shown}\u201d. Open it at the address the "
+            "scorekeeper's QR code shows; to serve it under this name, add the name to "
+            "COMPANION_ALLOWED_HOSTS (or set COMPANION_PUBLIC_BASE_URL).\n"
+        ).encode()
+        start_response(
+            "400 Bad Request",
+            [
+                ("Content-Type", "text/plain; charset=utf-8"),
+                ("Content-Length", str(len(body))),
+                ("Cache-Control", "no-store"),
+                ("X-Content-Type-Options", "nosniff"),
+                ("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"),
+                ("Referrer-Policy", "no-referrer"),
+            ],
+        )
+        return [body]
+
+
+def init_app(app: Flask) -> None:
+    """Wrap the whole app, the players' poll middleware included (a trusted proxy's ProxyFix goes outside)."""
+    app.wsgi_app = HostCheck(app, app.wsgi_app)  # type: ignore[method-assign]

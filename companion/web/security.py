@@ -1,0 +1,131 @@
+"""Response headers and the brake on guessing secret links.
+
+The secret links are in QR codes and page URLs, so no page may leak them in a
+Referer header, be framed, or run inline script.  Guessing a 256-bit link is
+hopeless anyway; the limiter makes the attempt visible and expensive.
+"""
+
+from __future__ import annotations
+
+import hmac
+import threading
+import time
+
+from flask import Flask, Response, abort, has_request_context, request
+from flask.sessions import SecureCookieSessionInterface
+from werkzeug.exceptions import TooManyRequests
+
+from companion.db.brakes import Limit
+
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; manifest-src 'self'; font-src 'self'; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+
+
+#: a year: once a phone has reached the app over HTTPS it never tries plain HTTP again
+HSTS = "max-age=31536000"
+
+
+def same_secret(given: str, expected: str) -> bool:
+    """Compare secrets in constant time."""
+    return hmac.compare_digest(given.encode(), expected.encode())
+
+
+class RotationMemory:
+    """The answers of recent link rotations, by the request key their form carried.
+
+    Rotating the scorekeeper's link ends the very address the form was posted to, so
+    a doubled tap, or a resend after a lost answer, would meet a 404 and the
+    scorekeeper would lose the night.  For a while, the same request key sent to the
+    same old link gets the first answer again (and nothing is rotated twice); the
+    same key asking for the other link is refused.  Anyone else on the old link
+    still gets a 404.  Per process, like the limiter.
+    """
+
+    def __init__(self, seconds: float = 600.0, size: int = 1000) -> None:
+        self.seconds = seconds
+        self.size = size
+        self._answers: dict[str, tuple[float, str, str, str]] = {}
+        self._lock = threading.Lock()
+
+    def recall(self, request_key: str, old_key: str, which: str) -> tuple[str | None, bool]:
+        """(where the first answer sent the phone, whether this is the same key with other content)."""
+        now = time.monotonic()
+        with self._lock:
+            found = self._answers.get(request_key)
+            if found is None or now - found[0] > self.seconds or not same_secret(old_key, found[1]):
+                return None, False
+            if which != found[2]:
+                return None, True
+            return found[3], False
+
+    def keep(self, request_key: str, old_key: str, which: str, location: str) -> None:
+        with self._lock:
+            self._answers[request_key] = (time.monotonic(), old_key, which, location)
+            while len(self._answers) > self.size:
+                self._answers.pop(next(iter(self._answers)))
+
+
+def client_id() -> str:
+    return request.remote_addr or "unknown"
+
+
+def reject_unknown_link(app: Flask) -> None:
+    """Answer an unknown link: 404, counted against the client (in the database, for every
+    process), or 429 once the client is over the limit.
+
+    Only unknown links get here: a valid link is looked up first and always answered.
+    """
+    limit: Limit = app.extensions["companion_link_limit"]
+    client = client_id()
+    wait = limit.retry_after(client)
+    if wait is not None:
+        raise TooManyRequests(retry_after=wait)
+    limit.hit(client)
+    abort(404)
+
+
+#: pages that list the scorekeeper links this browser holds (and /players/<name>, below)
+LISTS_LINKS = frozenset({"/", "/nights"})
+
+
+def set_headers(response: Response) -> Response:
+    headers = response.headers
+    headers.setdefault("Content-Security-Policy", CSP)
+    headers.setdefault("Referrer-Policy", "no-referrer")
+    headers.setdefault("X-Content-Type-Options", "nosniff")
+    headers.setdefault("X-Frame-Options", "DENY")
+    headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
+    if request.path.startswith(("/k/", "/p/")):
+        headers.setdefault("Cache-Control", "no-store")  # both links' pages hold a secret link's standings
+        headers.setdefault("X-Robots-Tag", "noindex")
+    elif request.path in LISTS_LINKS or request.path.startswith("/players/"):
+        # the front door, the past nights and a player's history list this browser's scorekeeper
+        # links: no cache (a shared computer's, a proxy's) may keep them (issue 21, item 5)
+        headers.setdefault("Cache-Control", "no-store")
+    if request.is_secure:  # HTTPS seen by the app, or told by a trusted proxy
+        headers.setdefault("Strict-Transport-Security", HSTS)
+    return response
+
+
+class SessionInterface(SecureCookieSessionInterface):
+    """Flask's signed-cookie session, marked Secure whenever the request came over HTTPS.
+
+    ``SESSION_COOKIE_SECURE`` covers a production address behind a proxy; this covers
+    HTTPS seen by the app itself.  Plain HTTP on the local network keeps a cookie the
+    phones send back.
+    """
+
+    def get_cookie_secure(self, app: Flask) -> bool:
+        return super().get_cookie_secure(app) or (has_request_context() and request.is_secure)
+
+
+def init_app(app: Flask) -> None:
+    app.session_interface = SessionInterface()
+    app.extensions["companion_link_limit"] = Limit("link", int(app.config["FAILED_LINK_LIMIT"]), 60)
+    app.extensions["companion_night_limit"] = Limit("night", int(app.config["NIGHT_LIMIT"]), 600)
+    app.extensions["companion_import_limit"] = Limit("import", int(app.config["IMPORT_LIMIT"]), 600)
+    app.extensions["companion_rotations"] = RotationMemory()
+    app.after_request(set_headers)
