@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-# Night A of tests/test_report.py, as a hand-history file: four players, Ann
+# Night A of tests/report/test_report.py, as a hand-history file: four players, Ann
 # deals first, ante 1 on every hand, 2 tokens win.
 #
 # Game 1 (Ann, Ben, Cat deal; 3 hands, 3 antes each, pot 12 to Ann):
@@ -213,12 +213,12 @@ def test_a_missing_file_exits_non_zero_with_one_line(app, tmp_path):
 
 
 def test_replay_of_a_night_file_prints_each_game_and_one_settle_up(app, tmp_path):
-    from test_nightfile import TWO_GAMES
+    from night.test_file import TWO_GAMES
 
     result = replay(app, write(tmp_path, TWO_GAMES))
     assert result.exit_code == 0, result.output
     printed = json.loads(result.output)
-    # worked out in tests/test_nightfile.py: game 1 Ben -4, Cat +4; game 2 Ann +4, Ben -2, Cat -2
+    # worked out in tests/night/test_file.py: game 1 Ben -4, Cat +4; game 2 Ann +4, Ben -2, Cat -2
     assert printed["players"] == {
         "Ann": {"net_chips": 4}, "Ben": {"net_chips": -6}, "Cat": {"net_chips": 2}, "Dan": {"net_chips": 0}
     }
@@ -227,7 +227,7 @@ def test_replay_of_a_night_file_prints_each_game_and_one_settle_up(app, tmp_path
 
 
 def test_replay_of_a_wrong_night_file_names_the_game_and_record(app, tmp_path):
-    from test_nightfile import TWO_GAMES
+    from night.test_file import TWO_GAMES
 
     document = json.loads(json.dumps(TWO_GAMES))
     document["games"][1]["stages"][0]["yes"] = ["Dan"]
@@ -238,9 +238,9 @@ def test_replay_of_a_wrong_night_file_names_the_game_and_record(app, tmp_path):
 
 def test_replay_of_a_night_file_with_bank_records_settles_on_the_counts(app, tmp_path):
     """Issue 20 item 1: no "settle_on", bank records: the counts settle the night, as /import does.
-    tests/test_nightfile.py's POKER_ON_COUNTS: count − bought = Ann −10, Ben +10, Cat 0 (not the
+    tests/night/test_file.py's POKER_ON_COUNTS: count − bought = Ann −10, Ben +10, Cat 0 (not the
     Napalm tally's Ben −3, Cat +3): Ann pays Ben 10."""
-    from test_nightfile import POKER_ON_COUNTS
+    from night.test_file import POKER_ON_COUNTS
 
     result = replay(app, write(tmp_path, POKER_ON_COUNTS))
     assert result.exit_code == 0, result.output

@@ -155,7 +155,7 @@ def test_the_wheel_carries_every_template_and_static_file_inside_the_package(bui
 
 def test_the_wheel_carries_the_migrations_and_alembics_settings(built):
     names = set(zipfile.ZipFile(built).namelist())
-    migrations = REPO / "companion" / "migrations"
+    migrations = REPO / "companion" / "db" / "migrations"
     expected = {"companion/db/migrations/" + name for name in files_under(migrations) if name != "README"}
     assert {"companion/db/migrations/alembic.ini", "companion/db/migrations/env.py"} <= expected
     assert expected <= names, sorted(expected - names)
@@ -200,7 +200,7 @@ def test_the_installed_app_starts_a_night_on_a_database_its_migrations_made(serv
     assert "Wheel night" in text and all(name in text for name in ("Ann", "Ben", "Cat", "Dan"))
 
     # the database is the instance folder's SQLite file, made by the migrations the wheel carried
-    head = ScriptDirectory(str(REPO / "companion" / "migrations")).get_current_head()
+    head = ScriptDirectory(str(REPO / "companion" / "db" / "migrations")).get_current_head()
     with sqlite3.connect(instance / "companion.sqlite") as db:
         assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(head,)]
         assert db.execute("SELECT name FROM night").fetchall() == [("Wheel night",)]

@@ -14,20 +14,14 @@ WEB_PARTS = {"web.py", "forms.py"}
 PURE = sorted(
     [
         *(p for p in PACKAGE.joinpath("games").rglob("*.py") if p.name not in WEB_PARTS),
-        *PACKAGE.joinpath("ledger").glob("*.py"),
-        PACKAGE / "qr.py",
-        PACKAGE / "storable.py",
+        *PACKAGE.joinpath("money").rglob("*.py"),
+        *PACKAGE.joinpath("night").rglob("*.py"),
+        *PACKAGE.joinpath("report").rglob("*.py"),
+        PACKAGE / "web" / "qr.py",
         PACKAGE / "reading.py",
-        PACKAGE / "night.py",
-        PACKAGE / "nightfile.py",
-        PACKAGE / "night_ledger.py",
-        PACKAGE / "standings.py",
-        PACKAGE / "report.py",
-        PACKAGE / "charts.py",
-        PACKAGE / "night_chart.py",
     ]
 )
-IMPURE_SIBLINGS = {"models", "extensions", "services", "views", "forms", "database", "cli", "security"}
+IMPURE_SIBLINGS = {"db", "extensions", "service", "web", "cli"}
 FORBIDDEN = (*IMPURE_SIBLINGS, "flask", "flask_sqlalchemy", "flask_wtf", "flask_migrate", "sqlalchemy", "wtforms", "werkzeug", "jinja2")
 
 
@@ -65,7 +59,7 @@ def test_every_game_package_is_checked() -> None:
 
 #: The layers outside companion/games/ that must know no game by name (docs/adding-a-game.md):
 #: they may import the games' protocol (companion.games.base) and the registry, never a game.
-GAME_AGNOSTIC = [PACKAGE / "report.py", PACKAGE / "views" / "report.py"]
+GAME_AGNOSTIC = [*PACKAGE.joinpath("report").rglob("*.py"), PACKAGE / "web" / "report.py"]
 GAME_PACKAGES = sorted(
     p.name for p in PACKAGE.joinpath("games").iterdir() if p.is_dir() and (p / "__init__.py").exists()
 )
@@ -106,8 +100,8 @@ OUTSIDE_THE_GAMES = sorted(p for p in PACKAGE.rglob("*.py") if p.relative_to(PAC
 
 def test_the_layers_outside_the_games_are_every_module_but_the_games():
     names = {str(p.relative_to(PACKAGE)) for p in OUTSIDE_THE_GAMES}
-    assert {"services.py", "forms.py", "standings.py", "nightfile.py", "cli.py", "night_chart.py",
-            "views/common.py", "views/table.py"} <= names
+    assert {"service/commands.py", "web/forms.py", "night/standings.py", "night/file.py", "cli.py",
+            "report/night_chart.py", "web/common.py", "web/table.py"} <= names
     assert not any(name.startswith("games") for name in names)
 
 

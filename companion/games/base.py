@@ -202,6 +202,14 @@ def chips_text(count: int) -> str:
     return f"{count} chip{'' if abs(count) == 1 else 's'}"
 
 
+def and_(names: Sequence[str]) -> str:
+    """"Ann", "Ann and Ben", "Ann, Ben and Cat": names as a sentence lists them (a game's and the night's)."""
+    names = list(names)
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def seat_order(seated: Sequence[str], chosen: Sequence[str]) -> tuple[str, ...]:
     """``chosen`` (names of seated players, matched ignoring case) in seat order; IllegalAction otherwise."""
     folded = {name.casefold(): name for name in seated}

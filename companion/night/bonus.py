@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from companion.games.base import IllegalAction, RecordError
 from companion.games.fold import Transfer
-from companion.games.pots.engine import and_
+from companion.games.base import and_
 
 DICE = {"2d6": 36, "d20": 20}
 BONUS_KINDS = ("everyone_pays_dealer", "dealer_pays_everyone")

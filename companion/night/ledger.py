@@ -20,7 +20,7 @@ from companion.games import IllegalAction
 from companion.night.bonus import BonusGrid, BonusRecord, BonusRound, Roll, SetLucky, check_faces, left_out_of, read_entry
 from companion.money.amounts import chips_text
 from companion.night.bank import Bank, BankAction, BankCheck, BankError, BuyIn, Cancel, CashOut, EveryoneBuysIn, Rebuy
-from companion.night.kinds import BANK_KINDS, BONUS_KINDS, MODE_KIND
+from companion.games.night_kinds import BANK_KINDS, BONUS_KINDS, MODE_KIND
 
 TALLY, BANK = "tally", "bank"
 SETTLE_ON = {TALLY: "the app's tally", BANK: "chip counts (the bank)"}

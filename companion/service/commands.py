@@ -39,8 +39,8 @@ from companion.db.models import Event, Game, Night
 from companion.night.play import GameSetup, NightPlay, set_up_game, validate_seating
 # the night's own event kinds, which no game may use: the start and the taking back of a game (a
 # night event, ``{"position": n, "kind": its kind}``; docs/night-file.md), settle-up payments and
-# the bank's (companion.night.kinds)
-from companion.night.kinds import GAME_STARTED, GAME_TAKEN_BACK, LEDGER_KINDS
+# the bank's (companion.games.night_kinds)
+from companion.games.night_kinds import GAME_STARTED, GAME_TAKEN_BACK, LEDGER_KINDS
 from companion.money.amounts import chips_text
 
 #: 32 random bytes: 43 URL-safe characters, 256 bits, far beyond guessing.

@@ -762,9 +762,9 @@ def test_the_tally_is_refused_once_a_betting_game_is_in_the_night(client, app, n
 
 
 def test_an_imported_file_with_bank_records_settles_on_the_counts(client, app):
-    """tests/test_nightfile.py's POKER_ON_COUNTS (issue 20 item 1): no "settle_on", bank records;
+    """tests/night/test_file.py's POKER_ON_COUNTS (issue 20 item 1): no "settle_on", bank records;
     count − bought = Ann −10, Ben +10, Cat 0, not the Napalm tally's Ben −3, Cat +3."""
-    from test_nightfile import POKER_ON_COUNTS
+    from night.test_file import POKER_ON_COUNTS
 
     document = POKER_ON_COUNTS
     with app.app_context():

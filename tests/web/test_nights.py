@@ -289,7 +289,7 @@ def test_migration_0004_makes_each_night_a_night_of_one_napalm_game_with_the_sam
 
 
 def test_a_night_file_of_one_game_imports_and_exports_as_it_came(client):
-    from test_nightfile import TWO_GAMES
+    from night.test_file import TWO_GAMES
 
     document = json.loads(json.dumps(TWO_GAMES))
     del document["games"][1]
@@ -299,7 +299,7 @@ def test_a_night_file_of_one_game_imports_and_exports_as_it_came(client):
     )
     assert response.status_code == 303
     copy = TablePage(client, response.headers["Location"])
-    # worked out in tests/test_nightfile.py: antes 1 (pot 4), Ben pays Cat 4; Dan's token
+    # worked out in tests/night/test_file.py: antes 1 (pot 4), Ben pays Cat 4; Dan's token
     assert [copy.net(n) for n in ("Ann", "Ben", "Cat", "Dan")] == [-1, -5, 3, -1]
     assert copy.pot() == 4 and copy.tokens("Dan") == 1
     exported = json.loads(client.get(f"{copy.url}/export.json").get_data(as_text=True))
@@ -309,7 +309,7 @@ def test_a_night_file_of_one_game_imports_and_exports_as_it_came(client):
 
 
 def test_a_night_file_of_several_games_imports_whole_and_settles_once(client, app):
-    from test_nightfile import TWO_GAMES
+    from night.test_file import TWO_GAMES
 
     response = client.post(
         "/import", data={"file": (io.BytesIO(json.dumps(TWO_GAMES).encode()), "night.json")},
@@ -317,7 +317,7 @@ def test_a_night_file_of_several_games_imports_whole_and_settles_once(client, ap
     )
     assert response.status_code == 303
     copy = TablePage(client, response.headers["Location"])
-    # worked out in tests/test_nightfile.py: the night is Ann +4, Ben -6, Cat +2, Dan 0
+    # worked out in tests/night/test_file.py: the night is Ann +4, Ben -6, Cat +2, Dan 0
     assert [copy.net(n) for n in ("Ann", "Ben", "Cat")] == [4, -6, 2] and "Dan 0" in copy.html
     report = json.loads(client.get(f"{copy.url}/report.json").get_data(as_text=True))
     assert {p["name"]: p["net_chips"] for p in report["players"]} == {"Ann": 4, "Ben": -6, "Cat": 2, "Dan": 0}
@@ -331,7 +331,7 @@ def test_a_night_file_of_several_games_imports_whole_and_settles_once(client, ap
 
 
 def test_a_wrong_night_file_is_refused_with_where_it_is_wrong(client, app):
-    from test_nightfile import TWO_GAMES
+    from night.test_file import TWO_GAMES
 
     document = json.loads(json.dumps(TWO_GAMES))
     document["games"][0]["stages"][0]["yes"] = ["Eve"]
@@ -346,7 +346,7 @@ def test_a_wrong_night_file_is_refused_with_where_it_is_wrong(client, app):
 
 
 def test_a_night_file_with_a_game_the_table_cannot_show_yet_is_refused_whole(client, app, monkeypatch):
-    from test_nightfile import THREE_KINDS
+    from night.test_file import THREE_KINDS
 
     from companion.games.web import SCREENS
 
@@ -363,8 +363,8 @@ def test_a_night_file_with_a_game_the_table_cannot_show_yet_is_refused_whole(cli
 
 
 def test_a_night_file_of_napalm_nap_and_a_pot_game_imports_whole(client, app):
-    """The night worked out in tests/test_nightfile.py: Ann −3, Ben −4, Cat +9, Dan −2; High Card at the table."""
-    from test_nightfile import THREE_KINDS
+    """The night worked out in tests/night/test_file.py: Ann −3, Ben −4, Cat +9, Dan −2; High Card at the table."""
+    from night.test_file import THREE_KINDS
 
     response = client.post(
         "/import", data={"file": (io.BytesIO(json.dumps(THREE_KINDS).encode()), "night.json")},

@@ -1,6 +1,6 @@
 """The report pages: who pays whom, marking payments paid, downloads, past nights.
 
-The night played is night A of tests/test_report.py (worked out there by hand):
+The night played is night A of tests/report/test_report.py (worked out there by hand):
 at the end, before the unfinished pot, Ann +11, Ben -33, Cat +11, Dan +3, pot 8
 (2 antes from each in game 2), tokens Ben 1 and Dan 1.  At 0.25 EUR a chip.
 """

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Union
 
-from ..base import IllegalAction
+from ..base import IllegalAction, and_
 from ..fold import FoldTable, RecordDefaults, Transfer, Void
 
 #: A pot as one side of a :class:`Transfer` (which pot: ``Transfer.pot``).
@@ -642,13 +642,6 @@ def _sale(ledger: _Ledger, index: int, action: Sale) -> str:
         label = _label(rules, ledger.name(index))
         summary += f": {to_seller} to {seller}, {to_pot} to {label} (half the excess over {rules.sale_limit})"
     return summary + "."
-
-
-def and_(names: Sequence[str]) -> str:
-    names = list(names)
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 @dataclass(frozen=True)

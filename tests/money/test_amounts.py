@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from companion.money.amounts import MAX_DECIMAL_PLACES, format_money, parse_chip_value, to_money
 
-LEDGER = Path(__file__).resolve().parents[2] / "companion" / "ledger"
+MONEY = Path(__file__).resolve().parents[2] / "companion" / "money"
 
 # Non-negative chip values with at most four decimal places, as parse_chip_value allows.
 chip_values = st.integers(min_value=0, max_value=10**8).map(lambda n: Decimal(n).scaleb(-4))
@@ -204,15 +204,18 @@ def test_format_money_refuses_nan():
 # --- purity --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("module", sorted(p.name for p in LEDGER.glob("*.py")))
-def test_the_ledger_imports_only_the_standard_library(module):
-    tree = ast.parse((LEDGER / module).read_text(encoding="utf-8"))
+@pytest.mark.parametrize("module", sorted(p.name for p in MONEY.glob("*.py")))
+def test_the_money_layer_imports_only_the_standard_library_and_the_one_reader(module):
+    """Money sits at the bottom of the layers: nothing of the app but itself and companion.reading."""
+    tree = ast.parse((MONEY / module).read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            roots = [alias.name.split(".")[0] for alias in node.names]
+            names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0:
-            roots = [(node.module or "").split(".")[0]]
+            names = [node.module or ""]
         else:
             continue
-        for root in roots:
-            assert root in sys.stdlib_module_names or root == "__future__", (module, root)
+        for name in names:
+            root = name.split(".")[0]
+            ours = name == "companion.reading" or name == "companion.money" or name.startswith("companion.money.")
+            assert root in sys.stdlib_module_names or root == "__future__" or ours, (module, name)
