@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from companion.service import bank as bank_service
-import companion.service.commands as services  # noqa: E402
+from companion import service as services  # noqa: E402
 from companion.extensions import db  # noqa: E402
 from companion.games.napalm import Phase, Table  # noqa: E402
 from companion.games.napalm import history as hh  # noqa: E402

@@ -523,7 +523,7 @@ def seed_nights(url: str) -> tuple[list[tuple[str, str]], tuple[str, str]]:
 
     Returns each table's (keeper key, viewer key) and the long night's.
     """
-    from companion.service import commands as services
+    from companion import service as services
     from companion import create_app
     from companion.extensions import db
 

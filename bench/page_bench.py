@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-import companion.service.commands as services  # noqa: E402
+from companion.service import commands as services  # noqa: E402
 from companion.extensions import db  # noqa: E402
 from table_bench import long_night, make_app  # noqa: E402
 

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from companion.service import commands as services
+from companion import service as services
 from companion import create_app  # noqa: E402
 from companion.extensions import db  # noqa: E402
 from companion.games.napalm import Phase, Table  # noqa: E402

@@ -83,7 +83,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from companion.web import compression
     from companion.web import hosts
     from companion.web import security
-    from companion.service import commands as services
+    from companion import service as services
     from companion.web import static_files
     from companion import web as views
 

@@ -142,7 +142,7 @@ def warm_up(app: Flask) -> None:
     expense: Jinja compiles each template on first use, and a night's fold is rebuilt
     from its event log (services.warm_up).  Forked workers inherit both.
     """
-    from companion.service import commands as services
+    from companion import service as services
 
     for name in _template_names(app):
         if name.endswith(".html"):

@@ -14,7 +14,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from companion.service import commands as services
+from companion import service as services
 from companion import create_app
 from companion.extensions import db
 from pages import TablePage, night_form

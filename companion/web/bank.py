@@ -29,7 +29,7 @@ from wtforms import HiddenField, SelectField, StringField
 from wtforms.validators import Length
 
 from companion.service import bank as bank_service
-from companion.service import commands as services
+from companion import service as services
 from companion.extensions import db
 from companion.web.forms import ActionForm
 from companion.games import GAMES, IllegalAction, title_of

@@ -15,7 +15,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
 from companion.service import bank as bank_service
-from companion.service import commands as services
+from companion import service as services
 from companion.extensions import db
 from companion.db.models import Night
 from companion.web.security import reject_unknown_link, same_secret

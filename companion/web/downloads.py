@@ -17,7 +17,7 @@ from urllib.parse import quote
 from flask import Response
 
 from companion.web import compression
-from companion.service import commands as services
+from companion import service as services
 
 #: how much of the night's name goes into the file name
 MAX_NAME = 40

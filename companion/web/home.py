@@ -14,7 +14,7 @@ from flask import Blueprint, abort, current_app, redirect, render_template, requ
 from sqlalchemy import select, text
 from sqlalchemy.orm import aliased
 
-from companion.service import commands as services
+from companion import service as services
 from companion.web import post_redirect_get as refused
 from companion.web import kept_pages as stamped
 from companion.extensions import db

@@ -29,7 +29,7 @@ from functools import cached_property
 from flask import Response, current_app, g, get_flashed_messages, request
 from markupsafe import Markup, escape
 
-from companion.service import commands as services
+from companion import service as services
 from companion.service.lru import LRU
 
 #: stands in for the flashed messages while a page is rendered to be kept

@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import abort, request
 
-from companion.service import commands as services
+from companion import service as services
 from companion.reading import Unreadable, whole_number
 
 PER_PAGE = 100

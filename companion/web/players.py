@@ -31,7 +31,7 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 from werkzeug.http import parse_cookie, parse_etags
 
-from companion.service import commands as services
+from companion import service as services
 from companion.extensions import db
 from companion.db.models import Night
 from companion.web.security import same_secret

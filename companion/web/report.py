@@ -31,7 +31,7 @@ from flask import Blueprint, Response, abort, flash, redirect, render_template, 
 from markupsafe import Markup
 
 from companion.service import bank as bank_service
-from companion.service import commands as services
+from companion import service as services
 from companion.report.charts import net_chart
 from companion.report.night_chart import chips_over_games, player_chart
 from companion.extensions import db

@@ -24,7 +24,7 @@ from flask import (
     url_for,
 )
 from companion.web import qr
-from companion.service import commands as services
+from companion import service as services
 from companion.cli import lan_address
 from companion.extensions import db
 from companion.web.forms import KEY_PATTERN, ActionForm, NightBaseForm, RotateForm, UndoForm, next_game_form_class, night_form_class

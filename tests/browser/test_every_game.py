@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from browser.test_accessibility import Axe
-from companion.service import commands as services
+from companion import service as services
 from companion.extensions import db
 from companion.games import GAMES
 from companion.games.fold import Void

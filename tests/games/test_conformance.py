@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from companion.service import commands as services
+from companion import service as services
 from companion.extensions import db
 from companion.games import GAMES, INSTALLED, NIGHT_KINDS, RegistrationError, register, unregister
 from companion.games.base import GameKind

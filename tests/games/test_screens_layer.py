@@ -17,7 +17,7 @@ import pytest
 from wtforms import SelectField
 from wtforms.validators import InputRequired, NumberRange
 
-from companion.service import commands as services
+from companion import service as services
 from companion.extensions import db
 from companion.web.forms import ActionForm, WholeNumberField
 from companion.games.base import IllegalAction

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from companion.service import commands as services
+from companion import service as services
 from companion.extensions import db
 from companion.db.models import Event, Game, Night
 from pages import night_form

@@ -102,7 +102,7 @@ def test_the_table_a_request_verifies_against_does_not_move_when_another_phone_r
     """On PostgreSQL writers are not serialised at BEGIN: a request that had read the table at
     version v could verify its action against the cached fold after another phone's commit had
     pushed v+1 into it, and refuse a legal action as illegal (a 422 with the wrong reason)."""
-    from companion.service import commands as services
+    from companion import service as services
 
     t = start_night()
     t.declare()  # version 1: nobody said Yes

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 from sqlalchemy import func, select
 
-from companion.service import commands as services
+from companion import service as services
 from companion.extensions import db
 from companion.db.models import Event, Night
 from companion.games.napalm import Challenge, Declare, Phase, Rules, Showdown, Table, Void

@@ -83,7 +83,7 @@ def test_the_same_night_at_the_same_version_gets_another_tag_under_another_secre
     first = make_app(SECRET_KEY="one-secret-key-that-is-long-enough-for-tests")
     night = Site(first).seat()
     tag = live_tag(first.test_client(), night.viewer)
-    from companion.service import commands as services
+    from companion import service as services
     from companion import create_app
 
     from conftest import _config

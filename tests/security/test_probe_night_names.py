@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from companion.service import commands as services
+from companion import service as services
 from companion.extensions import db
 from companion.db.models import Night
 from web.test_carried_pot import carry_form, friday, nights, text_of

@@ -310,7 +310,7 @@ def test_an_action_and_start_the_next_night_at_the_same_moment_never_both_count(
     table refuses the action: the next night's pot is always the old night's last pot."""
     from sqlalchemy import select
 
-    from companion.service import commands as services
+    from companion import service as services
     from companion.extensions import db
     from companion.db.models import Night
 

@@ -20,7 +20,7 @@ from flask import Flask
 from sqlalchemy import event
 
 from companion.db import engine as database
-from companion.service import commands as services
+from companion import service as services
 from companion.db.engine import write_transaction
 from companion.extensions import db
 from companion.games.napalm import Declare

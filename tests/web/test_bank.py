@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from companion.service import bank as bank_service
-from companion.service import commands as services
+from companion import service as services
 from companion.extensions import db
 from companion.games import GAMES, INSTALLED
 from companion.night import bonus as bonus_mod

@@ -153,7 +153,7 @@ def test_the_next_game_can_start_from_one_of_a_games_offers_and_reuses_tonights_
     """A pot game's preset is an offer: its rules are the preset's, or the last game played with it tonight."""
     from decimal import Decimal
 
-    from companion.service import commands as services
+    from companion import service as services
     from companion.games.napalm import Rules
     from companion.games.napalm import history as hh
     from security.support import napalm_night

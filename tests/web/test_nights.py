@@ -12,7 +12,7 @@ from flask_migrate import downgrade, upgrade
 from sqlalchemy import inspect
 from sqlalchemy.exc import IntegrityError
 
-from companion.service import commands as services
+from companion import service as services
 from companion.extensions import db
 from companion.db.models import Event, Night
 from pages import TablePage, night_form

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from companion.service import commands as services
+from companion import service as services
 
 KEY = re.compile(r'name="request_key" required type="hidden" value="([A-Za-z0-9_-]+)"')
 TOKEN = re.compile(r'name="csrf_token" type="hidden" value="([^"]+)"')
@@ -81,7 +81,7 @@ def _another_process_declares(app, keeper_key: str, version: int) -> None:
 
     script = textwrap.dedent(
         f"""
-        from companion.service import commands as services
+        from companion import service as services
         from companion import create_app
         from companion.games.napalm import Declare
         from companion.db.models import Night

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from companion.service import commands as services
+from companion import service as services
 from companion.games.base import IllegalAction
 from companion.games.fold import Transfer
 
