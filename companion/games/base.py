@@ -118,12 +118,12 @@ class GameKind(Protocol):
 
     How the end-of-night report shows the game is the game's to say, optionally: a kind
     with a ``report_part(number, title, state, rules, closing, carried_on)`` method returns
-    its own :class:`companion.report.night_report.GamePart` (built from the report's types: a game may
+    its own :class:`companion.report.model.GamePart` (built from the report's types: a game may
     import the report layer, never the other way round); ``number`` is the game's place
     in the night, 0 for the night's only game with nothing beside it; ``closing`` is what
     :meth:`close` gave; ``carried_on`` the pot the next night took on, by contributor (None
     before that night exists).  A kind without it is broken down by the transfers of its
-    live records (:func:`companion.report.night_report.transfer_part`).
+    live records (:func:`companion.report.parts.transfer_part`).
     """
 
     #: short name, as in a night file's ``"game"`` and the database (``"napalm"``)

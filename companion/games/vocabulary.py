@@ -1,7 +1,7 @@
 """What a game's part of the end-of-night report is called: its columns and the words of its lines.
 
-The report (:mod:`companion.report.night_report`) counts every game's chips the same way, as
-:class:`~companion.report.night_report.Figures`: chips a player paid into a pot or pool, chips
+The report (:mod:`companion.report`) counts every game's chips the same way, as
+:class:`~companion.report.model.Figures`: chips a player paid into a pot or pool, chips
 passed between two players, chips taken out of a pot or pool, what the game's
 closing gave back out of a pot or pool left in play, and (Napalm only) tokens.
 What those are *called* is the game's: Napalm's are antes, side bets, pots and
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: what a :class:`Column` can show, each a figure of :class:`~companion.report.night_report.Figures`:
+#: what a :class:`Column` can show, each a figure of :class:`~companion.report.model.Figures`:
 #: ``paid_in`` (−antes), ``between`` (+won −lost), ``taken_out`` (pots taken and what the
 #: closing gave back), ``through_pot`` (the net of those two: what went through the pot or
 #: pool), ``tokens``

@@ -40,7 +40,9 @@ from companion.money.amounts import chips_text, format_money, value_text
 from companion.db.models import Night
 from companion.games import IllegalAction
 from companion.reading import Unreadable, whole_number
-from companion.report.night_report import VIEWS, Report, build_night_report, games_played_text
+from companion.report.export import report_csv, report_dict
+from companion.report.model import VIEWS, Report
+from companion.report.parts import build_night_report, games_played_text
 from companion.web import post_redirect_get as refused
 from companion.web import kept_pages as stamped
 from companion.web.downloads import Download, attachment, keep_download, kept_download
@@ -212,13 +214,13 @@ def viewer(key: str):  # type: ignore[no-untyped-def]
 
 def _csv(night: Night) -> Download:
     return Download(
-        report_of(night).to_csv(_view()).encode(), "text/csv", attachment("night-report", night.name, "csv")
+        report_csv(report_of(night), _view()).encode(), "text/csv", attachment("night-report", night.name, "csv")
     )
 
 
 def _json(night: Night) -> Download:
     return Download(
-        _dumps(report_of(night).as_dict()).encode(), "application/json", attachment("night-report", night.name, "json")
+        _dumps(report_dict(report_of(night))).encode(), "application/json", attachment("night-report", night.name, "json")
     )
 
 

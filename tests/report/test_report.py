@@ -1,4 +1,4 @@
-"""The end-of-night report (companion.report.night_report), on nights worked out by hand.
+"""The end-of-night report (companion.report), on nights worked out by hand.
 
 Every expected number below comes from RULES.md and the arithmetic in the
 comments, never from running the code.  Conventions: "net" is chips won minus
@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.report.charts import net_chart
+from companion.report.export import report_csv, report_dict
 from companion.games.napalm import Rules, Table
 from companion.games.napalm.closing import close_night
 from companion.games.napalm.game import NAPALM
@@ -276,7 +277,7 @@ def test_a_chip_value_with_three_places_is_shown_exactly():
     assert r.player("Ben").money_text == "-3.875"
     # Ann 13 x 0.125 = 1.625, Dan 5 x 0.125 = 0.625: 1.625 + 1.625 + 0.625 = 3.875.
     assert [p.money_text for p in r.plan] == ["1.625", "1.625", "0.625"]
-    assert r.as_dict()["players"][1]["money"] == "-3.875"
+    assert report_dict(r)["players"][1]["money"] == "-3.875"
 
 
 def test_a_tie_in_the_balances_gives_the_fewest_payments():
@@ -502,7 +503,7 @@ def test_the_winner_of_the_first_game_is_paid_the_carried_chips_by_their_contrib
     # pair or triple), so 3 payments; largest debtor pays largest creditor: Cat pays Dan 9,
     # then Cat pays Ben 4, then Ann pays Ben 3.
     assert plan(r) == [("Ann", "Ben", 3), ("Cat", "Ben", 4), ("Cat", "Dan", 9)]
-    data = r.as_dict()
+    data = report_dict(r)
     assert data["carried_in"] == {"Ann": 2, "Ben": 2, "Cat": 2}
     assert data["players"][0]["games"][0]["antes"] == 3
 
@@ -519,20 +520,20 @@ def csv_body(text: str) -> io.StringIO:
 
 def test_the_csv_has_a_row_per_player_and_per_payment():
     r = report_a("return_antes", paid=[("Ben", "Ann", 13)])
-    rows = list(csv.DictReader(csv_body(r.to_csv())))
+    rows = list(csv.DictReader(csv_body(report_csv(r))))
     assert [row["row"] for row in rows] == ["player"] * 4 + ["payment"] * 3
     ben = rows[1]
     assert (ben["player"], ben["antes"], ben["side_bets_lost"], ben["net_chips"], ben["money"]) == ("Ben", "5", "28", "-31", "-7.75")
     first = rows[4]
     assert (first["player"], first["to"], first["net_chips"], first["money"], first["paid"]) == ("Ben", "Ann", "13", "3.25", "yes")
-    pair_rows = list(csv.DictReader(csv_body(r.to_csv("pairwise"))))
+    pair_rows = list(csv.DictReader(csv_body(report_csv(r, "pairwise"))))
     assert len(pair_rows) == 4 + 5
 
 
 def test_a_name_that_looks_like_a_formula_is_defused_in_the_csv():
     t = Table(("=SUM(A1)", "Ben"), None, Rules())
     r = build_report(t, chip_value=Decimal("1"))
-    assert "'=SUM(A1)" in r.to_csv()
+    assert "'=SUM(A1)" in report_csv(r)
 
 
 @pytest.mark.parametrize(
@@ -554,7 +555,7 @@ def test_a_name_that_looks_like_a_formula_is_defused_in_the_csv():
 def test_no_name_becomes_a_formula_in_the_csv_whatever_a_spreadsheet_splits_on(name, delimiter, defused):
     """Issue 21, item 7: every cell a person typed is quoted, and no part of it starts a formula."""
     t = Table((name, "Ben"), None, Rules())
-    text = build_report(t, chip_value=Decimal("1")).to_csv()
+    text = report_csv(build_report(t, chip_value=Decimal("1")))
     for row in csv.reader(io.StringIO(text), delimiter=delimiter):
         for cell in row:
             start = unicodedata.normalize("NFKC", cell).lstrip(' "\u3000')
@@ -566,7 +567,7 @@ def test_no_name_becomes_a_formula_in_the_csv_whatever_a_spreadsheet_splits_on(n
 
 
 def test_the_json_is_exact_and_complete():
-    data = json.loads(json.dumps(report_a("split_leaders").as_dict()))
+    data = json.loads(json.dumps(report_dict(report_a("split_leaders"))))
     assert data["chip_value"] == "0.25" and data["currency"] == "EUR"
     assert data["unfinished_pot"]["choice"] == "split_leaders"
     assert [p["money"] for p in data["players"]] == ["2.75", "-7.25", "2.75", "1.75"]  # 11, -29, 11, 7 x 0.25
@@ -661,7 +662,7 @@ def test_any_night_the_report_adds_up(night):
 
 
 def test_a_night_of_two_games_is_one_report_each_game_counted_as_it_closed():
-    from companion.report.night_report import build_night_report
+    from companion.report.parts import build_night_report
 
     # game 1 (Ann deals, ante 1): pot 4; Cat beats Ben: Ben pays Cat 4; Dan's token; stopped with
     # the antes returned: Ann 0, Ben -4, Cat +4, Dan 0.  Game 2 (Ben deals, ante 2, 1 token wins,

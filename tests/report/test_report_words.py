@@ -28,7 +28,8 @@ import pytest
 from companion.games import GAMES
 from companion.games.nap.game import Nap
 from companion.games.vocabulary import NEUTRAL, NO_CHIPS, Between, Column, ReportVocabulary
-from companion.report.night_report import FORMAT, build_night_report
+from companion.report.export import FORMAT, report_csv, report_dict
+from companion.report.parts import build_night_report
 
 FOUR = ("Ann", "Ben", "Cat", "Dan")
 THREE = ("Ann", "Ben", "Cat")
@@ -64,7 +65,7 @@ NASDAQ = ("pots", THREE, {"preset": "nasdaq"}, [
 def said(report) -> str:  # type: ignore[no-untyped-def]
     """Everything the report says in words: each payment's reasons, its CSV and its JSON."""
     why = " ".join(s for line in (*report.plan, *report.pairwise) for s in line.why)
-    return " ".join((why, report.to_csv(), report.to_csv("pairwise"), json.dumps(report.as_dict()))).lower()
+    return " ".join((why, report_csv(report), report_csv(report, "pairwise"), json.dumps(report_dict(report)))).lower()
 
 
 # --- Nap --------------------------------------------------------------------------------------------
@@ -85,7 +86,7 @@ def test_a_nap_night_is_told_in_bids_and_a_pool():
 
 def test_a_nap_nights_json_and_csv_use_nap_keys_and_say_their_format():
     r = night(POOL_NAP)
-    data = json.loads(json.dumps(r.as_dict()))
+    data = json.loads(json.dumps(report_dict(r)))
     assert data["format"] == FORMAT == "companion-report/2"
     ann = data["players"][0]
     assert {k: ann[k] for k in ("paid_into_pool", "bids_won", "bids_lost", "pool_won", "pool_returned", "net_chips")} == {
@@ -99,7 +100,7 @@ def test_a_nap_nights_json_and_csv_use_nap_keys_and_say_their_format():
     assert {"from": "Ben", "to": "Dan", "chips": 14, "bids": 10, "through_pool": 4} in [
         {k: p[k] for k in ("from", "to", "chips", "bids", "through_pool")} for p in data["pairwise"]
     ]
-    lines = r.to_csv().split("\r\n")
+    lines = report_csv(r).split("\r\n")
     assert lines[0] == "format,companion-report/2"
     assert lines[1] == (
         "row,player,to,paid_into_pool,bids_won,bids_lost,pool_won,pool_returned,games_won,net_chips,money,currency,paid"
@@ -114,7 +115,7 @@ def test_an_unwon_pool_is_given_back_in_the_pools_words():
     """Deal 1 only: the pool of 8 is unwon at the end, 2 back to each (Ann −2, Cat +6)."""
     r = night(("nap", FOUR, {"variant": "pool"}, [{"bidder": "Cat", "bid": 2, "made": True}]))
     assert r.player("Ann").total.parts(r.words) == ["pool payments \u22122", "bids \u22122 to Cat", "pool given back +2"]
-    assert r.as_dict()["unfinished_pool"]["pool"] == 8
+    assert report_dict(r)["unfinished_pool"]["pool"] == 8
 
 
 def test_no_napalm_word_in_a_nap_or_a_pot_nights_report():
@@ -133,19 +134,19 @@ def test_a_pot_night_is_told_in_antes_pots_and_sales():
     assert {p.name: p.net_chips for p in r.players} == {"Ann": -1, "Ben": 2, "Cat": -1}
     assert [c.head for c in r.sections()[0].words.columns] == ["Antes", "Pots", "Sales"]
     assert r.player("Ben").total.parts(r.words) == ["antes \u22122", "pots won +3", "unfinished pot +1"]
-    data = r.as_dict()
+    data = report_dict(r)
     assert data["unfinished_pot"] == {
         "pot": 3, "carried": 0, "carried_shares": {}, "note": data["unfinished_pot"]["note"],
     }
     assert "choice" not in data["unfinished_pot"]  # no night's setting decided it: the game's own rules did
-    assert r.to_csv().split("\r\n")[1].startswith("row,player,to,antes,sales_received,sales_paid,pots_won,unfinished_pot,")
+    assert report_csv(r).split("\r\n")[1].startswith("row,player,to,antes,sales_received,sales_paid,pots_won,unfinished_pot,")
 
 
 def test_a_card_sold_is_a_sale_received_and_paid():
     r = night(NASDAQ, seated=THREE)
     assert {p.name: p.net_chips for p in r.players} == {"Ann": 2, "Ben": -5, "Cat": 3}
     assert r.player("Cat").total.parts(r.words) == ["antes \u22121", "sales +4 from Ben"]
-    ben = r.as_dict()["players"][1]
+    ben = report_dict(r)["players"][1]
     assert (ben["sales_received"], ben["sales_paid"]) == ({}, {"Cat": 4})
     why = " ".join(s for line in r.plan if line.payer == "Ben" and line.payee == "Cat" for s in line.why)
     assert "Ben lost 4 to Cat in sales and won 0 from Cat." in why
@@ -162,9 +163,9 @@ def test_napalm_keeps_antes_side_bets_pots_and_tokens():
     ]))
     assert [c.head for c in r.sections()[0].words.columns] == ["Antes", "Side bets", "Pots", "Tok."]
     assert r.player("Ben").total.parts(r.words) == ["antes \u22121", "side bets \u22124 to Cat", "unfinished pot +1"]
-    data = r.as_dict()
+    data = report_dict(r)
     assert data["unfinished_pot"]["choice"] == "return_antes"
-    assert r.to_csv().split("\r\n")[1] == (
+    assert report_csv(r).split("\r\n")[1] == (
         "row,player,to,antes,side_bets_won,side_bets_lost,pots_won,unfinished_pot,tokens,games_won,net_chips,money,currency,paid"
     )
     assert data["players"][3]["tokens"] == 1
@@ -189,7 +190,7 @@ def test_a_night_of_napalm_and_nap_has_each_game_in_its_words_and_the_night_in_n
     # each section adds up its own games: Ben lost 4 in side bets in Napalm, 12 in bids in Nap
     ben = r.player("Ben")
     assert (r.total_of(ben, napalm).side_lost, r.total_of(ben, nap).side_lost) == (4, 12)
-    data = r.as_dict()
+    data = report_dict(r)
     ben_json = data["players"][1]
     # the night's totals in neutral words, each game in its own
     assert ben_json["lost_to_players"] == {"Cat": 6, "Dan": 10}
@@ -211,7 +212,7 @@ def test_a_game_that_declares_no_words_is_told_in_neutral_ones():
         "stakes \u22122", "direct payments +2 from Ann", "direct payments +2 from Ben", "direct payments +2 from Dan",
         "direct payments \u221210 to Dan",
     ]
-    assert "won_from_players" in r.as_dict()["players"][0]
+    assert "won_from_players" in report_dict(r)["players"][0]
 
 
 def test_a_game_whose_records_hold_a_figure_its_words_leave_out_is_refused():
@@ -260,11 +261,11 @@ def test_a_game_of_points_between_players_says_points_and_has_no_pot():
     r = night(("nap", FOUR, {"variant": "plain"}, [{"bidder": "Cat", "bid": 2, "made": True}]), kinds={"nap": Points()})
     assert r.player("Cat").total.parts(r.words) == ["points +2 from Ann", "points +2 from Ben", "points +2 from Dan"]
     assert r.pot_word is None
-    data = r.as_dict()
+    data = report_dict(r)
     assert not any(key.startswith("unfinished") for key in data)
     assert data["players"][0] == {
         "name": "Ann", "seat": 1, "points_won": {}, "points_lost": {"Cat": 2}, "net_chips": -2, "games_won": 0,
         "money": "-0.50", "games": [{"number": 0, "points_won": {}, "points_lost": {"Cat": 2}, "net_chips": -2}],
     }
     assert data["pairwise"][0] == {"from": "Ann", "to": "Cat", "chips": 2, "money": "0.50", "points": 2, "paid": False}
-    assert r.to_csv().split("\r\n")[1] == "row,player,to,points_won,points_lost,games_won,net_chips,money,currency,paid"
+    assert report_csv(r).split("\r\n")[1] == "row,player,to,points_won,points_lost,games_won,net_chips,money,currency,paid"

@@ -1,6 +1,6 @@
 """Napalm in the end-of-night report: its own breakdown, game by game to the token target.
 
-The report layer (:mod:`companion.report.night_report`) knows no game: it asks a game's kind for its
+The report layer (:mod:`companion.report`) knows no game: it asks a game's kind for its
 part of the report (:meth:`~companion.games.napalm.game.Napalm.report_part`, which is
 :func:`report_part` here) and adds the parts up.  Napalm's part has a line per game to its
 token target, and splits each player's chips into:
@@ -30,7 +30,8 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-from companion.report.night_report import Figures, GameLine, GamePart, PotClosing, Report, report_from_part
+from companion.report.model import Figures, GameLine, GamePart, PotClosing, Report
+from companion.report.payments import report_from_part
 from .closing import CHOICES, Closing, close_night
 from .game import WORDS
 from .table import POT, Rules, Table
@@ -168,8 +169,8 @@ def build_report(
 ) -> Report:
     """The report of a night of one Napalm game, ``table`` as it stands, the night ending now.
 
-    The same report as :func:`companion.report.night_report.build_night_report` gives for that night;
-    ``paid`` as :func:`companion.report.night_report.report_from_part` takes them.
+    The same report as :func:`companion.report.parts.build_night_report` gives for that night;
+    ``paid`` as :func:`companion.report.payments.report_from_part` takes them.
     """
     part = game_part(table, unfinished_pot, carried_on)
     return report_from_part(part, chip_value=chip_value, currency=currency, paid=paid, name=name, words=WORDS)

@@ -1,0 +1,266 @@
+"""A night's games, each as its part of the report, added up into the night's report.
+
+One job: to say what each player's chips did in each game of the night.  Each game gives its
+part of the report (:class:`~companion.report.model.GamePart`): its game lines, each player's
+:class:`~companion.report.model.Figures` per line, and its closing as a
+:class:`~companion.report.model.PotClosing`.  A game whose kind has a ``report_part``
+breaks itself down (Napalm: game by game to its token target, in the ``report`` module of its
+folder); any other game gets :func:`transfer_part`, a sum over the *live*
+records of the game (undone actions and the undos themselves cancel out and are left out):
+
+* **antes**: chips a player put into a pot or pool (a cost, shown negative);
+* **side bets**: chips passed from one player to another;
+* **pots**: chips a player took out of a pot or pool;
+* **unfinished pot**: what the game's closing gives each player back out of a
+  pot or pool still in play when it ended (chips carried to the next night count
+  as returned to their owners: they are left out of tonight's balances).
+
+These are what chips did; what they are *called* is the game's: each game kind
+declares a :class:`~companion.games.vocabulary.ReportVocabulary` (its
+``report_vocabulary``: Napalm's antes, side bets, pots and tokens; Nap's bids and
+pool; a pot game's antes, pots and sales), every game line carries its game's, and
+the pages, the CSV and the JSON say only those words (docs/report-format.md).  The
+night's totals and payments are in the night's words
+(:func:`~companion.report.model.night_words`).
+
+The night's own ledger (the Bonus Round, the bank's chip counts) is one more part
+(:func:`ledger_part`).  :func:`build_night_report` adds the parts up and hands the sum to the
+settle-up (:func:`~companion.report.payments.report_from_part`).
+
+Pure (no Flask, no database) and game-agnostic: it imports no game package (a test checks it).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from decimal import Decimal
+from typing import Any
+
+from companion.games.base import GameClosing, GameKind, GameState
+from .model import Figures, GameLine, GamePart, PotClosing, Report, _signed, night_words, ordinal
+from .payments import report_from_part
+
+__all__ = [
+    "NightGame",
+    "build_night_report",
+    "game_report_part",
+    "games_played_text",
+    "ledger_part",
+    "transfer_part",
+]
+
+#: one game of a night as :func:`build_night_report` takes it: its title, its fold, its rules
+#: (as its kind reads them), its closing (:meth:`GameKind.close`) and its kind
+NightGame = tuple[str, Any, Any, GameClosing, GameKind]
+
+
+def game_report_part(
+    number: int,
+    title: str,
+    state: GameState,
+    rules: Any,
+    closing: GameClosing,
+    kind: GameKind,
+    carried_on: Mapping[str, int] | None = None,
+) -> GamePart:
+    """One game's part of the report, as its kind breaks it down, else from its records' transfers.
+
+    ``number`` is the game's place in the night (1, 2, …), or 0 for the night's only
+    game with nothing beside it (its lines then carry no night numbering).
+    """
+    own = kind.report_part  # declared on every game: None, or its own breakdown
+    if own is not None:
+        part = own(number, title, state, rules, closing, carried_on)
+    else:
+        part = transfer_part(number or 1, title, state, closing)
+    words = kind.report_vocabulary
+    return replace(part, games=tuple(g if g.extra else replace(g, words=words) for g in part.games))
+
+
+def build_night_report(
+    games: Sequence[NightGame],
+    seated: Sequence[str],
+    *,
+    chip_value: Decimal,
+    currency: str = "",
+    paid: Iterable[tuple[str, str, int]] = (),
+    name: str = "",
+    carried_on: Mapping[str, int] | None = None,
+    extra: tuple[str, Mapping[str, int]] | tuple[str, Mapping[str, int], str] | None = None,
+) -> Report:
+    """The report of a night of games: ``games`` are (title, state, rules, closing, kind), in order.
+
+    ``rules`` are the game's rules as its kind reads them, ``closing`` its
+    :class:`~companion.games.base.GameClosing` and ``kind`` its
+    :class:`~companion.games.base.GameKind`.  Each game counts as it closed
+    (a game followed by another was stopped when the next started, and its closing dealt
+    with its pot); the night's plan settles the sum, once.  A game that declares a part of
+    its own (a ``report_part``) breaks itself down (Napalm: game by game to its token
+    target); any other is broken down by the transfers of its
+    records (:func:`transfer_part`).  A night of one game that breaks itself down, with
+    nothing beside it, is that game's part alone
+    (:func:`~companion.report.payments.report_from_part`).  ``extra`` is what the night's own ledger adds
+    beside its games, (what it is, chips per player summing to 0): the Bonus Round's
+    payments, or on chip counts the bank's results less the games' balances; it is its
+    own line of the report and counts in the plan; a third item, when given, says what it is
+    (the line's text).
+    """
+    extra_chips = {n: c for n, c in (extra[1] if extra else {}).items() if c}
+    entries = list(games)
+    words = night_words([entry[4].report_vocabulary for entry in entries])
+    if len(entries) == 1 and not extra_chips:
+        title, state, rules, game_closing, kind = entries[0]
+        if kind.report_part is not None:
+            part = game_report_part(0, title, state, rules, game_closing, kind, carried_on)
+            return report_from_part(part, chip_value=chip_value, currency=currency, paid=paid, name=name, words=words)
+    parts = [
+        game_report_part(number, title, state, rules, game_closing, kind, carried_on)
+        for number, (title, state, rules, game_closing, kind) in enumerate(entries, start=1)
+    ]
+    if extra is not None and extra_chips:
+        parts.append(ledger_part(extra[0], seated, extra_chips, extra[2] if len(extra) > 2 else ""))  # type: ignore[misc]
+    players = tuple(seated)
+    figures = {
+        n: tuple(f for part in parts for f in (part.figures.get(n) or (Figures(),) * len(part.games)))
+        for n in players
+    }
+    closings = [part.closing for part in parts]
+    # the game at the table: the last game (the night's own ledger, when shown, comes after it)
+    at_table = [part for part in parts if not part.games or not part.games[0].extra][-1].closing
+    carrying = [c for c in closings if c.carried]
+    # The pot and its shares are the game at the table's: the table already counts the games
+    # before it as they closed, so only its pot is "dealt with" between the table and the plan.
+    closing = PotClosing(
+        pot=at_table.pot,
+        net={n: sum(c.net.get(n, 0) for c in closings) for n in players},
+        shares={n: at_table.shares.get(n, 0) for n in players},
+        carried=sum(c.carried for c in closings),
+        note=" ".join(f"{ordinal(i)} game: {c.note}" for i, c in enumerate(closings, start=1) if c.pot),
+        stakes={n: sum(c.stakes.get(n, 0) for c in carrying) for n in players},
+        choice=at_table.choice,
+        setting_text=at_table.setting_text,
+        carries=at_table.carries,
+    )
+    merged = GamePart(
+        players=players,
+        figures=figures,
+        games_won={n: sum(part.games_won.get(n, 0) for part in parts) for n in players},
+        stack_change={n: sum(part.stack_change.get(n, 0) for part in parts) for n in players},
+        games=tuple(g for part in parts for g in part.games),
+        closing=closing,
+        carried_in=parts[0].carried_in,
+    )
+    return report_from_part(merged, chip_value=chip_value, currency=currency, paid=paid, name=name, words=words)
+
+
+def ledger_part(title: str, seated: Sequence[str], chips: Mapping[str, int], what: str = "") -> GamePart:
+    """What the night's own ledger adds beside its games, as one line of the report.
+
+    Its own figure (:attr:`Figures.ledger`, named by ``title``), never antes or pots won: on chip
+    counts it is what the counts say beyond the games (a poker result is not "pots won").  The
+    pair-by-pair payments square it like a game's pot.  The line's text is ``what`` it is and
+    each player's share, so its title is said once ("The bank: each count less …: Ann +3, …")."""
+    if sum(chips.values()) != 0:  # pragma: no cover - the night ledger balances by construction
+        raise ValueError(f"{title} does not balance: {dict(chips)}")
+    players = tuple(seated)
+    figures = {n: (Figures(ledger=chips.get(n, 0), ledger_label=title),) for n in players}
+    shares = ", ".join(f"{n} {_signed(chips.get(n, 0))}" for n in players)
+    line = GameLine(0, None, 0, 0, night_game=0, title=title, text=f"{what}: {shares}" if what else shares, extra=True)
+    closing = PotClosing(pot=0, net={n: chips.get(n, 0) for n in players},
+                         shares=dict.fromkeys(players, 0), carried=0, note="")
+    return GamePart(
+        players=players, figures=figures, games_won=dict.fromkeys(players, 0),
+        stack_change={n: chips.get(n, 0) for n in players}, games=(line,), closing=closing, carried_in={},
+    )
+
+
+def transfer_part(number: int, title: str, state: Any, game_closing: GameClosing) -> GamePart:
+    """A game's figures from the transfers of its live records: any game without a part of its own.
+
+    Chips a player pays into a pot or pool count as antes, chips taken out of one as
+    pots, chips paid from one player to another as side bets between the two; what
+    the game's closing gives back (an unwon pool, a pot left in a stopped deal) as
+    the unfinished pot.  One line for the whole game, with each record's summary.
+    """
+    players = tuple(state.players)
+    seated = set(players)
+    antes: Counter[str] = Counter()
+    pots: Counter[str] = Counter()
+    won = {n: Counter[str]() for n in players}
+    lost = {n: Counter[str]() for n in players}
+    live = state.live_records()
+    for record in live:
+        for t in record.transfers:
+            payer = t.payer if t.payer in seated else None
+            payee = t.payee if t.payee in seated else None
+            if payer is not None and payee is not None:
+                won[payee][payer] += t.chips
+                lost[payer][payee] += t.chips
+            elif payer is not None:
+                antes[payer] += t.chips
+            elif payee is not None:
+                pots[payee] += t.chips
+    net = dict(state.net_chips)
+    back = {n: game_closing.net.get(n, 0) - net.get(n, 0) for n in players}
+    left = sum(back.values())
+    figures = {
+        n: (
+            Figures(
+                antes=antes[n],
+                won_from=tuple((o, won[n][o]) for o in players if won[n][o]),
+                lost_to=tuple((o, lost[n][o]) for o in players if lost[n][o]),
+                pots=pots[n],
+                unfinished=back[n],
+            ),
+        )
+        for n in players
+    }
+    count = len(live)
+    text = f"{count} record{'' if count == 1 else 's'}" + (f"; {game_closing.note}" if game_closing.note else "")
+    line = GameLine(
+        0, None, left, count, night_game=number, title=title, choice_text=game_closing.note,
+        text=text, records=tuple(r.summary for r in live),
+    )
+    closing = PotClosing(
+        pot=left, net=dict(game_closing.net), shares=back, carried=game_closing.carried_total,
+        note=game_closing.note,
+    )
+    return GamePart(
+        players=players,
+        figures=figures,
+        games_won=dict.fromkeys(players, 0),
+        stack_change={n: net.get(n, 0) + back[n] for n in players},
+        games=(line,),
+        closing=closing,
+        carried_in={},
+    )
+
+
+def games_played_text(titles: Sequence[str], games: Sequence[GameLine]) -> str:
+    """The night's games as played, in a list of nights: "3 games: Napalm (1 game finished, one
+    unfinished), Pool Nap, High Card"; one game alone is its title ("Pool Nap").
+
+    ``titles`` are the night's played games' names in order, ``games`` its report's lines.  Only a
+    game that plays games inside it (Napalm's games to a token target: lines numbered 1, 2, …) says
+    how many of them finished; a Nap or pot game has none, so it is named and nothing more.
+    """
+    if not titles:
+        return "no game played"
+    said = []
+    for place, title in enumerate(titles, start=1):
+        inner = [
+            g for g in games
+            if not g.extra and g.number and (g.night_game == place or (g.night_game == 0 and len(titles) == 1))
+        ]
+        finished = sum(1 for g in inner if g.finished)
+        unfinished = len(inner) - finished
+        if finished:
+            counted = f"{finished} game{'' if finished == 1 else 's'} finished" + (", one unfinished" if unfinished else "")
+        elif unfinished:
+            counted = "game 1 unfinished"
+        else:
+            counted = ""
+        said.append(f"{title} ({counted})" if counted else title)
+    return ", ".join(said) if len(said) == 1 else f"{len(said)} games: " + ", ".join(said)
