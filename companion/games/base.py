@@ -116,14 +116,17 @@ class GameKind(Protocol):
     Every method is pure: values in, values out.  :class:`companion.games.basegame.BaseGame`
     gives every member a default; a game overrides only what is its own.
 
-    How the end-of-night report shows the game is the game's to say, optionally: a kind
-    with a ``report_part(number, title, state, rules, closing, carried_on)`` method returns
-    its own :class:`companion.report.model.GamePart` (built from the report's types: a game may
-    import the report layer, never the other way round); ``number`` is the game's place
-    in the night, 0 for the night's only game with nothing beside it; ``closing`` is what
-    :meth:`close` gave; ``carried_on`` the pot the next night took on, by contributor (None
-    before that night exists).  A kind without it is broken down by the transfers of its
-    live records (:func:`companion.report.parts.transfer_part`).
+    How the end-of-night report shows the game is the game's to say, optionally: a kind that
+    declares ``has_report_part`` keeps, in the ``report`` module of its folder, a function
+    ``report_part(number, title, state, rules, closing, carried_on)`` returning its own
+    :class:`companion.report.model.GamePart`.  That module is the report layer's part of the game
+    (as ``web.py`` is the web layer's): it may import the report, the game's rules never import
+    it, and the report finds it by the game's package
+    (:func:`companion.report.parts.own_report_part`).  ``number`` is the game's place in the
+    night, 0 for the night's only game with nothing beside it; ``closing`` is what :meth:`close`
+    gave; ``carried_on`` the pot the next night took on, by contributor (None before that night
+    exists).  A kind without it is broken down by the transfers of its live records
+    (:func:`companion.report.parts.transfer_part`).
     """
 
     #: short name, as in a night file's ``"game"`` and the database (``"napalm"``)
@@ -138,8 +141,8 @@ class GameKind(Protocol):
     max_players: int
     #: whether the app records every chip (False: the chips on the table settle each pot)
     records_chips: bool
-    #: its own part of the report, or None (see above)
-    report_part: Any
+    #: whether it has its own part of the report (see above)
+    has_report_part: bool
     #: the columns and words of its part of the report (:mod:`companion.games.vocabulary`;
     #: a game that declares none of its own: ``NEUTRAL``)
     report_vocabulary: ReportVocabulary

@@ -15,7 +15,7 @@ member                        default
 ``min_players/max_players``   2 / 7
 ``rules_class``               :class:`NoRules` (a game without rules)
 ``records_chips``             True (False: the chips on the table settle, the app keeps the bank)
-``report_part``               None (the report breaks the game down by its transfers)
+``has_report_part``           False (the report breaks the game down by its transfers)
 ``report_vocabulary``         ``NEUTRAL``: the report's columns and words for any game
 ``legacy_formats``            none (``read_legacy`` reads an older file format of the game's own)
 ``title_of(rules)``           ``title``
@@ -87,9 +87,11 @@ class BaseGame:
     table: ClassVar[type | None] = None
     #: whether the app records every chip (False: the chips on the table settle each pot)
     records_chips: ClassVar[bool] = True
-    #: its own part of the report, ``report_part(number, title, state, rules, closing, carried_on)``
-    #: (see ``docs/adding-a-game.md``); None: the report breaks it down from its transfers
-    report_part: Any = None
+    #: whether it has a part of the report of its own: ``report_part(number, title, state, rules,
+    #: closing, carried_on)`` in the ``report`` module of its folder, the report layer's part of the
+    #: game, which the report finds by the game's package and the rules never import (see
+    #: ``docs/adding-a-game.md``); False: the report breaks it down from its transfers
+    has_report_part: ClassVar[bool] = False
     #: the columns and words of its part of the report (:mod:`companion.games.vocabulary`): by
     #: default neutral ones, "won/lost" and chips paid into and taken out of a pot
     report_vocabulary: ClassVar[ReportVocabulary] = NEUTRAL

@@ -412,8 +412,8 @@ class Report:
 class GamePart:
     """One game's share of a report: its players' figures, its game lines, its closing.
 
-    A game makes its own (``report_part`` on its :class:`~companion.games.base.GameKind`)
-    or gets :func:`~companion.report.parts.transfer_part`;
+    A game that declares its own (``has_report_part``) makes it in the ``report`` module of its
+    folder; any other gets :func:`~companion.report.parts.transfer_part`;
     :func:`~companion.report.parts.build_night_report` adds the parts up.
     """
 

@@ -3,9 +3,11 @@
 One job: to say what each player's chips did in each game of the night.  Each game gives its
 part of the report (:class:`~companion.report.model.GamePart`): its game lines, each player's
 :class:`~companion.report.model.Figures` per line, and its closing as a
-:class:`~companion.report.model.PotClosing`.  A game whose kind has a ``report_part``
-breaks itself down (Napalm: game by game to its token target, in the ``report`` module of its
-folder); any other game gets :func:`transfer_part`, a sum over the *live*
+:class:`~companion.report.model.PotClosing`.  A game that declares a part of its own
+(``has_report_part``: Napalm, game by game to its token target) holds it in the ``report``
+module of its folder, which this module loads by the game's package (:func:`own_report_part`,
+as :mod:`companion.games.web` finds a game's screens), so that no game's rules import the report
+and the report names no game.  Any other game gets :func:`transfer_part`, a sum over the *live*
 records of the game (undone actions and the undos themselves cancel out and are left out):
 
 * **antes**: chips a player put into a pot or pool (a cost, shown negative);
@@ -32,8 +34,9 @@ Pure (no Flask, no database) and game-agnostic: it imports no game package (a te
 
 from __future__ import annotations
 
+import importlib
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any
@@ -48,12 +51,31 @@ __all__ = [
     "game_report_part",
     "games_played_text",
     "ledger_part",
+    "own_report_part",
     "transfer_part",
 ]
 
 #: one game of a night as :func:`build_night_report` takes it: its title, its fold, its rules
 #: (as its kind reads them), its closing (:meth:`GameKind.close`) and its kind
 NightGame = tuple[str, Any, Any, GameClosing, GameKind]
+
+#: a game's own part of the report: ``report_part(number, title, state, rules, closing, carried_on)``
+#: in the ``report`` module of its folder (docs/adding-a-game.md)
+OwnReportPart = Callable[..., GamePart]
+
+
+def own_report_part(kind: GameKind) -> OwnReportPart | None:
+    """The game's own part of the report, when it declares one (``has_report_part``); else None.
+
+    It is ``report_part`` in the ``report`` module beside the game's rules, found by the package
+    of the game's class (``companion.games.<kind>`` for an installed game, the tests' own game's
+    folder for theirs), as :mod:`companion.games.web` finds a game's screens: the game's rules
+    never import their part of the report, and the report imports no game by name.
+    """
+    if not kind.has_report_part:
+        return None
+    package = type(kind).__module__.rpartition(".")[0]
+    return importlib.import_module(f"{package}.report").report_part  # type: ignore[no-any-return]
 
 
 def game_report_part(
@@ -70,7 +92,7 @@ def game_report_part(
     ``number`` is the game's place in the night (1, 2, …), or 0 for the night's only
     game with nothing beside it (its lines then carry no night numbering).
     """
-    own = kind.report_part  # declared on every game: None, or its own breakdown
+    own = own_report_part(kind)
     if own is not None:
         part = own(number, title, state, rules, closing, carried_on)
     else:
@@ -97,8 +119,8 @@ def build_night_report(
     :class:`~companion.games.base.GameKind`.  Each game counts as it closed
     (a game followed by another was stopped when the next started, and its closing dealt
     with its pot); the night's plan settles the sum, once.  A game that declares a part of
-    its own (a ``report_part``) breaks itself down (Napalm: game by game to its token
-    target); any other is broken down by the transfers of its
+    its own (``has_report_part``) breaks itself down (Napalm: game by game to its token
+    target; :func:`own_report_part`); any other is broken down by the transfers of its
     records (:func:`transfer_part`).  A night of one game that breaks itself down, with
     nothing beside it, is that game's part alone
     (:func:`~companion.report.payments.report_from_part`).  ``extra`` is what the night's own ledger adds
@@ -112,7 +134,7 @@ def build_night_report(
     words = night_words([entry[4].report_vocabulary for entry in entries])
     if len(entries) == 1 and not extra_chips:
         title, state, rules, game_closing, kind = entries[0]
-        if kind.report_part is not None:
+        if kind.has_report_part:
             part = game_report_part(0, title, state, rules, game_closing, kind, carried_on)
             return report_from_part(part, chip_value=chip_value, currency=currency, paid=paid, name=name, words=words)
     parts = [

@@ -14,6 +14,8 @@ night must keep:
   the same nets and the same records;
 * an undo restores the position, the nets and what may be undone;
 * the game's event kinds are none of the night's own;
+* a part of the report of its own, when it declares one, is the ``report.py`` of its folder,
+  found there by the report layer and imported by none of the game's other modules;
 * through the web layer, the table, the players' page, the history and the report answer 200.
 
 A new game gets all of this by being registered.  A few seconds per game.
@@ -21,9 +23,12 @@ A new game gets all of this by being registered.  A few seconds per game.
 
 from __future__ import annotations
 
+import ast
 import json
 import random
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -36,6 +41,7 @@ from companion.games.basegame import BaseGame
 from companion.games.fold import POT, Void
 from companion.db.models import Night
 from companion.night.file import Money
+from companion.report.parts import own_report_part
 from games.rummy.game import GAME as RUMMY
 
 #: every game the suite runs over: the registry's, and the tests' own
@@ -158,6 +164,59 @@ def test_its_declared_capabilities_answer(kind: str) -> None:
     assert game.default_players(NAMES, "Ben", rules)
     with pytest.raises(Exception, match="unknown rule 'no_such_rule'"):
         game.rules_from_dict({"no_such_rule": 1})
+
+
+def test_only_napalm_has_a_part_of_the_report_of_its_own() -> None:
+    """Napalm breaks itself down game by game to its token target; every other game, the tests'
+    Rummy too, is broken down by the report from its records' transfers."""
+    assert [kind for kind in KINDS if GAMES[kind].has_report_part] == ["napalm"]
+
+
+def imports_of_a_sibling(path: Path, package: str, name: str) -> bool:
+    """Whether the module at ``path`` (in ``package``) imports its sibling module ``name``, anywhere in it."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import) and any(alias.name == f"{package}.{name}" for alias in node.names):
+            return True
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level == 1 and (base == name or (not base and any(a.name == name for a in node.names))):
+                return True
+            if node.level == 0 and (base == f"{package}.{name}" or (base == package and any(a.name == name for a in node.names))):
+                return True
+    return False
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_its_own_part_of_the_report_is_found_beside_its_rules_which_never_import_it(kind: str) -> None:
+    """Declared by ``has_report_part``; then the report layer finds ``report_part`` in the
+    ``report.py`` of the game's folder, and none of the game's other modules imports it."""
+    game = GAMES[kind]
+    package = type(game).__module__.rpartition(".")[0]
+    folder = Path(sys.modules[package].__file__ or "").parent
+    own = own_report_part(game)
+    assert isinstance(game.has_report_part, bool)
+    assert (own is not None) is game.has_report_part is (folder / "report.py").exists()
+    if own is not None:
+        assert own.__module__ == f"{package}.report" and own.__name__ == "report_part"
+    others = [path for path in sorted(folder.glob("*.py")) if path.name != "report.py"]
+    assert others and not [path.name for path in others if imports_of_a_sibling(path, package, "report")]
+
+
+def test_the_sibling_check_would_catch_each_way_of_importing_the_report_part(tmp_path: Path) -> None:
+    ways = [
+        "from .report import report_part\n",
+        "def f():\n    from . import report\n",
+        "import companion.games.napalm.report\n",
+        "from companion.games.napalm.report import report_part\n",
+        "from companion.games.napalm import report\n",
+    ]
+    for i, text in enumerate(ways):
+        path = tmp_path / f"way{i}.py"
+        path.write_text(text)
+        assert imports_of_a_sibling(path, "companion.games.napalm", "report"), text
+    fine = tmp_path / "fine.py"
+    fine.write_text("from .reporting import x\nfrom companion.report.model import Figures\n")
+    assert not imports_of_a_sibling(fine, "companion.games.napalm", "report")
 
 
 # --- registration ---------------------------------------------------------------------------------

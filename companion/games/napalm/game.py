@@ -46,6 +46,9 @@ class Napalm(BaseGame):
     kind = "napalm"
     title = "Napalm"
     report_vocabulary = WORDS
+    #: its part of the report, game by game to the token target, is ``report.py`` in this folder:
+    #: the report layer's, found by it; these rules never import it
+    has_report_part = True
     records_key = "stages"
     event_kinds = frozenset(codec.GAME_KINDS)
     min_players = MIN_PLAYERS
@@ -88,20 +91,6 @@ class Napalm(BaseGame):
         closing = close_night(state, rules.unfinished_pot)
         note = closing.note if closing.pot else ""
         return GameClosing(net=dict(closing.net), carried=closing.carried_shares, note=note)
-
-    def report_part(
-        self,
-        number: int,
-        title: str,
-        state: Table,
-        rules: Rules,
-        closing: GameClosing | None = None,
-        carried_on: Mapping[str, int] | None = None,
-    ) -> Any:
-        """Its part of the report, game by game to the token target (:mod:`.report`)."""
-        from .report import report_part  # late: the report layer imports the registry's base
-
-        return report_part(number, title, state, rules, closing, carried_on)
 
     def carries_over(self, rules: Rules) -> bool:
         return rules.unfinished_pot == "carry"

@@ -1,9 +1,12 @@
 """Napalm in the end-of-night report: its own breakdown, game by game to the token target.
 
-The report layer (:mod:`companion.report`) knows no game: it asks a game's kind for its
-part of the report (:meth:`~companion.games.napalm.game.Napalm.report_part`, which is
-:func:`report_part` here) and adds the parts up.  Napalm's part has a line per game to its
-token target, and splits each player's chips into:
+The report layer's part of Napalm's folder, as ``web.py`` is its web layer's part: it builds on
+the report (:mod:`companion.report.model`, :mod:`companion.report.payments`) and on Napalm's rules,
+and the rules never import it.  Napalm declares it has a part of its own
+(:attr:`~companion.games.napalm.game.Napalm.has_report_part`); the report layer, which knows no
+game, finds :func:`report_part` here by the game's package
+(:func:`companion.report.parts.own_report_part`) and adds the parts up.  Napalm's part has a
+line per game to its token target, and splits each player's chips into:
 
 * **antes**: chips a player put into the pot (a cost, shown negative); a pot
   carried in from the previous night counts as its contributors' antes in the
