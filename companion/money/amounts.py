@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation, localcontext
 from typing import Any
 
-from companion.reading import trimmed
+from companion.values.reading import trimmed
 
 __all__ = [
     "MAX_DECIMAL_PLACES",
@@ -56,7 +56,7 @@ def parse_chip_value(text: str) -> Decimal:
     """
     if not isinstance(text, str):
         raise TypeError(f"parse_chip_value expects text, got {type(text).__name__}")
-    stripped = trimmed(text)  # ASCII spaces only, as companion.reading reads every number
+    stripped = trimmed(text)  # ASCII spaces only, as companion.values.reading reads every number
     if not stripped:
         raise ValueError(f"Enter what one chip is worth, {_EXAMPLE}.")
     if stripped.startswith("-"):

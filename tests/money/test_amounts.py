@@ -206,7 +206,7 @@ def test_format_money_refuses_nan():
 
 @pytest.mark.parametrize("module", sorted(p.name for p in MONEY.glob("*.py")))
 def test_the_money_layer_imports_only_the_standard_library_and_the_one_reader(module):
-    """Money sits at the bottom of the layers: nothing of the app but itself and companion.reading."""
+    """Money sits at the bottom of the layers: nothing of the app but itself and companion.values.reading."""
     tree = ast.parse((MONEY / module).read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -217,5 +217,5 @@ def test_the_money_layer_imports_only_the_standard_library_and_the_one_reader(mo
             continue
         for name in names:
             root = name.split(".")[0]
-            ours = name == "companion.reading" or name == "companion.money" or name.startswith("companion.money.")
+            ours = name == "companion.values.reading" or name == "companion.money" or name.startswith("companion.money.")
             assert root in sys.stdlib_module_names or root == "__future__" or ours, (module, name)

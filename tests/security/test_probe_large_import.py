@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import func, select
 
 from companion.service import commands as services
-from companion.night import limits as storable
+from companion.values import limits as storable
 from companion.extensions import db
 from companion.db.models import Event, Night
 from companion.games.napalm import Declare
