@@ -279,6 +279,8 @@ def _seat_of(players: Sequence[str], name: object, role: str = "player") -> int:
 class Table(FoldTable[Position, Record]):
     """A night of Napalm at one table: seating, rules, position and log."""
 
+    outcome_type = Outcome
+
     def __init__(
         self,
         players: Sequence[str],
@@ -365,14 +367,6 @@ class Table(FoldTable[Position, Record]):
 
     def _resolve(self, action: Action) -> Outcome:
         return resolve(self.players, self.rules, self._position, action)
-
-    def _undo(self, seq: int, before: Position, record: Record) -> Outcome:
-        return Outcome(
-            position=before,
-            transfers=tuple(t.reversed() for t in reversed(record.transfers)),
-            tokens=tuple((name, -delta) for name, delta in record.tokens),
-            summary=f"Undid #{self.number_of(seq)}: {record.summary}",
-        )
 
     def _record(self, seq: int, action: Action, before: Position, outcome: Outcome, voids: int | None) -> Record:
         # an undo is shown where the record it undoes was (the position it goes back to), not

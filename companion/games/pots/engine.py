@@ -286,6 +286,8 @@ def start_position(
 class PotTable(FoldTable["Position", "Record"]):
     """One fixed-stake pot game: seating, rules, position and an append-only log."""
 
+    outcome_type = Outcome
+
     def __init__(
         self,
         players: Sequence[str],
@@ -351,13 +353,6 @@ class PotTable(FoldTable["Position", "Record"]):
 
     def _resolve(self, action: Action) -> Outcome:
         return resolve(self.players, self.rules, self._position, action)
-
-    def _undo(self, seq: int, before: Position, record: Record) -> Outcome:
-        return Outcome(
-            position=before,
-            transfers=tuple(t.reversed() for t in reversed(record.transfers)),
-            summary=f"Undid #{self.number_of(seq)}: {record.summary}",
-        )
 
     def _record(self, seq: int, action: Action, before: Position, outcome: Outcome, voids: int | None) -> Record:
         at = before if voids is None else outcome.position  # an undo: the deal of the record it undoes
