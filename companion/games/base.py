@@ -197,11 +197,6 @@ class GameKind(Protocol):
         """Who deals next if play goes on (in the night's next game, or the next night)."""
 
 
-def chips_text(count: int) -> str:
-    """A number of chips as a sentence says it: "1 chip", "4 chips" (never "1 chips")."""
-    return f"{count} chip{'' if abs(count) == 1 else 's'}"
-
-
 def and_(names: Sequence[str]) -> str:
     """"Ann", "Ann and Ben", "Ann, Ben and Cat": names as a sentence lists them (a game's and the night's)."""
     names = list(names)

@@ -70,7 +70,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal, localcontext
 from typing import Any
 
-from companion.money.amounts import chips_text, to_money, value_text
+from companion.money.amounts import chips_text, signed as _signed, to_money, value_text
 from companion.money.settle import Payment, pairwise_debts, settle_up
 from companion.games.base import GameClosing, GameKind, GameState
 from companion.games.vocabulary import NEUTRAL, ReportVocabulary
@@ -173,15 +173,6 @@ class Figures:
 def _phrase(term: Any, fallback: str) -> str:
     """A term's phrase; ``fallback`` for a figure the words leave out (never shown: it is zero)."""
     return term.phrase if term is not None else fallback
-
-
-def _signed(chips: int) -> str:
-    """+3, −3 (a real minus sign), 0."""
-    if chips > 0:
-        return f"+{chips}"
-    if chips < 0:
-        return f"\u2212{-chips}"
-    return "0"
 
 
 def _add(figures: Iterable[Figures], order: Sequence[str]) -> Figures:

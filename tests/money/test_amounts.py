@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.money.amounts import MAX_DECIMAL_PLACES, format_money, parse_chip_value, to_money
+from companion.money.amounts import MAX_DECIMAL_PLACES, chips_text, format_money, parse_chip_value, signed, to_money
 
 MONEY = Path(__file__).resolve().parents[2] / "companion" / "money"
 
@@ -199,6 +199,20 @@ def test_format_money_refuses_anything_but_a_decimal(amount):
 def test_format_money_refuses_nan():
     with pytest.raises(ValueError):
         format_money(Decimal("NaN"), "€")
+
+
+# --- chips in words --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("chips, text", [(1, "1 chip"), (-1, "-1 chip"), (0, "0 chips"), (12, "12 chips")])
+def test_chips_text_says_chip_for_one_and_chips_otherwise(chips, text):
+    assert chips_text(chips) == text
+
+
+@pytest.mark.parametrize("chips, text", [(6, "+6"), (-2, "\u22122"), (0, "0"), (-1_000, "\u22121000")])
+def test_signed_marks_a_change_with_a_plus_or_a_true_minus_sign(chips, text):
+    """The report's figures and Nap's history lines: "+6", "−2" (U+2212, not a hyphen), "0"."""
+    assert signed(chips) == text
 
 
 # --- purity --------------------------------------------------------------------
