@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
 
-from ..base import MAX_NAME_LENGTH, IllegalAction, validate_names
+from ..base import MAX_NAME_LENGTH, IllegalAction, and_, validate_names
 from ..fold import FoldTable, Transfer, Void
 from .cards import Card, CardError, format_cards, parse_cards
 from .rankings import CARDS_PER_STAGE, best_hands, hand_strength
@@ -541,7 +541,7 @@ def _showdown(players: tuple[str, ...], rules: Rules, p: Position, action: Showd
         labels = {name: hand_strength(int(p.stage), cards).label for name, cards in hands.items()}
         if winners is not None and set(winners) != set(by_cards):
             raise IllegalAction(
-                f"the cards say {_and(by_cards)} won, not {_and(winners)}: check the winners or the cards"
+                f"the cards say {and_(by_cards)} won, not {and_(winners)}: check the winners or the cards"
             )
         winners = by_cards
     assert winners is not None
@@ -560,12 +560,12 @@ def _showdown(players: tuple[str, ...], rules: Rules, p: Position, action: Showd
     if labels:
         shown_note = " (" + "; ".join(f"{n}: {labels[n]}" for n in p.yes) + ")"
     if not losers:
-        summary = f"{_and(winners)} tied: nothing changes hands."
+        summary = f"{and_(winners)} tied: nothing changes hands."
     elif len(winners) == 1:
         # "each" only for more than one payer: "Ben won; Eve paid 10" (issue 20, item 14)
-        summary = f"{winners[0]} won; {_and(losers)} paid {p.pot}{' each' if len(losers) > 1 else ''}."
+        summary = f"{winners[0]} won; {and_(losers)} paid {p.pot}{' each' if len(losers) > 1 else ''}."
     else:
-        summary = f"{_and(winners)} tied for best; {_and(losers)} paid {p.pot} to each winner."
+        summary = f"{and_(winners)} tied for best; {and_(losers)} paid {p.pot} to each winner."
     return replace(outcome, transfers=transfers, winners=winners, summary=summary + shown_note)
 
 
@@ -592,7 +592,7 @@ def _check_cards(
         hands[canonical] = parsed
     missing = [n for n in p.yes if n not in hands]
     if missing:
-        raise IllegalAction(f"enter the cards of every Yes player: {_and(missing)} missing")
+        raise IllegalAction(f"enter the cards of every Yes player: {and_(missing)} missing")
     earlier = dict(p.shown)
     owner: dict[Card, str] = {}
     for name, held in list(earlier.items()) + list(hands.items()):
@@ -664,10 +664,3 @@ def _next_stage(players: tuple[str, ...], p: Position) -> Outcome:
             ante_paid=False,
         )
     )
-
-
-def _and(names: Sequence[str]) -> str:
-    names = list(names)
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
