@@ -53,22 +53,23 @@ SPEC_STANDINGS = {
 }
 
 
-def docs_example() -> dict:
-    """The worked example of docs/hand-history.md (the JSON block after its marker)."""
+def docs_json(marker: str, after: str = "") -> dict:
+    """The first JSON block of docs/hand-history.md after ``marker`` (the first ``marker`` after ``after``)."""
     text = DOCS.read_text(encoding="utf-8")
-    marker = text.index("<!-- worked-example")
-    block = re.search(r"```json\n(.*?)```", text[marker:], re.DOTALL)
+    start = text.index(marker, text.index(after) if after else 0)
+    block = re.search(r"```json\n(.*?)```", text[start:], re.DOTALL)
     assert block is not None
     return json.loads(block.group(1))
+
+
+def docs_example() -> dict:
+    """The worked example of docs/hand-history.md (the JSON block after its marker)."""
+    return docs_json("<!-- worked-example")
 
 
 def docs_replay_output() -> dict:
     """What the docs say ``flask --app companion replay`` prints for the worked example."""
-    text = DOCS.read_text(encoding="utf-8")
-    marker = text.index("So replaying the file prints")
-    block = re.search(r"```json\n(.*?)```", text[marker:], re.DOTALL)
-    assert block is not None
-    return json.loads(block.group(1))
+    return docs_json("So replaying the file prints")
 
 
 def load(document: dict) -> hand_history.History:
@@ -462,19 +463,12 @@ def test_after_a_game_ends_mid_hand_the_next_entry_is_stage_1_dealt_by_the_next_
 
 def carried_example() -> dict:
     """The example of "A pot carried in" in docs/hand-history.md (the JSON block after its marker)."""
-    text = DOCS.read_text(encoding="utf-8")
-    marker = text.index("<!-- carried-example")
-    block = re.search(r"```json\n(.*?)```", text[marker:], re.DOTALL)
-    assert block is not None
-    return json.loads(block.group(1))
+    return docs_json("<!-- carried-example")
 
 
 def carried_replay_output() -> dict:
-    text = DOCS.read_text(encoding="utf-8")
-    marker = text.index("Replaying the file prints:", text.index("<!-- carried-example"))
-    block = re.search(r"```json\n(.*?)```", text[marker:], re.DOTALL)
-    assert block is not None
-    return json.loads(block.group(1))
+    """What the docs say replaying the carried example prints."""
+    return docs_json("Replaying the file prints:", after="<!-- carried-example")
 
 
 def test_the_docs_carried_example_gives_the_standings_the_docs_work_out():
