@@ -30,7 +30,7 @@ from companion.service import bank as bank_service
 from companion import service as services  # noqa: E402
 from companion.extensions import db  # noqa: E402
 from companion.games.napalm import Phase, Table  # noqa: E402
-from companion.games.napalm import history as hh  # noqa: E402
+from companion.games.napalm import hand_history  # noqa: E402
 from companion.db.models import Night  # noqa: E402
 from table_bench import make_app  # noqa: E402  (one bench app for every bench)
 
@@ -115,7 +115,7 @@ def long_night(hands: int = 150) -> str:
             else:
                 table.showdown(winners=[table.yes[turn % len(table.yes)]])
         played += 1
-    return hh.dumps(table)
+    return hand_history.dumps(table)
 
 
 def median_ms(samples: list[float]) -> str:

@@ -501,7 +501,7 @@ def drop_database(kind: str) -> None:
 def history(seed: int) -> str:
     """Ten hands for 7 players, with showdowns and tokens, ending where a hand starts."""
     from companion.games.napalm import Phase, Table
-    from companion.games.napalm import history as hh
+    from companion.games.napalm import hand_history
 
     rng = random.Random(seed)
     table = Table(SEVEN, SEVEN[seed % 7], None)
@@ -514,8 +514,8 @@ def history(seed: int) -> str:
                 table.challenge(rng.sample([n for n in SEVEN if n != table.dealer], rng.choice([0, 1])))
             else:
                 table.showdown(winners=[rng.choice(table.yes)])
-    settings = hh.Settings(chip_value=Decimal("0.25"), currency="EUR", unfinished_pot="return_antes")
-    return hh.dumps(table, settings, f"Table {seed}")
+    settings = hand_history.Settings(chip_value=Decimal("0.25"), currency="EUR", unfinished_pot="return_antes")
+    return hand_history.dumps(table, settings, f"Table {seed}")
 
 
 def seed_nights(url: str) -> tuple[list[tuple[str, str]], tuple[str, str]]:

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from companion.service import commands as services
-import companion.night.limits as storable  # noqa: E402
+import companion.values.limits as storable  # noqa: E402
 from reliability.heavy_nights import every_page, import_from, night_at_the_bound  # noqa: E402
 from table_bench import make_app  # noqa: E402
 

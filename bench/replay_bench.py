@@ -6,7 +6,7 @@ Run: .venv/bin/python bench/replay_bench.py   (prints plain lines; ``make bench`
   (about 12 hours at 5 minutes a hand), built from a seeded random deck: one shuffle
   per hand, 7 cards per seat, the first 2 shown at stage 1, the first 5 at stage 2, all
   7 at stage 3, and cards entered at **every** showdown (so every showdown is ranked).
-- (a) Replay: ``history.loads`` of that night's hand-history JSON, i.e. parse, check and
+- (a) Replay: ``hand_history.loads`` of that night's hand-history JSON, i.e. parse, check and
   fold every action into a fresh table; median of several runs (the rankings cache is
   warm after the first; the first, cold run is printed too).
 - (b) Recording: the cost of one more action (``Table.push``, which verifies, resolves
@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from companion.games.napalm import Declare, Phase, Showdown, Table  # noqa: E402
-from companion.games.napalm import history as hh  # noqa: E402
+from companion.games.napalm import hand_history  # noqa: E402
 from companion.games.napalm import rankings  # noqa: E402
 from companion.games.napalm.cards import RANKS, SUITS, Card  # noqa: E402
 from companion.games.napalm.rankings import CARDS_PER_STAGE  # noqa: E402
@@ -91,15 +91,15 @@ def describe(table: Table, text: str) -> str:
 
 
 def time_replay(text: str) -> tuple[float, float]:
-    """(cold first run, warm median) seconds for ``history.loads``."""
+    """(cold first run, warm median) seconds for ``hand_history.loads``."""
     rankings._strength.cache_clear()
     start = time.perf_counter()
-    hh.loads(text)
+    hand_history.loads(text)
     cold = time.perf_counter() - start
     samples = []
     for _ in range(REPLAY_RUNS):
         start = time.perf_counter()
-        hh.loads(text)
+        hand_history.loads(text)
         samples.append(time.perf_counter() - start)
     return cold, statistics.median(samples)
 
@@ -128,17 +128,17 @@ def time_recording(*builds) -> list[float]:
 
 def main() -> None:
     table = long_night()
-    text = hh.dumps(table)
+    text = hand_history.dumps(table)
     print(describe(table, text))
     actions = len(table.live_records())
 
     cold, warm = time_replay(text)
     print(
-        f"replay from JSON (history.loads): median {warm * 1000:.1f} ms over {REPLAY_RUNS} runs "
+        f"replay from JSON (hand_history.loads): median {warm * 1000:.1f} ms over {REPLAY_RUNS} runs "
         f"({warm / actions * 1e6:.1f} us per action); first run, cold rankings cache: {cold * 1000:.1f} ms"
     )
 
-    start, end = time_recording(lambda: Table(SEVEN, "Ann"), lambda: hh.loads(text).table)
+    start, end = time_recording(lambda: Table(SEVEN, "Ann"), lambda: hand_history.loads(text).table)
     reps = BATCHES * PER_BATCH
     print(f"record one action at the start of a night: median {start * 1e6:.1f} us ({reps} reps)")
     print(f"record one action after {HANDS} hands ({len(table.log)} records): median {end * 1e6:.1f} us ({reps} reps)")

@@ -31,7 +31,7 @@ from companion import service as services
 from companion import create_app  # noqa: E402
 from companion.extensions import db  # noqa: E402
 from companion.games.napalm import Phase, Table  # noqa: E402
-from companion.games.napalm import history as hh  # noqa: E402
+from companion.games.napalm import hand_history  # noqa: E402
 from pages import TablePage  # noqa: E402
 
 SIX = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]
@@ -71,7 +71,7 @@ def long_night(hands: int = 150, seed: int = 7) -> str:
             else:
                 table.showdown(winners=[rng.choice(table.yes)])
         played += 1
-    return hh.dumps(table)
+    return hand_history.dumps(table)
 
 
 def count_taps(page: TablePage) -> int:

@@ -119,7 +119,7 @@ def _trust_proxies(app: Flask) -> None:
     whole table) and HTTPS looks like HTTP (no Secure cookie).  Wraps the whole WSGI
     app, middleware included, so it is the first to see a request.
     """
-    from .reading import Unreadable, whole_number
+    from .values.reading import Unreadable, whole_number
 
     raw = str(app.config["TRUSTED_PROXIES"])
     try:

@@ -18,7 +18,7 @@ PURE = sorted(
         *PACKAGE.joinpath("night").rglob("*.py"),
         *PACKAGE.joinpath("report").rglob("*.py"),
         PACKAGE / "web" / "qr.py",
-        PACKAGE / "reading.py",
+        *PACKAGE.joinpath("values").rglob("*.py"),
     ]
 )
 IMPURE_SIBLINGS = {"db", "extensions", "service", "web", "cli"}

@@ -200,11 +200,6 @@ class GameKind(Protocol):
         """Who deals next if play goes on (in the night's next game, or the next night)."""
 
 
-def chips_text(count: int) -> str:
-    """A number of chips as a sentence says it: "1 chip", "4 chips" (never "1 chips")."""
-    return f"{count} chip{'' if abs(count) == 1 else 's'}"
-
-
 def and_(names: Sequence[str]) -> str:
     """"Ann", "Ann and Ben", "Ann, Ben and Cat": names as a sentence lists them (a game's and the night's)."""
     names = list(names)
@@ -231,7 +226,8 @@ def validate_names(players: Sequence[str], least: int, most: int, who: str) -> t
     """Check a seating: ``least`` to ``most`` distinct, non-empty names (case-insensitively distinct).
 
     Runs of spaces inside a name become one; ``who`` names what needs the players
-    ("Napalm", "A night") in the message for a wrong count.
+    ("Napalm", "A night", "this game") in the message for a wrong count ("needs 2 players"
+    when ``least`` and ``most`` are one number, as a two-player game's are).
     """
     if isinstance(players, str) or not isinstance(players, Sequence):
         raise IllegalAction("players must be a list of names")
@@ -244,7 +240,8 @@ def validate_names(players: Sequence[str], least: int, most: int, who: str) -> t
             raise IllegalAction(f"the name '{name[:MAX_NAME_LENGTH]}…' is longer than {MAX_NAME_LENGTH} characters")
         names.append(name)
     if not least <= len(names) <= most:
-        raise IllegalAction(f"{who} needs {least} to {most} players, not {len(names)}")
+        wanted = f"{least}" if least == most else f"{least} to {most}"
+        raise IllegalAction(f"{who} needs {wanted} players, not {len(names)}")
     seen: dict[str, str] = {}
     for name in names:
         if name.casefold() in seen:

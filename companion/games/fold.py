@@ -6,9 +6,10 @@ returns the outcome), ``is_legal(action)`` asks, ``push(action)`` acts and
 appends a frozen record, and :class:`Void` (the ``pop`` of python-chess) undoes
 the latest live action *by appending* a record that reverses it, so the history
 keeps every line.  Each game says only what is its own: how an action resolves
-(:meth:`FoldTable._resolve`), what undoing a record gives back
-(:meth:`FoldTable._undo`), what its records hold (:meth:`FoldTable._record`) and,
-if it likes, what must hold after every action (:meth:`FoldTable._check`).
+(:meth:`FoldTable._resolve`), what its records hold (:meth:`FoldTable._record`) and,
+if it likes, what must hold after every action (:meth:`FoldTable._check`); undoing a
+record gives back its chips and tokens unless the game says otherwise
+(:meth:`FoldTable._undo`).
 
 Pure: no Flask, no database.
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, Protocol, TypeVar
+from typing import Any, Callable, ClassVar, Generic, Protocol, TypeVar, cast
 
 from .base import IllegalAction
 
@@ -96,6 +97,9 @@ class FoldTable(Generic[P, R]):
     """A game's table as a fold over actions: its position, its log and its undo stack."""
 
     players: tuple[str, ...]
+    #: the game's outcome, made with ``position``, ``transfers`` and ``summary`` (and ``tokens``,
+    #: for a game that keeps them): what the default :meth:`_undo` returns
+    outcome_type: ClassVar[Callable[..., Any]]
 
     def _begin(self, position: P) -> None:
         self._position: P = position
@@ -113,8 +117,22 @@ class FoldTable(Generic[P, R]):
         raise NotImplementedError
 
     def _undo(self, seq: int, before: P, record: R) -> Any:
-        """The outcome of undoing ``record`` (number ``seq``), whose action was pushed at ``before``."""
-        raise NotImplementedError
+        """The outcome of undoing ``record`` (number ``seq``), whose action was pushed at ``before``.
+
+        By default the table goes back to ``before``, each chip of the record is given back
+        (the last transfer first) and each token it moved, and the history says "Undid #n: …"
+        with the record's own sentence.  A game whose outcome holds more overrides this.
+        """
+        undone = cast(FoldRecord, record)
+        given_back: dict[str, Any] = {}
+        if undone.tokens:
+            given_back["tokens"] = tuple((name, -change) for name, change in undone.tokens)
+        return self.outcome_type(
+            position=before,
+            transfers=tuple(t.reversed() for t in reversed(undone.transfers)),
+            summary=f"Undid #{self.number_of(seq)}: {undone.summary}",
+            **given_back,
+        )
 
     def _record(self, seq: int, action: Any, before: P, outcome: Any, voids: int | None) -> R:
         """The frozen record of ``action`` (``voids``: for an undo, the seq it undoes)."""

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation, localcontext
 from typing import Any
 
-from companion.reading import trimmed
+from companion.values.reading import trimmed
 
 __all__ = [
     "MAX_DECIMAL_PLACES",
@@ -25,6 +25,7 @@ __all__ = [
     "format_money",
     "money_from_file",
     "parse_chip_value",
+    "signed",
     "to_money",
 ]
 
@@ -56,7 +57,7 @@ def parse_chip_value(text: str) -> Decimal:
     """
     if not isinstance(text, str):
         raise TypeError(f"parse_chip_value expects text, got {type(text).__name__}")
-    stripped = trimmed(text)  # ASCII spaces only, as companion.reading reads every number
+    stripped = trimmed(text)  # ASCII spaces only, as companion.values.reading reads every number
     if not stripped:
         raise ValueError(f"Enter what one chip is worth, {_EXAMPLE}.")
     if stripped.startswith("-"):
@@ -119,6 +120,15 @@ def _is_non_finite(text: str) -> bool:
 def chips_text(chips: int) -> str:
     """"1 chip", "0 chips", "12 chips": a number of chips as the pages say it."""
     return f"{chips} chip{'' if abs(chips) == 1 else 's'}"
+
+
+def signed(chips: int) -> str:
+    """"+3", "−3", "0": a change of chips as the report and a game's history say it (a true minus sign)."""
+    if chips > 0:
+        return f"+{chips}"
+    if chips < 0:
+        return f"\u2212{-chips}"
+    return "0"
 
 
 def to_money(chips: int, chip_value: Decimal) -> Decimal:

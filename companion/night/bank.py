@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Union
 
+from companion.games.base import and_
 from companion.money.amounts import chips_text, format_money, to_money
 
 #: The most chips one event may move (far beyond any home game).
@@ -286,12 +287,12 @@ class Bank:
                     tally_differences[name] = cashed[name] - expected
         if still_in:
             to_check = still_in
-            message = f"Still to cash out: {_and(still_in)}."
+            message = f"Still to cash out: {and_(still_in)}."
         elif not_bought:
             to_check = tuple(not_bought)
             each = ", ".join(f"{n} {_signed(tally.get(n, 0))}" for n in not_bought)  # type: ignore[union-attr]
             message = (
-                f"{_and(not_bought)} never bought in, yet the app's tally moved their chips ({each}): "
+                f"{and_(not_bought)} never bought in, yet the app's tally moved their chips ({each}): "
                 "record their buy-in, then their count."
             )
         elif tally_differences:
@@ -313,7 +314,7 @@ class Bank:
             message = (
                 f"The bank does not balance: {chips_text(abs(difference))} {more} "
                 f"cashed out ({sum(cashed.values())}) than {expected_back}. "
-                f"Recount, biggest stacks first: {_and(to_check)}."
+                f"Recount, biggest stacks first: {and_(to_check)}."
             )
         else:
             to_check, message = (), ""
@@ -377,7 +378,7 @@ def _apply(players: tuple[str, ...], h: Holdings, action: object) -> Holdings:
         chips = _chips(action.chips, 1, "the buy-in")
         already = [p for p in players if p in bought]
         if already:
-            raise BankError(f"{_and(already)} bought in already: record a rebuy, or the others one by one")
+            raise BankError(f"{and_(already)} bought in already: record a rebuy, or the others one by one")
         return Holdings({p: chips for p in players}, cashed)
     if not isinstance(action, (BuyIn, Rebuy, CashOut)):
         raise BankError(f"unknown bank event {action!r}")
@@ -407,7 +408,7 @@ def _summary(players: tuple[str, ...], action: BankAction, chip_value: Decimal, 
         return f" ({format_money(to_money(chips, chip_value), currency)})" if chip_value else ""
 
     if isinstance(action, EveryoneBuysIn):
-        return f"Everyone bought in {chips_text(action.chips)}{worth(action.chips)}: {_and(players)}."
+        return f"Everyone bought in {chips_text(action.chips)}{worth(action.chips)}: {and_(players)}."
     player = _player(players, action.player)  # type: ignore[union-attr]
     if isinstance(action, BuyIn):
         return f"{player} bought in {chips_text(action.chips)}{worth(action.chips)}."
@@ -418,11 +419,6 @@ def _summary(players: tuple[str, ...], action: BankAction, chip_value: Decimal, 
 
 
 def _signed(n: int) -> str:
+    """"+3", "-3", "0": a count's difference as the bank's messages say it, with a hyphen (the
+    report's figures use :func:`companion.money.amounts.signed`, with a true minus sign)."""
     return f"+{n}" if n > 0 else str(n)
-
-
-def _and(names: Sequence[str]) -> str:
-    names = list(names)
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]

@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Protocol
 
-from companion.night import limits as storable
 from companion.games import GAMES, GameKind, GameState, IllegalAction, RecordError
 from companion.money.amounts import money_from_file
 from companion.money.settle import settle_up
-from companion.night.play import GameSetup, NightPlay, set_up_game, validate_seating
-from companion.reading import Unreadable, json_document
 from companion.night import ledger as night_ledger
+from companion.night.play import GameSetup, NightPlay, set_up_game, validate_seating
+from companion.values import limits as storable
+from companion.values.reading import Unreadable, json_document
 
 FORMAT = "companion-night/2"
 _TOP_KEYS = {"format", "name", "players", "money", "games", *night_ledger.FILE_KEYS}
@@ -146,7 +146,7 @@ def from_dict(data: Any) -> NightFile:
     except IllegalAction as error:
         raise NightFileError(f"'players': {error}") from None
     money = _money(data.get("money", {}))
-    # the checks a night's row needs, the same for /import and flask replay (companion.night.limits)
+    # the checks a night's row needs, the same for /import and flask replay (companion.values.limits)
     problem = storable.night_fields_problem(name or "", list(seated), money.currency, money.chip_value)
     if problem is None and storable.unstorable(data):
         problem = storable.unstorable_message("the file")

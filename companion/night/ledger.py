@@ -11,12 +11,13 @@ Pure: no Flask, no database (``tests/test_purity.py``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
 from companion.games import IllegalAction
+from companion.games.base import and_
 from companion.night.bonus import BonusGrid, BonusRecord, BonusRound, Roll, SetLucky, check_faces, left_out_of, read_entry
 from companion.money.amounts import chips_text
 from companion.night.bank import Bank, BankAction, BankCheck, BankError, BuyIn, Cancel, CashOut, EveryoneBuysIn, Rebuy
@@ -195,17 +196,12 @@ def moves_cashed_out(
     moved = [p for p in cashed_out(ledger) if before.get(p, 0) != after.get(p, 0)]
     if not moved:
         return None
-    names = _and(moved)
+    names = and_(moved)
     has = "has" if len(moved) == 1 else "have"
     return (
         f"{names} {has} cashed out, and this would move their chips after their count. To go on: cancel "
         f"{names}'s cash-out in the bank's log (Bank page), record this again, then count and cash out again."
     )
-
-
-def _and(names: Sequence[str]) -> str:
-    """"Ann", "Ann and Ben", "Ann, Ben and Cat": names as a sentence lists them."""
-    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
 
 
 def bank_action(kind: str, payload: Mapping[str, Any]) -> BankAction:

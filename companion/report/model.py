@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
-from companion.money.amounts import value_text
+from companion.money.amounts import signed, value_text
 from companion.money.settle import Payment
 from companion.games.vocabulary import NEUTRAL, ReportVocabulary
 
@@ -103,33 +103,24 @@ class Figures:
         """The non-zero parts of :attr:`net`, as short phrases in ``words`` ("antes −8", "side bets +6 from Dan")."""
         out = []
         if self.antes:
-            out.append(f"{_phrase(words.paid_in, 'paid in')} {_signed(-self.antes)}")
+            out.append(f"{_phrase(words.paid_in, 'paid in')} {signed(-self.antes)}")
         between = words.between.phrase if words.between is not None else "chips"
         for name, chips in self.won_from:
-            out.append(f"{between} {_signed(chips)} from {name}")
+            out.append(f"{between} {signed(chips)} from {name}")
         for name, chips in self.lost_to:
-            out.append(f"{between} {_signed(-chips)} to {name}")
+            out.append(f"{between} {signed(-chips)} to {name}")
         if self.pots:
-            out.append(f"{_phrase(words.taken_out, 'taken out')} {_signed(self.pots)}")
+            out.append(f"{_phrase(words.taken_out, 'taken out')} {signed(self.pots)}")
         if self.unfinished:
-            out.append(f"{_phrase(words.returned, 'returned')} {_signed(self.unfinished)}")
+            out.append(f"{_phrase(words.returned, 'returned')} {signed(self.unfinished)}")
         if self.ledger:
-            out.append(f"{self.ledger_label or 'the night'} {_signed(self.ledger)}")
+            out.append(f"{self.ledger_label or 'the night'} {signed(self.ledger)}")
         return out
 
 
 def _phrase(term: Any, fallback: str) -> str:
     """A term's phrase; ``fallback`` for a figure the words leave out (never shown: it is zero)."""
     return term.phrase if term is not None else fallback
-
-
-def _signed(chips: int) -> str:
-    """+3, −3 (a real minus sign), 0."""
-    if chips > 0:
-        return f"+{chips}"
-    if chips < 0:
-        return f"\u2212{-chips}"
-    return "0"
 
 
 def sum_figures(figures: Iterable[Figures], order: Sequence[str]) -> Figures:

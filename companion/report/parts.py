@@ -42,7 +42,8 @@ from decimal import Decimal
 from typing import Any
 
 from companion.games.base import GameClosing, GameKind, GameState
-from .model import Figures, GameLine, GamePart, PotClosing, Report, _signed, night_words, ordinal
+from companion.money.amounts import signed
+from .model import Figures, GameLine, GamePart, PotClosing, Report, night_words, ordinal
 from .payments import report_from_part
 
 __all__ = [
@@ -188,7 +189,7 @@ def ledger_part(title: str, seated: Sequence[str], chips: Mapping[str, int], wha
         raise ValueError(f"{title} does not balance: {dict(chips)}")
     players = tuple(seated)
     figures = {n: (Figures(ledger=chips.get(n, 0), ledger_label=title),) for n in players}
-    shares = ", ".join(f"{n} {_signed(chips.get(n, 0))}" for n in players)
+    shares = ", ".join(f"{n} {signed(chips.get(n, 0))}" for n in players)
     line = GameLine(0, None, 0, 0, night_game=0, title=title, text=f"{what}: {shares}" if what else shares, extra=True)
     closing = PotClosing(pot=0, net={n: chips.get(n, 0) for n in players},
                          shares=dict.fromkeys(players, 0), carried=0, note="")

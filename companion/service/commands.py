@@ -29,7 +29,7 @@ from typing import Any, Callable
 from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
-from companion.night import limits as storable
+from companion.values import limits as storable
 from companion.db.engine import write_transaction
 from companion.extensions import db
 from companion.night import file as nightfile
@@ -47,7 +47,7 @@ from companion.money.amounts import chips_text
 KEY_BYTES = 32
 Action = Any  # a game's action: whatever its GameKind encodes
 
-#: What a night's row can hold: one set of checks for the form, /import and replay (companion.night.limits).
+#: What a night's row can hold: one set of checks for the form, /import and replay (companion.values.limits).
 MAX_NIGHT_NAME = storable.MAX_NIGHT_NAME
 MAX_CHIP_VALUE = storable.MAX_CHIP_VALUE
 

@@ -39,7 +39,7 @@ from companion.games.web import SCREENS, offers_of
 from companion.night.bank import MAX_CHIPS, BuyIn, Cancel, EveryoneBuysIn
 from companion.money.amounts import chips_text, value_text
 from companion.db.models import Night
-from companion.reading import Unreadable, whole_number
+from companion.values.reading import Unreadable, whole_number
 from companion.web import post_redirect_get as refused
 from companion.web import kept_pages as stamped
 from companion.web import tap_guard as taps
@@ -87,7 +87,7 @@ def _fresh(form: Any, night: Night) -> Any:
 def chips_from(text: str | None, what: str, low: int = 1) -> int:
     """A number of chips as typed; IllegalAction with a sentence the scorekeeper can act on."""
     try:
-        return whole_number(text or "", what, low=low, high=MAX_CHIPS, unit="chips")  # companion.reading: one reader
+        return whole_number(text or "", what, low=low, high=MAX_CHIPS, unit="chips")  # companion.values.reading: one reader
     except Unreadable as error:
         raise IllegalAction(str(error)) from None
 

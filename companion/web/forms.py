@@ -24,7 +24,7 @@ from wtforms.validators import InputRequired, Length, NumberRange, Optional, Reg
 from wtforms.widgets import CheckboxInput, ListWidget
 
 from companion.money.amounts import parse_chip_value
-from companion.reading import MAX_DIGITS, Unreadable, text, whole_number
+from companion.values.reading import MAX_DIGITS, Unreadable, text, whole_number
 from companion.games.base import MAX_NAME_LENGTH
 from companion.night.play import MAX_SEATED as MAX_PLAYERS
 
@@ -36,7 +36,7 @@ MAX_FORM_TEXT = 1_000_000
 
 
 class WholeNumberField(IntegerField):
-    """A whole number read by :func:`companion.reading.whole_number`, as every way in reads one.
+    """A whole number read by :func:`companion.values.reading.whole_number`, as every way in reads one.
 
     WTForms' own reading took ``int()``'s word for it ("1_000", "\u0663", "\U0001d7cf") and its
     NumberRange turned a 400-digit number into a float that overflowed: a 500.  A field whose
@@ -62,7 +62,7 @@ class WholeNumberField(IntegerField):
 
 def readable(form: FlaskForm, field: StringField) -> None:
     """Text no database stores (a NUL, a broken character) is this field's error, as every way in
-    refuses it (companion.reading.text); the field's Length says how long it may be."""
+    refuses it (companion.values.reading.text); the field's Length says how long it may be."""
     try:
         text(field.data or "", "this field", max_length=MAX_FORM_TEXT)
     except Unreadable as error:

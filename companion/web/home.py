@@ -36,7 +36,7 @@ def move_seat_up(form: NightBaseForm) -> bool:
     # The tapped button's value; an empty move_up sent before it (a hidden input an older
     # page carried) must not hide it: that made ↑ start the night instead (issue 14, bug 1).
     move = seat_number(next((v for v in request.form.getlist("move_up") if v), ""))
-    if move is None or move < 2:  # "²", "\u0663" or 5,000 digits: not a seat (companion.reading)
+    if move is None or move < 2:  # "²", "\u0663" or 5,000 digits: not a seat (companion.values.reading)
         return False
     fields = form.seat_fields()
     i = move - 1

@@ -9,7 +9,7 @@ from typing import Any
 from flask import abort, request
 
 from companion import service as services
-from companion.reading import Unreadable, whole_number
+from companion.values.reading import Unreadable, whole_number
 
 PER_PAGE = 100
 

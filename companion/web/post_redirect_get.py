@@ -39,7 +39,7 @@ from werkzeug.wrappers import Response
 from companion.db.engine import write_transaction
 from companion.extensions import db
 from companion.db.models import KeptRefusal, utcnow
-from companion.night.limits import UNSTORABLE as _UNSTORABLE
+from companion.values.limits import UNSTORABLE as _UNSTORABLE
 
 SESSION_KEY = "refused"
 #: never kept: secrets and per-attempt values the page makes afresh

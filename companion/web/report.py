@@ -39,7 +39,7 @@ from companion.web.forms import CarryForm, PaidForm
 from companion.money.amounts import chips_text, format_money, value_text
 from companion.db.models import Night
 from companion.games import IllegalAction
-from companion.reading import Unreadable, whole_number
+from companion.values.reading import Unreadable, whole_number
 from companion.report.export import report_csv, report_dict
 from companion.report.model import VIEWS, Report
 from companion.report.parts import build_night_report, games_played_text

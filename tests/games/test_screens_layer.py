@@ -22,7 +22,7 @@ from companion.extensions import db
 from companion.web.forms import ActionForm, WholeNumberField
 from companion.games.base import IllegalAction
 from companion.games.napalm import Rules
-from companion.games.napalm import history as hh
+from companion.games.napalm import hand_history
 from companion.games.pots.engine import Win
 from companion.games.web import SCREENS, BaseScreens
 from companion.db.models import Night
@@ -94,7 +94,7 @@ def pot_night(app, monkeypatch):
     )
     with app.app_context():
         night = napalm_night(
-            "Pots", ["Ann", "Ben", "Cat"], "Ann", Rules(), hh.Settings(Decimal("0.5"), "EUR", "return_antes")
+            "Pots", ["Ann", "Ben", "Cat"], "Ann", Rules(), hand_history.Settings(Decimal("0.5"), "EUR", "return_antes")
         )
         services.start_game(night.id, "pots", ["Ann", "Ben", "Cat"], "Ann", {"preset": "high_card"}, 0, services.new_key())
         return night.id, night.keeper_key, night.viewer_key

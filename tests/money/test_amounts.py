@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.money.amounts import MAX_DECIMAL_PLACES, format_money, parse_chip_value, to_money
+from companion.money.amounts import MAX_DECIMAL_PLACES, chips_text, format_money, parse_chip_value, signed, to_money
 
 MONEY = Path(__file__).resolve().parents[2] / "companion" / "money"
 
@@ -201,12 +201,26 @@ def test_format_money_refuses_nan():
         format_money(Decimal("NaN"), "€")
 
 
+# --- chips in words --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("chips, text", [(1, "1 chip"), (-1, "-1 chip"), (0, "0 chips"), (12, "12 chips")])
+def test_chips_text_says_chip_for_one_and_chips_otherwise(chips, text):
+    assert chips_text(chips) == text
+
+
+@pytest.mark.parametrize("chips, text", [(6, "+6"), (-2, "\u22122"), (0, "0"), (-1_000, "\u22121000")])
+def test_signed_marks_a_change_with_a_plus_or_a_true_minus_sign(chips, text):
+    """The report's figures and Nap's history lines: "+6", "−2" (U+2212, not a hyphen), "0"."""
+    assert signed(chips) == text
+
+
 # --- purity --------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("module", sorted(p.name for p in MONEY.glob("*.py")))
 def test_the_money_layer_imports_only_the_standard_library_and_the_one_reader(module):
-    """Money sits at the bottom of the layers: nothing of the app but itself and companion.reading."""
+    """Money sits at the bottom of the layers: nothing of the app but itself and companion.values.reading."""
     tree = ast.parse((MONEY / module).read_text(encoding="utf-8"))
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -217,5 +231,5 @@ def test_the_money_layer_imports_only_the_standard_library_and_the_one_reader(mo
             continue
         for name in names:
             root = name.split(".")[0]
-            ours = name == "companion.reading" or name == "companion.money" or name.startswith("companion.money.")
+            ours = name == "companion.values.reading" or name == "companion.money" or name.startswith("companion.money.")
             assert root in sys.stdlib_module_names or root == "__future__" or ours, (module, name)

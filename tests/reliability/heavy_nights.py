@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from flask.testing import FlaskClient
 
-from companion.night import limits as storable
+from companion.values import limits as storable
 from companion.web.pagination import PER_PAGE
 
 #: the pages of a night a GET reaches, by link (the history's other pages come on top)

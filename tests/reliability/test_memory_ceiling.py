@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from companion.service import commands as services
-from companion.night import limits as storable
+from companion.values import limits as storable
 from companion.service.lru import LRU
 from reliability.heavy_nights import every_page, import_from, night_at_the_bound
 

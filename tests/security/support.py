@@ -23,7 +23,7 @@ from companion.service import commands as services
 from companion.extensions import db
 from companion.db.models import Event, Night
 from companion.games.napalm import Declare, Rules, Showdown, Table
-from companion.games.napalm import history as hh
+from companion.games.napalm import hand_history
 from companion.games.napalm.game import NAPALM
 from companion.night.file import Money
 from pages import night_form
@@ -32,7 +32,7 @@ EXTERNAL_DB = bool(os.environ.get("COMPANION_TEST_DATABASE_URL"))
 
 PLAYERS = ["Ann", "Ben", "Cat", "Dan"]  # Ann deals first
 RULES = Rules(ante=1, ante_every=1, tokens_to_win=5)
-SETTINGS = hh.Settings(chip_value=Decimal("0.25"), currency="EUR", unfinished_pot="return_antes")
+SETTINGS = hand_history.Settings(chip_value=Decimal("0.25"), currency="EUR", unfinished_pot="return_antes")
 
 #: What must already be recorded for each route's submit to be legal.
 BEFORE: dict[str, tuple[Any, ...]] = {
@@ -75,11 +75,11 @@ def one_character_off(key: str) -> str:
 def history_file(name: str = "Imported") -> bytes:
     table = Table(PLAYERS, "Ann", RULES)
     table.push(Declare(("Ben",)))
-    return hh.dumps(table, SETTINGS, name).encode()
+    return hand_history.dumps(table, SETTINGS, name).encode()
 
 
 def napalm_night(
-    name: str, players: list[str], first_dealer: str, rules: Rules, settings: hh.Settings, request_key: str | None = None
+    name: str, players: list[str], first_dealer: str, rules: Rules, settings: hand_history.Settings, request_key: str | None = None
 ) -> Night:
     """A new night whose first game is Napalm with ``rules``, its money and unfinished-pot choice ``settings``'s
     (the chip value and currency are the night's; what an unfinished pot does is Napalm's rule)."""

@@ -75,11 +75,11 @@ def test_import_refuses_the_same_files_and_starts_no_night(app, client, what):
 
 
 def test_the_file_reader_itself_refuses_unstorable_text_and_oversized_values():
-    from companion.games.napalm import history as hh
+    from companion.games.napalm import hand_history
 
     for what, document in BAD_FILES.items():
-        with pytest.raises(hh.HistoryError):
-            hh.from_dict(document)
+        with pytest.raises(hand_history.HistoryError):
+            hand_history.from_dict(document)
 
 
 def test_replay_still_accepts_a_good_file(app, tmp_path: Path):

@@ -12,11 +12,11 @@ import pytest
 from sqlalchemy import func, select
 
 from companion.service import commands as services
-from companion.night import limits as storable
+from companion.values import limits as storable
 from companion.extensions import db
 from companion.db.models import Event, Night
 from companion.games.napalm import Declare
-from companion.games.napalm import history as hh
+from companion.games.napalm import hand_history
 from conftest import EXTERNAL_DB
 from reliability.heavy_nights import night_at_the_bound as quiet_night  # nobody says Yes: always legal
 from security.support import PLAYERS, RULES, SETTINGS, Site
@@ -103,7 +103,7 @@ def test_recording_stops_at_the_most_records_a_night_holds_but_payments_can_stil
 def test_a_file_whose_stages_make_more_records_than_a_night_holds_is_refused(monkeypatch):
     monkeypatch.setattr(storable, "MAX_RECORDS", 5)
     document = json.loads(quiet_night(5))
-    assert len(hh.from_dict(document).table.live_records()) == 5
+    assert len(hand_history.from_dict(document).table.live_records()) == 5
     document["stages"].append({"yes": []})
-    with pytest.raises(hh.HistoryError, match="the file's stages make 6 records; a night holds at most 5"):
-        hh.from_dict(document)
+    with pytest.raises(hand_history.HistoryError, match="the file's stages make 6 records; a night holds at most 5"):
+        hand_history.from_dict(document)

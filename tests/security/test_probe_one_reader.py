@@ -7,7 +7,7 @@ refuses 5,000 digits with a ValueError (start-a-night answered 500), ``Decimal()
 game's variant was stored by one form and refused by the next.  Here the same hostile
 values go in by a form field, a query string and a night file (``/import`` and ``flask
 replay``), and each gets the same verdict, worked out by hand from what
-:mod:`companion.reading` says a number is: digits 0-9, spaces around ignored, one ``+``
+:mod:`companion.values.reading` says a number is: digits 0-9, spaces around ignored, one ``+``
 allowed, nothing else.
 """
 
@@ -30,7 +30,7 @@ from pages import FOUR, night_form
 from security.support import Site
 
 FIVE_THOUSAND_DIGITS = "1" + "0" * 4999
-#: value -> the whole number it is (None: refused), by hand from companion.reading's rule
+#: value -> the whole number it is (None: refused), by hand from companion.values.reading's rule
 WHOLE: dict[str, int | None] = {
     "\u00b2": None,  # superscript two: str.isdigit() says yes, int() raises
     "\u0663": None,  # Arabic-Indic three: int() reads it

@@ -155,12 +155,12 @@ def test_the_next_game_can_start_from_one_of_a_games_offers_and_reuses_tonights_
 
     from companion import service as services
     from companion.games.napalm import Rules
-    from companion.games.napalm import history as hh
+    from companion.games.napalm import hand_history
     from security.support import napalm_night
 
     with app.app_context():
         night = napalm_night(
-            "Offers", ["Ann", "Ben", "Cat"], "Ann", Rules(), hh.Settings(Decimal("0"), "", "return_antes")
+            "Offers", ["Ann", "Ben", "Cat"], "Ann", Rules(), hand_history.Settings(Decimal("0"), "", "return_antes")
         )
         # RULES-POKER.md: Tips to the Fat One starts from A=2, B=3 (pots 2, 3, 4, 6, 9)
         tips = services.next_game_defaults(night, "pots", {"preset": "tips_to_the_fat_one"})

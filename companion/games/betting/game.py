@@ -15,7 +15,7 @@ from ..base import IllegalAction, RecordError
 from ..basegame import BaseGame
 from ..fold import Void
 from ..vocabulary import NO_CHIPS
-from ...reading import Unreadable, text
+from ...values.reading import Unreadable, text
 from .engine import MAX_PLAYERS, MAX_VARIANT, MIN_PLAYERS, BettingTable, Deal, Rules
 
 EVENT_KINDS = ("deal", "void")
@@ -40,7 +40,7 @@ class Betting(BaseGame):
         if isinstance(raw, Mapping) and raw.get("variant", "") is None:
             raw = {**raw, "variant": ""}
         variant = self.checked_rules(raw).get("variant", "")
-        try:  # a NUL is refused here, by the form and the night file alike (companion.reading)
+        try:  # a NUL is refused here, by the form and the night file alike (companion.values.reading)
             return Rules(text(variant, "'variant'", max_length=MAX_VARIANT, collapse=True))
         except Unreadable as error:
             raise IllegalAction(str(error)) from None

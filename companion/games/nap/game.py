@@ -10,7 +10,9 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from ..base import GameClosing, chips_text
+from companion.money.amounts import chips_text
+
+from ..base import GameClosing
 from ..basegame import BaseGame
 from ..vocabulary import Between, Column, ReportVocabulary, Term
 from . import codec

@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from companion.money.amounts import signed
+
 from ..base import MAX_NAME_LENGTH, IllegalAction, validate_names
 from ..fold import FoldTable, RecordDefaults, Transfer, Void
 
@@ -650,15 +652,6 @@ def _score(players: tuple[str, ...], rules: Rules, p: Position, deal: Deal) -> O
 
 
 # --- the summary sentence ------------------------------------------------------------
-
-
-def signed(chips: int) -> str:
-    """``+6``, ``−2`` (a true minus sign), ``0``."""
-    if chips > 0:
-        return f"+{chips}"
-    if chips < 0:
-        return f"\u2212{-chips}"
-    return "0"
 
 
 def _summary(

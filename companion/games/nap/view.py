@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..base import chips_text
+from companion.money.amounts import chips_text
+
 from .table import (
     BID_TITLES,
     EXCHANGE_CHIPS_PER_CARD,

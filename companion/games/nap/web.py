@@ -22,7 +22,7 @@ from wtforms import BooleanField, RadioField, SelectField, StringField
 from wtforms.validators import InputRequired, NumberRange
 
 from companion.web.forms import ActionForm, MultiCheckboxField, WholeNumberField
-from ...reading import Unreadable, shown, trimmed, whole_number
+from ...values.reading import Unreadable, shown, trimmed, whole_number
 from ..base import IllegalAction
 from ..web import BaseScreens
 from .table import BIDS, MAX_EXCHANGE, MAX_PLAYERS, MAX_STAKE, VARIANTS, Deal, Penalty, Table

@@ -22,7 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..base import chips_text
+from companion.money.amounts import chips_text
+
 from .table import Phase, Stage, Table
 
 CHOICES = {

@@ -16,8 +16,8 @@ from ..basegame import BaseGame
 from ..vocabulary import Between, Column, ReportVocabulary, Term
 from . import codec
 from .closing import close_night
-from . import history
-from .history import play_stages, stages_of
+from . import hand_history
+from .hand_history import play_stages, stages_of
 from .table import MAX_PLAYERS, MIN_PLAYERS, Challenge, Declare, Phase, Rules, Showdown, Table
 
 UNFINISHED = "'unfinished_pot' must be one of return_antes, split_leaders, carry"
@@ -57,7 +57,7 @@ class Napalm(BaseGame):
     rule_messages = {"unfinished_pot": UNFINISHED}
     #: the older file formats that hold one game of Napalm as a whole night: a night file
     #: reader given one of these hands the decoded document to :meth:`read_legacy`
-    legacy_formats = frozenset({history.FORMAT})
+    legacy_formats = frozenset({hand_history.FORMAT})
 
     def new_state(
         self,
@@ -80,12 +80,12 @@ class Napalm(BaseGame):
     def write_records(self, state: Table) -> list[Any]:
         return stages_of(state)
 
-    def read_legacy(self, data: Any) -> history.History:
+    def read_legacy(self, data: Any) -> hand_history.History:
         """A ``napalm-hand-history/1`` document (decoded JSON), replayed: one game of Napalm as a night.
 
         HistoryError (a RecordError) says where the file is wrong (``docs/hand-history.md``).
         """
-        return history.from_dict(data)
+        return hand_history.from_dict(data)
 
     def close(self, state: Table, rules: Rules) -> GameClosing:
         closing = close_night(state, rules.unfinished_pot)

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
 
-from ..base import MAX_NAME_LENGTH, IllegalAction, validate_names
+from ..base import MAX_NAME_LENGTH, IllegalAction, and_, validate_names
 from ..fold import FoldTable, Transfer, Void
 from .cards import Card, CardError, format_cards, parse_cards
 from .rankings import CARDS_PER_STAGE, best_hands, hand_strength
@@ -279,6 +279,8 @@ def _seat_of(players: Sequence[str], name: object, role: str = "player") -> int:
 class Table(FoldTable[Position, Record]):
     """A night of Napalm at one table: seating, rules, position and log."""
 
+    outcome_type = Outcome
+
     def __init__(
         self,
         players: Sequence[str],
@@ -365,14 +367,6 @@ class Table(FoldTable[Position, Record]):
 
     def _resolve(self, action: Action) -> Outcome:
         return resolve(self.players, self.rules, self._position, action)
-
-    def _undo(self, seq: int, before: Position, record: Record) -> Outcome:
-        return Outcome(
-            position=before,
-            transfers=tuple(t.reversed() for t in reversed(record.transfers)),
-            tokens=tuple((name, -delta) for name, delta in record.tokens),
-            summary=f"Undid #{self.number_of(seq)}: {record.summary}",
-        )
 
     def _record(self, seq: int, action: Action, before: Position, outcome: Outcome, voids: int | None) -> Record:
         # an undo is shown where the record it undoes was (the position it goes back to), not
@@ -547,7 +541,7 @@ def _showdown(players: tuple[str, ...], rules: Rules, p: Position, action: Showd
         labels = {name: hand_strength(int(p.stage), cards).label for name, cards in hands.items()}
         if winners is not None and set(winners) != set(by_cards):
             raise IllegalAction(
-                f"the cards say {_and(by_cards)} won, not {_and(winners)}: check the winners or the cards"
+                f"the cards say {and_(by_cards)} won, not {and_(winners)}: check the winners or the cards"
             )
         winners = by_cards
     assert winners is not None
@@ -566,12 +560,12 @@ def _showdown(players: tuple[str, ...], rules: Rules, p: Position, action: Showd
     if labels:
         shown_note = " (" + "; ".join(f"{n}: {labels[n]}" for n in p.yes) + ")"
     if not losers:
-        summary = f"{_and(winners)} tied: nothing changes hands."
+        summary = f"{and_(winners)} tied: nothing changes hands."
     elif len(winners) == 1:
         # "each" only for more than one payer: "Ben won; Eve paid 10" (issue 20, item 14)
-        summary = f"{winners[0]} won; {_and(losers)} paid {p.pot}{' each' if len(losers) > 1 else ''}."
+        summary = f"{winners[0]} won; {and_(losers)} paid {p.pot}{' each' if len(losers) > 1 else ''}."
     else:
-        summary = f"{_and(winners)} tied for best; {_and(losers)} paid {p.pot} to each winner."
+        summary = f"{and_(winners)} tied for best; {and_(losers)} paid {p.pot} to each winner."
     return replace(outcome, transfers=transfers, winners=winners, summary=summary + shown_note)
 
 
@@ -598,7 +592,7 @@ def _check_cards(
         hands[canonical] = parsed
     missing = [n for n in p.yes if n not in hands]
     if missing:
-        raise IllegalAction(f"enter the cards of every Yes player: {_and(missing)} missing")
+        raise IllegalAction(f"enter the cards of every Yes player: {and_(missing)} missing")
     earlier = dict(p.shown)
     owner: dict[Card, str] = {}
     for name, held in list(earlier.items()) + list(hands.items()):
@@ -670,10 +664,3 @@ def _next_stage(players: tuple[str, ...], p: Position) -> Outcome:
             ante_paid=False,
         )
     )
-
-
-def _and(names: Sequence[str]) -> str:
-    names = list(names)
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Union
 
-from ..base import IllegalAction, and_
+from ..base import IllegalAction, and_, validate_names
 from ..fold import FoldTable, RecordDefaults, Transfer, Void
 
 #: A pot as one side of a :class:`Transfer` (which pot: ``Transfer.pot``).
@@ -40,7 +40,6 @@ POT = None
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 10
-MAX_NAME_LENGTH = 24
 #: The most chips one stake, ante, bet or price may be (far beyond a home game).
 MAX_CHIPS = 1_000_000
 #: The most pots a deal may have (A–J).
@@ -234,24 +233,8 @@ class Outcome:
 
 
 def validate_players(players: Sequence[str], rules: Rules) -> tuple[str, ...]:
-    """A seating the rules accept: distinct (ignoring case), non-empty, short names."""
-    if isinstance(players, str) or not isinstance(players, Sequence):
-        raise IllegalAction("players must be a list of names")
-    names: list[str] = []
-    for name in players:
-        if not isinstance(name, str) or not name.strip():
-            raise IllegalAction("every player needs a name")
-        name = " ".join(name.split())
-        if len(name) > MAX_NAME_LENGTH:
-            raise IllegalAction(f"the name '{name[:MAX_NAME_LENGTH]}…' is longer than {MAX_NAME_LENGTH} characters")
-        if name.casefold() in (n.casefold() for n in names):
-            raise IllegalAction(f"two players are called '{name}'; give each a different name")
-        names.append(name)
-    low, high = rules.min_players, rules.max_players
-    if not low <= len(names) <= high:
-        wanted = f"{low}" if low == high else f"{low} to {high}"
-        raise IllegalAction(f"this game needs {wanted} players, not {len(names)}")
-    return tuple(names)
+    """A seating the rules accept: as many distinct (ignoring case), non-empty, short names as they allow."""
+    return validate_names(players, rules.min_players, rules.max_players, "this game")
 
 
 def seat_of(players: Sequence[str], name: object, role: str = "player") -> int:
@@ -302,6 +285,8 @@ def start_position(
 
 class PotTable(FoldTable["Position", "Record"]):
     """One fixed-stake pot game: seating, rules, position and an append-only log."""
+
+    outcome_type = Outcome
 
     def __init__(
         self,
@@ -368,13 +353,6 @@ class PotTable(FoldTable["Position", "Record"]):
 
     def _resolve(self, action: Action) -> Outcome:
         return resolve(self.players, self.rules, self._position, action)
-
-    def _undo(self, seq: int, before: Position, record: Record) -> Outcome:
-        return Outcome(
-            position=before,
-            transfers=tuple(t.reversed() for t in reversed(record.transfers)),
-            summary=f"Undid #{self.number_of(seq)}: {record.summary}",
-        )
 
     def _record(self, seq: int, action: Action, before: Position, outcome: Outcome, voids: int | None) -> Record:
         at = before if voids is None else outcome.position  # an undo: the deal of the record it undoes

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .engine import SINGLE_POT, PotTable, and_, sale_split
+from .engine import SINGLE_POT, PotTable, sale_split
 from .presets import TITLES
 
 
@@ -149,4 +149,4 @@ def stakes_text(stakes: tuple[int, ...]) -> str:
     return ", ".join(f"{chr(65 + i)} {s}" for i, s in enumerate(stakes))
 
 
-__all__ = ["PotLine", "PotsView", "and_", "pot_label", "stakes_text", "view"]
+__all__ = ["PotLine", "PotsView", "pot_label", "stakes_text", "view"]

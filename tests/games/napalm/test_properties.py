@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.games.napalm import history
+from companion.games.napalm import hand_history
 from companion.games.napalm.cards import RANKS, SUITS, Card, parse_cards
 from companion.games.napalm.rankings import CARDS_PER_STAGE, best_hands
 from companion.games.napalm.table import (
@@ -212,10 +212,10 @@ def replay(table: Table) -> Table:
 
 def check_round_trip(table: Table) -> None:
     """Export then import lands on the same position and exports the same document."""
-    exported = history.to_dict(table)
-    imported = history.loads(history.dumps(table)).table
+    exported = hand_history.to_dict(table)
+    imported = hand_history.loads(hand_history.dumps(table)).table
     assert imported.position == table.position
-    assert history.to_dict(imported) == exported
+    assert hand_history.to_dict(imported) == exported
 
 
 def play_and_check(night: Night, *, every_action: bool) -> Table:

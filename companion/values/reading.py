@@ -28,7 +28,7 @@ import json
 import re
 from typing import Any
 
-from companion.night.limits import unstorable, unstorable_message
+from companion.values.limits import unstorable, unstorable_message
 
 __all__ = ["MAX_DIGITS", "SPACES", "Unreadable", "json_document", "shown", "text", "trimmed", "whole_number"]
 
@@ -93,7 +93,7 @@ def text(value: object, what: str = "the text", *, max_length: int, collapse: bo
     """Read a name or a short text: trimmed, ``collapse``-d to single spaces if asked, and checked.
 
     Refused: what is not text, what no database stores (a NUL, a broken character: the
-    same test as :func:`companion.night.limits.unstorable`) and what is longer than
+    same test as :func:`companion.values.limits.unstorable`) and what is longer than
     ``max_length`` once trimmed (never cut short).
     """
     if not isinstance(value, str):

@@ -1,4 +1,4 @@
-"""The one reader of a whole number and of a text (companion.reading, issue 21 items 8-12).
+"""The one reader of a whole number and of a text (companion.values.reading, issue 21 items 8-12).
 
 The values are those the outside probe sent; what each reads as is worked out by hand
 from the rule: digits 0-9 only, spaces around ignored, one "+" allowed, a "-" only where
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.reading import Unreadable, shown, text, whole_number
+from companion.values.reading import Unreadable, shown, text, whole_number
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from companion.games.napalm import history
-from companion.games.napalm.history import HistoryError, Settings
+from companion.games.napalm import hand_history
+from companion.games.napalm.hand_history import HistoryError, Settings
 from companion.games.napalm.table import Phase, Rules, Stage, Table
 
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "hand-history.md"
@@ -53,26 +53,27 @@ SPEC_STANDINGS = {
 }
 
 
-def docs_example() -> dict:
-    """The worked example of docs/hand-history.md (the JSON block after its marker)."""
+def docs_json(marker: str, after: str = "") -> dict:
+    """The first JSON block of docs/hand-history.md after ``marker`` (the first ``marker`` after ``after``)."""
     text = DOCS.read_text(encoding="utf-8")
-    marker = text.index("<!-- worked-example")
-    block = re.search(r"```json\n(.*?)```", text[marker:], re.DOTALL)
+    start = text.index(marker, text.index(after) if after else 0)
+    block = re.search(r"```json\n(.*?)```", text[start:], re.DOTALL)
     assert block is not None
     return json.loads(block.group(1))
+
+
+def docs_example() -> dict:
+    """The worked example of docs/hand-history.md (the JSON block after its marker)."""
+    return docs_json("<!-- worked-example")
 
 
 def docs_replay_output() -> dict:
     """What the docs say ``flask --app companion replay`` prints for the worked example."""
-    text = DOCS.read_text(encoding="utf-8")
-    marker = text.index("So replaying the file prints")
-    block = re.search(r"```json\n(.*?)```", text[marker:], re.DOTALL)
-    assert block is not None
-    return json.loads(block.group(1))
+    return docs_json("So replaying the file prints")
 
 
-def load(document: dict) -> history.History:
-    return history.loads(json.dumps(document))
+def load(document: dict) -> hand_history.History:
+    return hand_history.loads(json.dumps(document))
 
 
 def with_stage(document: dict, index: int, **changes) -> dict:
@@ -86,11 +87,11 @@ def with_stage(document: dict, index: int, **changes) -> dict:
     return changed
 
 
-def assert_round_trip(loaded: history.History) -> None:
-    text = history.dumps(loaded.table, loaded.settings, loaded.name)
-    again = history.loads(text)
-    assert history.standings(again.table) == history.standings(loaded.table)
-    assert history.to_dict(again.table, again.settings, again.name) == history.to_dict(
+def assert_round_trip(loaded: hand_history.History) -> None:
+    text = hand_history.dumps(loaded.table, loaded.settings, loaded.name)
+    again = hand_history.loads(text)
+    assert hand_history.standings(again.table) == hand_history.standings(loaded.table)
+    assert hand_history.to_dict(again.table, again.settings, again.name) == hand_history.to_dict(
         loaded.table, loaded.settings, loaded.name
     )
     assert again.table.position == loaded.table.position
@@ -102,7 +103,7 @@ def assert_round_trip(loaded: history.History) -> None:
 
 def test_the_issues_example_loads_and_gives_hand_computed_standings():
     loaded = load(SPEC_EXAMPLE)
-    assert history.standings(loaded.table) == SPEC_STANDINGS
+    assert hand_history.standings(loaded.table) == SPEC_STANDINGS
     assert loaded.settings == Settings()
     assert loaded.name is None
 
@@ -112,21 +113,21 @@ def test_the_issues_example_survives_export_and_import_unchanged():
     assert_round_trip(loaded)
     # The file written back is the file read (the example already has every optional
     # key the writer writes).
-    assert history.to_dict(loaded.table) == SPEC_EXAMPLE
+    assert hand_history.to_dict(loaded.table) == SPEC_EXAMPLE
 
 
 def test_the_stage_numbers_are_optional():
     bare = copy.deepcopy(SPEC_EXAMPLE)
     for entry in bare["stages"]:
         del entry["stage"]
-    assert history.standings(load(bare).table) == SPEC_STANDINGS
+    assert hand_history.standings(load(bare).table) == SPEC_STANDINGS
 
 
 def test_rules_and_first_dealer_and_stages_have_defaults():
     loaded = load({"format": "napalm-hand-history/1", "players": ["Ann", "Ben"]})
     assert loaded.table.rules == Rules(ante=1, ante_every=1, tokens_to_win=5)
     assert loaded.table.first_dealer == "Ann"
-    assert history.standings(loaded.table) == {
+    assert hand_history.standings(loaded.table) == {
         "players": {"Ann": {"net_chips": 0, "tokens": 0}, "Ben": {"net_chips": 0, "tokens": 0}},
         "pot": 0,
         "games": [],
@@ -155,7 +156,7 @@ def test_the_docs_worked_example_gives_the_standings_the_docs_work_out():
         "dealer": "Dan",
         "next_stage": 3,
     }
-    assert history.standings(loaded.table) == expected
+    assert hand_history.standings(loaded.table) == expected
     printed = docs_replay_output()
     assert {key: printed[key] for key in expected} == expected
     assert loaded.table.phase is Phase.CHALLENGE
@@ -164,7 +165,7 @@ def test_the_docs_worked_example_gives_the_standings_the_docs_work_out():
 
 
 def test_the_docs_show_what_the_replay_command_prints_for_the_worked_example():
-    from companion.games.napalm.history import replay_summary  # the command's output, without a Flask app
+    from companion.games.napalm.hand_history import replay_summary  # the command's output, without a Flask app
 
     printed = docs_replay_output()
     # return_antes: game 2's pot of 4 goes back 1 each: Ann 5, Ben -11, Cat 9, Dan -3,
@@ -181,7 +182,7 @@ def test_the_docs_show_what_the_replay_command_prints_for_the_worked_example():
 def test_the_docs_worked_example_round_trips_with_its_name_settings_and_in_progress_entry():
     loaded = load(docs_example())
     assert_round_trip(loaded)
-    exported = history.to_dict(loaded.table, loaded.settings, loaded.name)
+    exported = hand_history.to_dict(loaded.table, loaded.settings, loaded.name)
     assert exported["stages"][-1] == {"stage": 3, "yes": ["Dan"], "in_progress": True}
 
 
@@ -221,7 +222,7 @@ def played_night() -> Table:
 def test_a_played_night_exports_without_its_voided_actions_and_imports_to_the_same_place():
     table = played_night()
     settings = Settings(chip_value=Decimal("0.1"), currency="$", unfinished_pot="split_leaders")
-    exported = history.to_dict(table, settings, "Tuesday")
+    exported = hand_history.to_dict(table, settings, "Tuesday")
     # 10 live actions in 6 stage entries: 1 (Ann v Ben), 2 (Cat unchallenged), 3 (Ben), then
     # hand 2: 1 (ann unchallenged), 2 (Ann unchallenged, game over), then game 2: 1 (Ann v Cat,
     # pending).
@@ -231,10 +232,10 @@ def test_a_played_night_exports_without_its_voided_actions_and_imports_to_the_sa
     assert [e.get("challengers") for e in exported["stages"]] == [None, [], None, [], [], None]
     assert len(table.live_records()) == 10
     assert exported["stages"][-1]["in_progress"] is True
-    again = history.loads(history.dumps(table, settings, "Tuesday"))
+    again = hand_history.loads(hand_history.dumps(table, settings, "Tuesday"))
     assert again.table.position == table.position
-    assert history.standings(again.table) == history.standings(table)
-    assert history.to_dict(again.table, again.settings, again.name) == exported
+    assert hand_history.standings(again.table) == hand_history.standings(table)
+    assert hand_history.to_dict(again.table, again.settings, again.name) == exported
     assert (again.settings, again.name) == (settings, "Tuesday")
 
 
@@ -245,7 +246,7 @@ def test_a_played_nights_standings_are_worked_out_by_hand():
     # Hand 2 (Ann deals, no ante, pot 6): stage 1 Ann (dealer) unchallenged, token; stage 2
     # again, her 2nd token: she takes 6,
     # Ann 10.  Game 2, hand 1 (Ben deals): ante, pot 6: Ann 8, Ben -10, Cat -4.
-    standings = history.standings(played_night())
+    standings = hand_history.standings(played_night())
     assert standings == {
         "players": {
             "Ann": {"net_chips": 8, "tokens": 0},
@@ -283,7 +284,7 @@ def test_an_in_progress_last_entry_round_trips(last, phase, yes):
     assert loaded.table.phase is phase
     assert loaded.table.yes == yes
     assert loaded.table.pot == 2  # the ante was taken when the entry was recorded
-    assert history.to_dict(loaded.table) == document
+    assert hand_history.to_dict(loaded.table) == document
     assert_round_trip(loaded)
 
 
@@ -299,7 +300,7 @@ def test_a_dealer_alone_without_challengers_took_the_token_unless_the_entry_is_i
     assert loaded.table.tokens == {"Ann": 0, "Ben": 1}
     assert loaded.table.stage is Stage.DEUCE_TO_SEVEN_LOW
     # The app writes the empty challenge out.
-    assert history.to_dict(loaded.table)["stages"] == [{"stage": 1, "yes": ["Ben"], "challengers": []}]
+    assert hand_history.to_dict(loaded.table)["stages"] == [{"stage": 1, "yes": ["Ben"], "challengers": []}]
     pending = with_stage(document, 0, in_progress=True)
     assert load(pending).table.phase is Phase.CHALLENGE
 
@@ -367,13 +368,13 @@ def test_an_entry_that_is_not_an_object_is_refused():
         ("42", "one JSON object"),
         ('"napalm"', "one JSON object"),
         ("[" * 100_000 + "]" * 100_000, "nested"),
-        ("x" * (history.MAX_BYTES + 1), "larger than"),
+        ("x" * (hand_history.MAX_BYTES + 1), "larger than"),
     ],
     ids=["truncated", "trailing comma", "not UTF-8", "a list", "a number", "a string", "very deep", "too large"],
 )
 def test_a_file_that_is_not_a_hand_history_object_is_refused(text, message):
     with pytest.raises(HistoryError, match=message):
-        history.loads(text)
+        hand_history.loads(text)
 
 
 def test_nesting_deeper_than_the_format_is_refused():
@@ -422,7 +423,7 @@ def test_a_wrong_top_level_value_is_refused(changes, message):
 
 def test_from_dict_refuses_what_is_not_an_object():
     with pytest.raises(HistoryError, match="one JSON object"):
-        history.from_dict(["format"])
+        hand_history.from_dict(["format"])
 
 
 # --- a game that ends in the middle of a hand -------------------------------------------------
@@ -440,7 +441,7 @@ def test_after_a_game_ends_mid_hand_the_next_entry_is_stage_1_dealt_by_the_next_
         ],
     }
     loaded = load(document)
-    assert history.standings(loaded.table) == {
+    assert hand_history.standings(loaded.table) == {
         "players": {
             "Ann": {"net_chips": 1, "tokens": 0},
             "Ben": {"net_chips": -2, "tokens": 0},
@@ -462,23 +463,16 @@ def test_after_a_game_ends_mid_hand_the_next_entry_is_stage_1_dealt_by_the_next_
 
 def carried_example() -> dict:
     """The example of "A pot carried in" in docs/hand-history.md (the JSON block after its marker)."""
-    text = DOCS.read_text(encoding="utf-8")
-    marker = text.index("<!-- carried-example")
-    block = re.search(r"```json\n(.*?)```", text[marker:], re.DOTALL)
-    assert block is not None
-    return json.loads(block.group(1))
+    return docs_json("<!-- carried-example")
 
 
 def carried_replay_output() -> dict:
-    text = DOCS.read_text(encoding="utf-8")
-    marker = text.index("Replaying the file prints:", text.index("<!-- carried-example"))
-    block = re.search(r"```json\n(.*?)```", text[marker:], re.DOTALL)
-    assert block is not None
-    return json.loads(block.group(1))
+    """What the docs say replaying the carried example prints."""
+    return docs_json("Replaying the file prints:", after="<!-- carried-example")
 
 
 def test_the_docs_carried_example_gives_the_standings_the_docs_work_out():
-    from companion.games.napalm.history import replay_summary
+    from companion.games.napalm.hand_history import replay_summary
 
     loaded = load(carried_example())
     # Start: pot 6 (Friday's 2 of Ann, Ben, Cat), nets -2/-2/-2/0.  Ben deals.
@@ -486,7 +480,7 @@ def test_the_docs_carried_example_gives_the_standings_the_docs_work_out():
     # S3: Cat's 2nd token, the pot of 10: 7/-3/7/-11.  Game 2, Cat deals: ante, pot 4,
     # 6/-4/6/-12; Dan a token.  Carry: the 4 antes (1 each) go on; tonight 7/-3/7/-11:
     # Dan pays Ann 7 and Cat 4, Ben pays Cat 3.
-    assert history.standings(loaded.table) == {
+    assert hand_history.standings(loaded.table) == {
         "players": {
             "Ann": {"net_chips": 6, "tokens": 0},
             "Ben": {"net_chips": -4, "tokens": 0},
@@ -526,14 +520,14 @@ def test_the_docs_carried_example_before_anything_is_played_and_after_its_first_
 def test_a_carried_pot_round_trips_and_is_written_only_when_there_is_one():
     loaded = load(carried_example())
     assert_round_trip(loaded)
-    exported = history.to_dict(loaded.table, loaded.settings, loaded.name)
+    exported = hand_history.to_dict(loaded.table, loaded.settings, loaded.name)
     assert exported["carried_in"] == {"Ann": 2, "Ben": 2, "Cat": 2}
     assert list(exported) == ["format", "name", "rules", "players", "first_dealer", "carried_in", "stages"]
-    assert "carried_in" not in history.to_dict(load(SPEC_EXAMPLE).table)
-    assert "carried_in" not in history.to_dict(load({**SPEC_EXAMPLE, "carried_in": {}}).table)
+    assert "carried_in" not in hand_history.to_dict(load(SPEC_EXAMPLE).table)
+    assert "carried_in" not in hand_history.to_dict(load({**SPEC_EXAMPLE, "carried_in": {}}).table)
     # names in another case are the seated players', in seat order
     again = load({**SPEC_EXAMPLE, "carried_in": {"dan": 1, "ann": 3}})
-    assert history.to_dict(again.table)["carried_in"] == {"Ann": 3, "Dan": 1}
+    assert hand_history.to_dict(again.table)["carried_in"] == {"Ann": 3, "Dan": 1}
 
 
 @pytest.mark.parametrize(

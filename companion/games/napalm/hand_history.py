@@ -14,10 +14,10 @@ from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from companion.night import limits as storable
 from companion.money.amounts import money_from_file
 from companion.money.settle import settle_up
-from companion.reading import Unreadable, json_document
+from companion.values import limits as storable
+from companion.values.reading import Unreadable, json_document
 
 from ..base import RecordError
 from .closing import close_night
@@ -171,7 +171,7 @@ def play_stages(table: Table, stages: Any) -> None:
 
 
 def _check_storable(data: dict[str, Any], name: str | None, players: list[str], settings: Settings) -> None:
-    """The checks a night's row needs, the same for /import and ``flask replay`` (companion.night.limits)."""
+    """The checks a night's row needs, the same for /import and ``flask replay`` (companion.values.limits)."""
     problem = storable.night_fields_problem(name or "", players, settings.currency, settings.chip_value)
     if problem is None and storable.unstorable(data):
         problem = storable.unstorable_message("the file")
