@@ -30,6 +30,7 @@ UNREACHABLE = "The table cannot be read just now; try again in a moment."
 def init_app(app: Flask) -> None:
     from companion.web import bank
     from companion.web import home
+    from companion.web import live_poll
     from companion.web import players
     from companion.web import report
     from companion.web import table
@@ -37,6 +38,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(home.bp)
     app.register_blueprint(table.bp)
     app.register_blueprint(players.bp)
+    live_poll.init_app(app)  # in front of Flask: most polls of the players' page never reach it
     app.register_blueprint(report.bp)
     app.register_blueprint(bank.bp)
     from jinja2 import ChoiceLoader

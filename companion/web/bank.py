@@ -40,10 +40,11 @@ from companion.night.bank import MAX_CHIPS, BuyIn, Cancel, EveryoneBuysIn
 from companion.money.amounts import chips_text, value_text
 from companion.db.models import Night
 from companion.reading import Unreadable, whole_number
-from companion.web import post_redirect_get as refused
-from companion.web import kept_pages as stamped
-from companion.web import tap_guard as taps
-from companion.web.common import NightLink, device_label, keeper_link, keeper_night
+from companion.web import kept_pages
+from companion.web import post_redirect_get
+from companion.web import tap_guard
+from companion.web.links import NightLink, keeper_link, keeper_night
+from companion.web.this_browser import device_label
 
 bp = Blueprint("bank", __name__, url_prefix="/k/<key>")
 
@@ -97,7 +98,7 @@ def chips_from(text: str | None, what: str, low: int = 1) -> int:
 
 def _refuse(night: Night, page: str, status: int, message: str, form_name: str | None = None, form: Any = None):  # type: ignore[no-untyped-def]
     location = url_for(page, key=night.keeper_key)
-    return refused.refuse(location, status, message=message, form_name=form_name, form=form, version=night.version)
+    return post_redirect_get.refuse(location, status, message=message, form_name=form_name, form=form, version=night.version)
 
 
 def _submit(night: Night, form: Any, page: str, act, form_name: str | None = None):  # type: ignore[no-untyped-def]
@@ -105,8 +106,8 @@ def _submit(night: Night, form: Any, page: str, act, form_name: str | None = Non
     if not form.validate():
         errors = "; ".join(str(e) for es in form.errors.values() for e in es)
         return _refuse(night, page, 400, f"That could not be understood: {errors}. Nothing was recorded.")
-    if taps.too_soon(night, form.version.data):
-        return _refuse(night, page, 409, taps.TOO_SOON)
+    if tap_guard.too_soon(night, form.version.data):
+        return _refuse(night, page, 409, tap_guard.TOO_SOON)
     try:
         result = act(form)
     except IllegalAction as error:
@@ -125,7 +126,7 @@ def _record(night: Night, kind: str, payload: dict[str, Any], form: Any) -> Any:
 
 
 def _recall(night: Night) -> tuple[int, str | None, Any]:
-    kept = refused.recall(night.version)
+    kept = post_redirect_get.recall(night.version)
     if kept is None:
         return 200, None, None
     return kept.status, kept.message, kept
@@ -143,15 +144,15 @@ def _bank_key(link: Night | NightLink, continued: int | None) -> tuple[Any, ...]
 def bank(key: str):  # type: ignore[no-untyped-def]
     """The bank page: kept per version as the table screen is (issue 22), unless a refused form is shown again."""
     link = keeper_link(key)  # one SELECT: enough when this process keeps the page at that version
-    if link is not None and refused.recall(link.version) is None:
-        page = stamped.kept_page(_bank_key(link, link.continued), link.id, link.version)
+    if link is not None and post_redirect_get.recall(link.version) is None:
+        page = kept_pages.kept_page(_bank_key(link, link.continued), link.id, link.version)
         if page is not None:
             return page
     night = keeper_night(key)
     status, message, kept = _recall(night)
     if kept is None:
         continued = services.continuation_of(night)
-        return stamped.render_kept(
+        return kept_pages.render_kept(
             _bank_key(night, continued.id if continued is not None else None), night.id, night.version,
             lambda flashed: _bank_page(night, status, message, kept, flashed)[0],
         )
@@ -471,7 +472,7 @@ def bonus_grid(key: str):  # type: ignore[no-untyped-def]
                 _grid_payload(form, request.form)
             except IllegalAction as error:
                 location = url_for("bank.bonus_grid", key=night.keeper_key, dice=form.dice.data)
-                return refused.refuse(location, 422, message=f"Not saved: {error}",
+                return post_redirect_get.refuse(location, 422, message=f"Not saved: {error}",
                                       form_name="grid", form=form, version=night.version)
         result = _submit(night, form, "bank.bonus", act, "grid")
         return result

@@ -25,6 +25,7 @@ from wtforms.widgets import CheckboxInput, ListWidget
 
 from companion.money.amounts import parse_chip_value
 from companion.reading import MAX_DIGITS, Unreadable, text, whole_number
+from companion.games import GAMES
 from companion.games.base import MAX_NAME_LENGTH
 from companion.night.play import MAX_SEATED as MAX_PLAYERS
 
@@ -116,6 +117,15 @@ class PaidForm(ActionForm):
     payer = StringField(validators=[InputRequired(), Length(max=MAX_NAME_LENGTH)])
     payee = StringField(validators=[InputRequired(), Length(max=MAX_NAME_LENGTH)])
     chips = WholeNumberField(validators=[InputRequired(), NumberRange(min=1, max=10**9)])
+
+
+def picked_another_game(kind: str, button: str) -> str:
+    """What a submit is told when it picked ``kind`` from the list while the page showed another game's rules.
+
+    Nothing starts: the rules on the page were not the picked game's, and starting it with
+    rules nobody saw (or the shown game instead) is the wrong game at the table (issue 20, item 5).
+    """
+    return f"You picked {GAMES[kind].title}: nothing has started yet. Its rules are below now: check them and tap {button} again."
 
 
 class NextGameForm(ActionForm):
@@ -215,6 +225,23 @@ class NightBaseForm(KnownFieldsOnly, StartForm):
 
     def chip_value_decimal(self) -> Decimal:
         return getattr(self.chip_value, "parsed", Decimal("0"))
+
+
+def move_seat_up(form: NightBaseForm) -> bool:
+    """The ↑ button beside a seat swaps it with the seat above, without saving (no JavaScript needed)."""
+    # The tapped button's value; an empty move_up sent before it (a hidden input an older
+    # page carried) must not hide it: that made ↑ start the night instead (issue 14, bug 1).
+    move = seat_number(next((v for v in request.form.getlist("move_up") if v), ""))
+    if move is None or move < 2:  # "²", "\u0663" or 5,000 digits: not a seat (companion.reading)
+        return False
+    fields = form.seat_fields()
+    i = move - 1
+    fields[i].data, fields[i - 1].data = fields[i - 1].data, fields[i].data
+    dealer = seat_number(form.first_dealer.data) or 1
+    if dealer in (i, i + 1):
+        form.first_dealer.data = str(i if dealer == i + 1 else i + 1)
+    form.move_up.data = ""
+    return True
 
 
 _night_forms: dict[type, type[NightBaseForm]] = {}

@@ -25,23 +25,34 @@ from flask import (
 )
 from companion.web import qr
 from companion import service as services
-from companion.cli import lan_address
 from companion.extensions import db
-from companion.web.forms import KEY_PATTERN, ActionForm, NightBaseForm, RotateForm, UndoForm, next_game_form_class, night_form_class
+from companion.web.forms import (
+    KEY_PATTERN,
+    ActionForm,
+    NightBaseForm,
+    RotateForm,
+    UndoForm,
+    move_seat_up,
+    next_game_form_class,
+    night_form_class,
+    picked_another_game,
+)
 from companion.games import GAMES
 from companion.games.base import IllegalAction
 from companion.games.fold import Void
 from companion.games.web import SCREENS, GameScreens, offers_of
 from companion.db.models import Night
 from companion.web.security import RotationMemory
-from companion.web import pagination as paging
-from companion.web import post_redirect_get as refused
-from companion.web import kept_pages as stamped
-from companion.web import tap_guard as taps
+from companion.web import kept_pages
+from companion.web import pagination
+from companion.web import post_redirect_get
+from companion.web import tap_guard
 from companion.web.downloads import Download, attachment, keep_download, kept_download
-from companion.web.common import NightLink, device_label, keeper_link, keeper_night, remember, standings_of
+from companion.web.hosts import lan_address
+from companion.web.links import NightLink, keeper_link, keeper_night
+from companion.web.standings import standings_of
+from companion.web.this_browser import device_label, remember
 from companion.night.file import Money
-from companion.web.home import move_seat_up, picked_another_game
 
 bp = Blueprint("table", __name__, url_prefix="/k/<key>")
 
@@ -127,9 +138,9 @@ UNDO = "undo"
 
 
 def _refused(night: Night, status: int, form_name: str | None = None, form: Any = None, message: str | None = None):  # type: ignore[no-untyped-def]
-    """Redirect a refused submit to the table's address, keeping what was typed (see refused.py)."""
+    """Redirect a refused submit to the table's address, keeping what was typed (see post_redirect_get.py)."""
     location = url_for("table.show", key=night.keeper_key)
-    return refused.refuse(location, status, message=message, form_name=form_name, form=form, version=night.version)
+    return post_redirect_get.refuse(location, status, message=message, form_name=form_name, form=form, version=night.version)
 
 
 def _record(night: Night, form: Any, form_name: str, build) -> Any:  # type: ignore[no-untyped-def]
@@ -148,8 +159,8 @@ def _record_with(night: Night, form: Any, form_name: str | None, write) -> Any: 
         if form_name is None:
             return _refused(night, 422, message="; ".join(str(e) for es in form.errors.values() for e in es))
         return _refused(night, 422, form_name, form)
-    if taps.too_soon(night, form.version.data):
-        return _refused(night, 409, message=taps.TOO_SOON)
+    if tap_guard.too_soon(night, form.version.data):
+        return _refused(night, 409, message=tap_guard.TOO_SOON)
     try:
         result = write(form)
     except IllegalAction as error:
@@ -175,16 +186,16 @@ def _table_page(link: Night | NightLink, continued: int | None) -> tuple[Any, ..
 @bp.get("")
 def show(key: str):  # type: ignore[no-untyped-def]
     link = keeper_link(key)  # one SELECT: enough when this process keeps the page at that version
-    if link is not None and refused.recall(link.version) is None:
-        page = stamped.kept_page(_table_page(link, link.continued), link.id, link.version)
+    if link is not None and post_redirect_get.recall(link.version) is None:
+        page = kept_pages.kept_page(_table_page(link, link.continued), link.id, link.version)
         if page is not None:
             return page
     night = keeper_night(key)
-    kept = refused.recall(night.version)
+    kept = post_redirect_get.recall(night.version)
     if kept is None:  # the table as every phone sees it at this version: kept, with this request's keys
         continued = services.continuation_of(night)
         what = _table_page(night, continued.id if continued is not None else None)
-        return stamped.render_kept(what, night.id, night.version, lambda flashed: render_table(night, flashed=flashed)[0])
+        return kept_pages.render_kept(what, night.id, night.version, lambda flashed: render_table(night, flashed=flashed)[0])
     submitted = None
     if kept.form:  # the refused form, as typed, with its errors
         form = forms_for(night).get(kept.form)
@@ -243,11 +254,11 @@ def take_back(key: str):  # type: ignore[no-untyped-def]
 def history(key: str):  # type: ignore[no-untyped-def]
     link = keeper_link(key)  # one SELECT: enough when this process keeps this page at that version
     if link is not None:
-        page = stamped.kept_page(_history_key(link), link.id, link.version)
+        page = kept_pages.kept_page(_history_key(link), link.id, link.version)
         if page is not None:
             return page
     night = keeper_night(key)
-    return stamped.render_kept(
+    return kept_pages.render_kept(
         _history_key(night), night.id, night.version, lambda flashed: _history_page(night, flashed)
     )
 
@@ -259,11 +270,11 @@ def _history_key(link: Night | NightLink) -> tuple[Any, ...]:
 
 def _history_page(night: Night, flashed: Any) -> str:
     play = services.play_for(night)
-    rows, ledger = paging.history_lines(night)  # kept per version
+    rows, ledger = pagination.history_lines(night)  # kept per version
     return render_template(
         "table/history.html",
         night=night,
-        rows=(page := paging.page_of(list(reversed(rows)))).rows,  # newest first, in pages
+        rows=(page := pagination.page_of(list(reversed(rows)))).rows,  # newest first, in pages
         page=page,
         ledger=ledger,
         # each undone record of each game (by its seq in the game) → the night's number of its undo
@@ -397,7 +408,7 @@ def setup(key: str):  # type: ignore[no-untyped-def]
     if night.version != 0 and request.method == "POST":
         return _refused(night, 409, message="Play has started: the seating and rules can no longer change.")
     if request.method != "POST":  # GET and HEAD show the form; only POST submits it
-        kept = refused.recall(0)
+        kept = post_redirect_get.recall(0)
         if kept is None or kept.form != "setup":
             return _render_setup(night, _setup_form(night))
         form = kept.refill(_setup_form(night))
@@ -408,7 +419,7 @@ def setup(key: str):  # type: ignore[no-untyped-def]
     form.submit.label.text = "Save the setup"
     location = url_for("table.setup", key=night.keeper_key)
     if move_seat_up(form):
-        return refused.refuse(location, 200, form_name="setup", form=form, data=refused.typed(form), version=0)
+        return post_redirect_get.refuse(location, 200, form_name="setup", form=form, data=post_redirect_get.typed(form), version=0)
     if form.validate():
         try:
             services.update_setup(
@@ -427,7 +438,7 @@ def setup(key: str):  # type: ignore[no-untyped-def]
         else:
             flash("Setup saved.")
             return redirect(url_for("table.show", key=night.keeper_key), code=303)
-    return refused.refuse(location, 422, form_name="setup", form=form, version=0)
+    return post_redirect_get.refuse(location, 422, form_name="setup", form=form, version=0)
 
 
 # --- the night's next game ---------------------------------------------------------------
@@ -474,7 +485,7 @@ def next_game(key: str):  # type: ignore[no-untyped-def]
     location = url_for("table.next_game", key=night.keeper_key, game=kind,
                        **({"offer": offer[0]} if offer is not None else {}))
     if request.method != "POST":
-        kept = refused.recall(night.version)
+        kept = post_redirect_get.recall(night.version)
         form = _next_game_form(night, kind)
         if kept is not None and kept.form == "next_game":  # the refused form, as typed, with its errors
             kept.refill(form)
@@ -494,13 +505,13 @@ def next_game(key: str):  # type: ignore[no-untyped-def]
         if shown not in SCREENS:
             abort(400, "choose one of the games offered")
         if request.form.get("show_rules"):
-            return refused.refuse(location, 200, version=night.version)
-        return refused.refuse(location, 422, message=picked_another_game(kind, "Start this game"), version=night.version)
+            return post_redirect_get.refuse(location, 200, version=night.version)
+        return post_redirect_get.refuse(location, 422, message=picked_another_game(kind, "Start this game"), version=night.version)
     form = _next_game_form(night, kind, request.form)
     if not form.validate():
-        return refused.refuse(location, 422, form_name="next_game", form=form, version=night.version)
-    if taps.too_soon(night, form.version.data):
-        return _refused(night, 409, message=taps.TOO_SOON)
+        return post_redirect_get.refuse(location, 422, form_name="next_game", form=form, version=night.version)
+    if tap_guard.too_soon(night, form.version.data):
+        return _refused(night, 409, message=tap_guard.TOO_SOON)
     try:
         result = services.start_game(
             night.id, kind, form.players.data, form.first_dealer.data, SCREENS[kind].rules_from_form(form),
@@ -508,7 +519,7 @@ def next_game(key: str):  # type: ignore[no-untyped-def]
         )
     except IllegalAction as error:
         form.form_errors.append(str(error))
-        return refused.refuse(location, 422, form_name="next_game", form=form, version=night.version)
+        return post_redirect_get.refuse(location, 422, form_name="next_game", form=form, version=night.version)
     except (services.StaleTable, services.KeyConflict) as refusal:
         db.session.expire_all()
         return _refused(db.session.get(Night, night.id), 409, message=str(refusal))

@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 
 from companion.extensions import db
 from companion.db.models import KeptRefusal
-from companion.web import post_redirect_get as refused
+from companion.web import post_redirect_get
 from security.support import NightRef, Site
 from security.test_probe_session import cookie_text
 
@@ -162,7 +162,7 @@ def test_a_refusal_is_shown_only_to_the_browser_it_was_made_for_and_only_at_its_
 
 
 def test_the_kept_refusals_are_bounded_in_age_and_number(app, site: Site, monkeypatch):
-    monkeypatch.setattr(refused, "MAX_KEPT", 5)
+    monkeypatch.setattr(post_redirect_get, "MAX_KEPT", 5)
     night = site.seat("table.cards")
     phone = app.test_client()
     for _ in range(12):
@@ -170,7 +170,7 @@ def test_the_kept_refusals_are_bounded_in_age_and_number(app, site: Site, monkey
         assert site.send(phone, "POST", "table.cards", night.keeper, data).status_code == 422
     with app.app_context():
         assert db.session.scalar(select(func.count()).select_from(KeptRefusal)) <= 5
-        db.session.execute(db.update(KeptRefusal).values(created_at=KeptRefusal.created_at - refused.timedelta(hours=2)))
+        db.session.execute(db.update(KeptRefusal).values(created_at=KeptRefusal.created_at - post_redirect_get.timedelta(hours=2)))
         db.session.commit()
     # an hour later the page is the plain one, and the next refusal deletes the old rows
     data = against_the_rules("table.cards", site.submit("table.cards", night))
