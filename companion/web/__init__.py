@@ -29,14 +29,22 @@ UNREACHABLE = "The table cannot be read just now; try again in a moment."
 
 def init_app(app: Flask) -> None:
     from companion.web import bank
+    from companion.web import history
     from companion.web import home
     from companion.web import live_poll
+    from companion.web import next_game
+    from companion.web import night_setup
     from companion.web import players
     from companion.web import report
+    from companion.web import share
     from companion.web import table
 
     app.register_blueprint(home.bp)
     app.register_blueprint(table.bp)
+    app.register_blueprint(history.bp)
+    app.register_blueprint(share.bp)
+    app.register_blueprint(night_setup.bp)
+    app.register_blueprint(next_game.bp)
     app.register_blueprint(players.bp)
     live_poll.init_app(app)  # in front of Flask: most polls of the players' page never reach it
     app.register_blueprint(report.bp)

@@ -542,7 +542,7 @@ def choice(key: str):  # type: ignore[no-untyped-def]
             "offer": named[(kind, name)],
             "title": name,
             "played": (kind, name) in played,
-            "url": url_for("table.next_game", key=night.keeper_key, game=kind,
+            "url": url_for("next_game.start", key=night.keeper_key, game=kind,
                            **({"offer": named[(kind, name)]} if named[(kind, name)] else {})),
         }
         for kind, name in next_game_offers(played, list(named))

@@ -8,6 +8,7 @@ tap records nothing twice (see :func:`companion.service.commands.record`).
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import TypeVar
 
 from flask import has_request_context, request
 from flask_wtf import FlaskForm
@@ -23,6 +24,7 @@ from wtforms import (
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, Regexp, ValidationError
 from wtforms.widgets import CheckboxInput, ListWidget
 
+from companion import service as services
 from companion.money.amounts import parse_chip_value
 from companion.reading import MAX_DIGITS, Unreadable, text, whole_number
 from companion.games import GAMES
@@ -107,6 +109,16 @@ class ActionForm(FlaskForm):
     request_key = StringField(
         validators=[InputRequired("the form has no request key"), Regexp(KEY_PATTERN, message="bad request key")]
     )
+
+
+Form = TypeVar("Form", bound=ActionForm)
+
+
+def fresh(form: Form, version: int) -> Form:
+    """``form`` stamped for the screen about to be shown: the night's ``version`` and a new request key."""
+    form.version.data = version
+    form.request_key.data = services.new_key()
+    return form
 
 
 class UndoForm(ActionForm):

@@ -202,9 +202,9 @@ class Site:
             "table.undo": {**stamp},
             "table.take_back": {**stamp, "position": "2"},
             "report.carry": {**stamp},
-            "table.rotate": {"which": "viewer", "request_key": services.new_key()},
-            "table.setup": night_form(name="Renamed"),
-            "table.next_game": {**stamp, "game": "napalm", "players": ["Ann", "Ben", "Cat"], "first_dealer": "Ben",
+            "share.rotate": {"which": "viewer", "request_key": services.new_key()},
+            "setup.edit": night_form(name="Renamed"),
+            "next_game.start": {**stamp, "game": "napalm", "players": ["Ann", "Ben", "Cat"], "first_dealer": "Ben",
                                 "ante": "2", "ante_every": "1", "tokens_to_win": "3", "unfinished_pot": "return_antes"},
         }
         forms.update({

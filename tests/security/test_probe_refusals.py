@@ -31,7 +31,7 @@ COOKIE_LIMIT = 4096
 #: the fields that choose which form is shown; the rest is what a person types
 SELECTORS = {"game", "dice", "which", "request_key", "action", "on"}
 #: the table's link rotation answers with its own page, never a kept refusal
-NOT_REFUSED_BY_REDIRECT = {"table.rotate"}
+NOT_REFUSED_BY_REDIRECT = {"share.rotate"}
 #: forms that take nothing typed: the rules have nothing of theirs to refuse (garbled and stale ones are tried)
 NOTHING_TYPED = {"report.carry", "table.undo", "table.take_back"}
 
@@ -57,12 +57,12 @@ def against_the_rules(endpoint: str, data: dict[str, Any]) -> dict[str, Any]:
     wrong = {
         "home.create": {"seat_2": data.get("seat_1", "Ann"), "name": MARK},  # the same name twice
         "home.import_night": {"name": MARK},  # and the file below is not a night
-        "table.setup": {"seat_2": data.get("seat_1", "Ann"), "name": MARK},
+        "setup.edit": {"seat_2": data.get("seat_1", "Ann"), "name": MARK},
         "table.cards": {"cards_0": f"As As {MARK}"},
         "table.showdown": {"winner": MARK},
         "table.declare": {"yes": [MARK]},
         "table.challenge": {"challengers": [MARK]},
-        "table.next_game": {"players": ["Ann"], "first_dealer": MARK},
+        "next_game.start": {"players": ["Ann"], "first_dealer": MARK},
         "report.paid": {"payer": MARK},
         "bank.bank_everyone": {"chips": f"-{MARK}"},
         "bank.bank_player": {"chips": f"1_0{MARK}"},
@@ -127,7 +127,7 @@ def test_no_refusal_of_any_form_puts_a_link_or_what_was_typed_in_the_cookie(app,
         client = app.test_client()
         client.get(f"/k/{night.keeper}")  # the scorekeeper's phone: its cookie lists the night
         response = send(site, client, endpoint, night, data)
-        if kind == "stale" and "version" not in site.submit(endpoint, night) and endpoint != "table.setup":
+        if kind == "stale" and "version" not in site.submit(endpoint, night) and endpoint != "setup.edit":
             continue  # a form without a table version cannot be stale
         check_the_cookie(client, night, response, f"{endpoint} {kind}")
         tried.append(endpoint)
