@@ -2,7 +2,9 @@
 
 Each form that changes the table carries the table's version when the form was
 shown and a request key made with the form, so that a stale screen or a doubled
-tap records nothing twice (see :func:`companion.service.commands.record`).
+tap records nothing twice (see :func:`companion.service.commands.record`).  The web
+layer's forms all live here; each game's own forms (its actions, its rules) live in
+its folder under companion/games/, built on :class:`ActionForm` and the fields here.
 """
 
 from __future__ import annotations
@@ -272,3 +274,59 @@ class ImportForm(KnownFieldsOnly, StartForm):
         validators=[FileRequired("choose a file"), FileAllowed(["json"], "a night file ends in .json")],
     )
     name = StringField("Name of the night", validators=[Optional(), Length(max=80), readable])
+
+
+# --- the night's own ledger: the Bank page and the Bonus Round (web/bank.py, web/bonus.py) ---------
+
+
+class SettingForm(ActionForm):
+    """What the night settles on: the chip counts (the bank) or the app's tally."""
+
+    on = HiddenField()
+
+
+class EveryoneForm(ActionForm):
+    """Everyone buys in the same number of chips, in one tap."""
+
+    chips = StringField("Chips each")
+
+
+class PlayerForm(ActionForm):
+    """One player's buy-in, rebuy or cash-out (counted chips)."""
+
+    player = HiddenField()
+    chips = StringField("Chips")
+    action = HiddenField()
+
+
+class CancelForm(ActionForm):
+    """Cancel one line of the bank's log (a new event: nothing is edited in place)."""
+
+    seq = HiddenField()
+
+
+class RollForm(ActionForm):
+    """The Bonus Round's roll, by the dealer."""
+
+    roller = SelectField("Who rolls (the dealer)", choices=[])
+
+
+class LuckyForm(ActionForm):
+    """A player's lucky number, rolled for them."""
+
+    player = SelectField("Whose lucky number", choices=[])
+
+
+class GridForm(ActionForm):
+    """The Bonus Round's grid: its dice, what a lucky number pays, and its bonus and anti-bonus cells.
+
+    The cells' games are read from the request as posted (``cell_<label>`` and the quick fill):
+    how many there are depends on the dice.
+    """
+
+    dice = HiddenField()
+    lucky_chips = StringField("A lucky number pays", validators=[Length(max=12)])
+    bonus_cells = StringField("Bonus cells: everyone pays the dealer", validators=[Length(max=200)])
+    bonus_chips = StringField("chips each", validators=[Length(max=12)])
+    anti_cells = StringField("Anti-bonus cells: the dealer pays everyone", validators=[Length(max=200)])
+    anti_chips = StringField("chips each", validators=[Length(max=12)])

@@ -64,13 +64,13 @@ def against_the_rules(endpoint: str, data: dict[str, Any]) -> dict[str, Any]:
         "table.challenge": {"challengers": [MARK]},
         "next_game.start": {"players": ["Ann"], "first_dealer": MARK},
         "report.paid": {"payer": MARK},
-        "bank.bank_everyone": {"chips": f"-{MARK}"},
-        "bank.bank_player": {"chips": f"1_0{MARK}"},
-        "bank.bank_cancel": {"seq": MARK},
-        "bank.bonus_roll": {"roller": MARK},
-        "bank.bonus_lucky": {"player": MARK},
-        "bank.bonus_grid": {"cell_1": "", "anti_cells": MARK},
-        "bank.bank_setting": {"on": MARK},
+        "bank.everyone": {"chips": f"-{MARK}"},
+        "bank.player": {"chips": f"1_0{MARK}"},
+        "bank.cancel": {"seq": MARK},
+        "bonus.roll": {"roller": MARK},
+        "bonus.lucky": {"player": MARK},
+        "bonus.grid": {"cell_1": "", "anti_cells": MARK},
+        "bank.setting": {"on": MARK},
     }[endpoint]
     if endpoint == "home.import_night":
         import io
@@ -96,7 +96,7 @@ def stale(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def send(site: Site, client, endpoint: str, night: NightRef, data: dict[str, Any]):
-    if endpoint == "bank.bonus_grid" and "dice" in data:
+    if endpoint == "bonus.grid" and "dice" in data:
         return client.post(site.url(endpoint, night.keeper) + f"?dice={data['dice']}", data=data)
     return site.send(client, "POST", endpoint, night.keeper, data)
 
@@ -135,10 +135,10 @@ def test_no_refusal_of_any_form_puts_a_link_or_what_was_typed_in_the_cookie(app,
 
 
 def test_the_largest_refused_bonus_grid_keeps_a_small_cookie_and_its_page_shows_why(app, site: Site):
-    night = site.seat("bank.bonus_grid")
+    night = site.seat("bonus.grid")
     client = app.test_client()
     client.get(f"/k/{night.keeper}")
-    response = send(site, client, "bank.bonus_grid", night, largest_grid(site.submit("bank.bonus_grid", night)))
+    response = send(site, client, "bonus.grid", night, largest_grid(site.submit("bonus.grid", night)))
     check_the_cookie(client, night, response, "the 6×6 grid")
     page = response.get_data(as_text=True)
     assert "Not saved" in page or "Not recorded" in page
