@@ -47,7 +47,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         FAILED_LINK_LIMIT=30,  # unknown secret links per client per minute before 429
         NIGHT_LIMIT=20,  # nights started per client in any 10 minutes (companion.db.brakes)
         IMPORT_LIMIT=20,  # files imported per client in any 10 minutes
-        # a screen ignores taps for this long after the tap that opened it (views/taps.py)
+        # a screen ignores taps for this long after the tap that opened it (web/tap_guard.py)
         TAP_GUARD_MS=int(os.environ.get("COMPANION_TAP_GUARD_MS") or 1000),
         # How many proxies in front of the app set X-Forwarded-For/-Proto/-Host (0: none,
         # the headers are ignored, so a client cannot pose as another to the limiter).
@@ -85,14 +85,14 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from companion.web import security
     from companion import service as services
     from companion.web import static_files
-    from companion import web as views
+    from companion import web
 
     services.configure_cache(int(app.config["FOLD_CACHE_SIZE"]), int(app.config["FOLD_CACHE_EVENTS"]))
 
     compression.init_app(app)  # first registered, so its after_request hook runs last (issue 22)
 
     security.init_app(app)
-    views.init_app(app)
+    web.init_app(app)
     static_files.init_app(app)
     cli.init_app(app)
     hosts.init_app(app)

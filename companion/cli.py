@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import json
-import socket
 import sys
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import click
 from flask import Flask, current_app
 
 from companion.night import file as nightfile
+from companion.web.hosts import lan_address
 from .games import IllegalAction, RecordError
 
 
@@ -32,17 +32,6 @@ def replay_command(file: Path) -> None:
     # a game's older format (a napalm-hand-history/1) prints exactly what it always printed; a night file its games
     summary = parsed.legacy.replay_summary() if parsed.legacy is not None else nightfile.replay_summary(parsed)
     click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
-
-
-def lan_address() -> str | None:
-    """This machine's address on the local network, for the QR code (no packet is sent)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("10.255.255.255", 1))
-            address = probe.getsockname()[0]
-        except OSError:
-            return None
-    return None if address.startswith("127.") else address
 
 
 #: Open connections one process keeps: every phone at every table holds one (keep-alive) while it polls,

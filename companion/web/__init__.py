@@ -1,4 +1,11 @@
-"""The web layer: blueprints that turn a request into a service call and state into a page."""
+"""The web layer: blueprints that turn a request into a service call and state into a page.
+
+One blueprint per feature (home, table, history, share, setup, next_game, players,
+report, bank, bonus, choice), none importing another: what several share is in a
+module of its own (links, standings, this_browser, forms, ledger_pages), beside the
+HTTP machinery (live_poll, kept_pages, post_redirect_get, tap_guard, security, hosts, …).
+:func:`init_app` registers them and the error pages.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +18,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from companion.db.engine import SAFE_METHODS
 from companion.extensions import db
 from companion.db.brakes import Braked
+from companion.money.amounts import chips_text
 
 MESSAGES = {
     400: "That request could not be understood.",
@@ -27,22 +35,46 @@ BUSY = "The table is busy and this was not confirmed; send it again (it is recor
 UNREACHABLE = "The table cannot be read just now; try again in a moment."
 
 
+def chips_filter(chips: int, signed: bool = False) -> str:
+    """``{{ n|chips }}``: "1 chip", "4 chips" (issue 20, item 14); ``{{ n|chips(signed=True) }}``: "+4 chips",
+    "−1 chip", "0 chips", signed as the report's figures are (a true minus sign)."""
+    if not signed:
+        return chips_text(chips)
+    return ("+" if chips > 0 else "\u2212" if chips < 0 else "") + chips_text(abs(chips))
+
+
 def init_app(app: Flask) -> None:
+    """Register each feature's blueprint, the players' poll middleware, the template helpers and the error pages."""
     from companion.web import bank
+    from companion.web import bonus
+    from companion.web import choice
+    from companion.web import history
     from companion.web import home
+    from companion.web import live_poll
+    from companion.web import next_game
+    from companion.web import night_setup
     from companion.web import players
     from companion.web import report
+    from companion.web import share
     from companion.web import table
 
     app.register_blueprint(home.bp)
     app.register_blueprint(table.bp)
+    app.register_blueprint(history.bp)
+    app.register_blueprint(share.bp)
+    app.register_blueprint(night_setup.bp)
+    app.register_blueprint(next_game.bp)
     app.register_blueprint(players.bp)
+    live_poll.init_app(app)  # in front of Flask: most polls of the players' page never reach it
     app.register_blueprint(report.bp)
     app.register_blueprint(bank.bp)
+    app.register_blueprint(bonus.bp)
+    app.register_blueprint(choice.bp)
     from jinja2 import ChoiceLoader
 
     from companion.games.web import GameTemplates, rules_text
 
+    app.add_template_filter(chips_filter, "chips")  # every page that counts chips
     app.add_template_global(rules_text, "rules_text")  # a game's rules in a few words, by its screens
     # an installed game's templates are the app's (templates/games/<kind>/); a game registered from
     # elsewhere (the tests' own) names its folder (GameScreens.templates_folder)

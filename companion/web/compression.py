@@ -9,9 +9,9 @@ that it leaves alone what must stay as it is:
 * anything but a 200, and bodies under :data:`MIN_SIZE` (a 304 has no body; a short
   answer gains less than the work costs);
 * an answer with an ETag: the players' poll compares its ETag byte for byte, in the
-  WSGI middleware that answers most polls without Flask (views/players.py), and
+  WSGI middleware that answers most polls without Flask (web/live_poll.py), and
   Flask-Compress would change it; the static files (fingerprinted, immutable) too;
-* an answer already encoded (a kept page sent as kept, compressed: views/stamped.py).
+* an answer already encoded (a kept page sent as kept, compressed: web/kept_pages.py).
 
 A body that is the same for every request at a night's version (a download, kept per
 version) is compressed once: the view names it in ``g`` (:func:`same_body_as`) and

@@ -2,12 +2,15 @@
 
 Each form that changes the table carries the table's version when the form was
 shown and a request key made with the form, so that a stale screen or a doubled
-tap records nothing twice (see :func:`companion.service.commands.record`).
+tap records nothing twice (see :func:`companion.service.commands.record`).  The web
+layer's forms all live here; each game's own forms (its actions, its rules) live in
+its folder under companion/games/, built on :class:`ActionForm` and the fields here.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import TypeVar
 
 from flask import has_request_context, request
 from flask_wtf import FlaskForm
@@ -23,8 +26,10 @@ from wtforms import (
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, Regexp, ValidationError
 from wtforms.widgets import CheckboxInput, ListWidget
 
+from companion import service as services
 from companion.money.amounts import parse_chip_value
 from companion.values.reading import MAX_DIGITS, Unreadable, text, whole_number
+from companion.games import GAMES
 from companion.games.base import MAX_NAME_LENGTH
 from companion.night.play import MAX_SEATED as MAX_PLAYERS
 
@@ -108,6 +113,16 @@ class ActionForm(FlaskForm):
     )
 
 
+Form = TypeVar("Form", bound=ActionForm)
+
+
+def fresh(form: Form, version: int) -> Form:
+    """``form`` stamped for the screen about to be shown: the night's ``version`` and a new request key."""
+    form.version.data = version
+    form.request_key.data = services.new_key()
+    return form
+
+
 class UndoForm(ActionForm):
     pass
 
@@ -116,6 +131,15 @@ class PaidForm(ActionForm):
     payer = StringField(validators=[InputRequired(), Length(max=MAX_NAME_LENGTH)])
     payee = StringField(validators=[InputRequired(), Length(max=MAX_NAME_LENGTH)])
     chips = WholeNumberField(validators=[InputRequired(), NumberRange(min=1, max=10**9)])
+
+
+def picked_another_game(kind: str, button: str) -> str:
+    """What a submit is told when it picked ``kind`` from the list while the page showed another game's rules.
+
+    Nothing starts: the rules on the page were not the picked game's, and starting it with
+    rules nobody saw (or the shown game instead) is the wrong game at the table (issue 20, item 5).
+    """
+    return f"You picked {GAMES[kind].title}: nothing has started yet. Its rules are below now: check them and tap {button} again."
 
 
 class NextGameForm(ActionForm):
@@ -217,6 +241,23 @@ class NightBaseForm(KnownFieldsOnly, StartForm):
         return getattr(self.chip_value, "parsed", Decimal("0"))
 
 
+def move_seat_up(form: NightBaseForm) -> bool:
+    """The ↑ button beside a seat swaps it with the seat above, without saving (no JavaScript needed)."""
+    # The tapped button's value; an empty move_up sent before it (a hidden input an older
+    # page carried) must not hide it: that made ↑ start the night instead (issue 14, bug 1).
+    move = seat_number(next((v for v in request.form.getlist("move_up") if v), ""))
+    if move is None or move < 2:  # "²", "\u0663" or 5,000 digits: not a seat (companion.values.reading)
+        return False
+    fields = form.seat_fields()
+    i = move - 1
+    fields[i].data, fields[i - 1].data = fields[i - 1].data, fields[i].data
+    dealer = seat_number(form.first_dealer.data) or 1
+    if dealer in (i, i + 1):
+        form.first_dealer.data = str(i if dealer == i + 1 else i + 1)
+    form.move_up.data = ""
+    return True
+
+
 _night_forms: dict[type, type[NightBaseForm]] = {}
 
 
@@ -233,3 +274,59 @@ class ImportForm(KnownFieldsOnly, StartForm):
         validators=[FileRequired("choose a file"), FileAllowed(["json"], "a night file ends in .json")],
     )
     name = StringField("Name of the night", validators=[Optional(), Length(max=80), readable])
+
+
+# --- the night's own ledger: the Bank page and the Bonus Round (web/bank.py, web/bonus.py) ---------
+
+
+class SettingForm(ActionForm):
+    """What the night settles on: the chip counts (the bank) or the app's tally."""
+
+    on = HiddenField()
+
+
+class EveryoneForm(ActionForm):
+    """Everyone buys in the same number of chips, in one tap."""
+
+    chips = StringField("Chips each")
+
+
+class PlayerForm(ActionForm):
+    """One player's buy-in, rebuy or cash-out (counted chips)."""
+
+    player = HiddenField()
+    chips = StringField("Chips")
+    action = HiddenField()
+
+
+class CancelForm(ActionForm):
+    """Cancel one line of the bank's log (a new event: nothing is edited in place)."""
+
+    seq = HiddenField()
+
+
+class RollForm(ActionForm):
+    """The Bonus Round's roll, by the dealer."""
+
+    roller = SelectField("Who rolls (the dealer)", choices=[])
+
+
+class LuckyForm(ActionForm):
+    """A player's lucky number, rolled for them."""
+
+    player = SelectField("Whose lucky number", choices=[])
+
+
+class GridForm(ActionForm):
+    """The Bonus Round's grid: its dice, what a lucky number pays, and its bonus and anti-bonus cells.
+
+    The cells' games are read from the request as posted (``cell_<label>`` and the quick fill):
+    how many there are depends on the dice.
+    """
+
+    dice = HiddenField()
+    lucky_chips = StringField("A lucky number pays", validators=[Length(max=12)])
+    bonus_cells = StringField("Bonus cells: everyone pays the dealer", validators=[Length(max=200)])
+    bonus_chips = StringField("chips each", validators=[Length(max=12)])
+    anti_cells = StringField("Anti-bonus cells: the dealer pays everyone", validators=[Length(max=200)])
+    anti_chips = StringField("chips each", validators=[Length(max=12)])

@@ -2,112 +2,27 @@
 
 from __future__ import annotations
 
-import hmac
-import json
 import os
 import re
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
-from sqlalchemy import select, text
-from sqlalchemy.orm import aliased
+from sqlalchemy import text
 
 from companion import service as services
-from companion.web import post_redirect_get as refused
-from companion.web import kept_pages as stamped
 from companion.extensions import db
-from companion.web.forms import ImportForm, NightBaseForm, night_form_class, seat_number
-from companion.db.models import Night
-from companion.night.file import Money
+from companion.db.brakes import brake
 from companion.games import GAMES, RecordError
 from companion.games.base import IllegalAction
 from companion.games.web import SCREENS
-from companion.db.brakes import brake
+from companion.night.file import Money
+from companion.web import kept_pages
+from companion.web import post_redirect_get
+from companion.web.forms import ImportForm, NightBaseForm, move_seat_up, night_form_class, picked_another_game
 from companion.web.security import client_id
-from companion.web.common import keeper_mark, known_marks, read_rows
+from companion.web.this_browser import known_nights
 
 bp = Blueprint("home", __name__)
-
-
-def move_seat_up(form: NightBaseForm) -> bool:
-    """The ↑ button beside a seat swaps it with the seat above, without saving (no JavaScript needed)."""
-    # The tapped button's value; an empty move_up sent before it (a hidden input an older
-    # page carried) must not hide it: that made ↑ start the night instead (issue 14, bug 1).
-    move = seat_number(next((v for v in request.form.getlist("move_up") if v), ""))
-    if move is None or move < 2:  # "²", "\u0663" or 5,000 digits: not a seat (companion.values.reading)
-        return False
-    fields = form.seat_fields()
-    i = move - 1
-    fields[i].data, fields[i - 1].data = fields[i - 1].data, fields[i].data
-    dealer = seat_number(form.first_dealer.data) or 1
-    if dealer in (i, i + 1):
-        form.first_dealer.data = str(i if dealer == i + 1 else i + 1)
-    form.move_up.data = ""
-    return True
-
-
-def my_nights() -> list[Night]:
-    """The nights this browser keeps score of whose scorekeeper link it still holds (see common.remember)."""
-    marks = dict(known_marks())
-    if not marks:
-        return []
-    nights = db.session.scalars(select(Night).where(Night.id.in_(list(marks)))).all()
-    nights = [night for night in nights if hmac.compare_digest(keeper_mark(night), marks[night.id])]
-    return sorted(nights, key=lambda n: n.created_at, reverse=True)
-
-
-@dataclass(frozen=True)
-class KnownNight:
-    """What the home page lists of a night this browser keeps score of: a row, not the ORM's night."""
-
-    id: int
-    keeper_key: str
-    name: str
-    created_at: datetime
-    players: tuple[str, ...]
-    version: int
-    continued: int | None  # the night its pot was carried into: it changes the night's report
-
-
-def known_nights() -> tuple[KnownNight, ...]:
-    """The nights of :func:`my_nights`, newest first, in one SELECT of the columns shown (no ORM objects).
-
-    The home page and each player's page are kept by these rows (issue 22): a night
-    renamed, played on or carried on makes them anew.
-    """
-    marks = dict(known_marks())
-    if not marks:
-        return ()
-    rows = read_rows(_KNOWN_SQL, list(marks))  # one statement on a pooled driver connection, no ORM
-    if rows is None:  # a failed read: the ORM's way, which says "try again" if the database is down
-        following = aliased(Night)
-        rows = db.session.execute(
-            select(Night.id, Night.keeper_key, Night.name, Night.created_at, Night.players, Night.version, following.id)
-            .outerjoin(following, following.carried_from == Night.id)
-            .where(Night.id.in_(list(marks)))
-        ).all()
-    nights = [KnownNight(r[0], r[1], r[2], _when(r[3]), tuple(_json(r[4])), r[5], r[6]) for r in rows]
-    nights = [n for n in nights if hmac.compare_digest(keeper_mark(n), marks[n.id])]
-    return tuple(sorted(nights, key=lambda n: n.created_at, reverse=True))
-
-
-#: the nights a browser knows, with the night each one's pot went on to ({}: the ids' parameters)
-_KNOWN_SQL = (
-    "SELECT n.id, n.keeper_key, n.name, n.created_at, n.players, n.version, c.id FROM night n"
-    " LEFT OUTER JOIN night c ON c.carried_from = n.id WHERE n.id IN ({})"
-)
-
-
-def _when(value: Any) -> datetime:
-    """A night's created_at as the driver gives it (SQLite: text) made the ORM's datetime."""
-    return datetime.fromisoformat(value) if isinstance(value, str) else value
-
-
-def _json(value: Any) -> Any:
-    """A JSON column as the driver gives it (SQLite: text; psycopg: already decoded)."""
-    return json.loads(value) if isinstance(value, (str, bytes)) else value
 
 
 def first_game_kind(source: Any) -> str:
@@ -117,15 +32,6 @@ def first_game_kind(source: Any) -> str:
     if kind not in SCREENS or kind not in GAMES:
         abort(400, "choose one of the games offered")
     return kind
-
-
-def picked_another_game(kind: str, button: str) -> str:
-    """What a submit is told when it picked ``kind`` from the list while the page showed another game's rules.
-
-    Nothing starts: the rules on the page were not the picked game's, and starting it with
-    rules nobody saw (or the shown game instead) is the wrong game at the table (issue 20, item 5).
-    """
-    return f"You picked {GAMES[kind].title}: nothing has started yet. Its rules are below now: check them and tap {button} again."
 
 
 #: the night's fields that stay as typed when the first game's rules are shown anew
@@ -148,7 +54,7 @@ def _show_rules_of(kind: str, shown: str, asked: bool):  # type: ignore[no-untyp
     if not asked:
         fresh.form_errors.append(picked_another_game(kind, "Start the night"))
         status = 422
-    return refused.refuse(url_for("home.index"), status, form_name="night", form=fresh, data=refused.typed(fresh))
+    return post_redirect_get.refuse(url_for("home.index"), status, form_name="night", form=fresh, data=post_redirect_get.typed(fresh))
 
 
 def night_form(kind: str, **kwargs: Any) -> NightBaseForm:
@@ -175,7 +81,7 @@ def _home(form: NightBaseForm | None = None, import_form: ImportForm | None = No
         )
 
     if fresh:  # the same page for every browser that knows these nights: kept, with this request's keys
-        return stamped.render_kept_across(("home", kind, nights), render), status
+        return kept_pages.render_kept_across(("home", kind, nights), render), status
     return render(), status
 
 
@@ -186,9 +92,9 @@ def first_games() -> list[tuple[str, str]]:
 
 @bp.get("/")
 def index():  # type: ignore[no-untyped-def]
-    kept = refused.recall()
+    kept = post_redirect_get.recall()
     if kept is None:
-        page = stamped.kept_across(("home", first_game_kind(request.args), known_nights()))
+        page = kept_pages.kept_across(("home", first_game_kind(request.args), known_nights()))
         return page if page is not None else _home()
     # a new key for each attempt, as for a fresh form
     if kept.form == "import":  # the file itself cannot be kept: it is chosen again
@@ -219,7 +125,7 @@ def create():  # type: ignore[no-untyped-def]
     form = night_form(kind)
     here = url_for("home.index")
     if move_seat_up(form):
-        return refused.refuse(here, 200, form_name="night", form=form, data=refused.typed(form))
+        return post_redirect_get.refuse(here, 200, form_name="night", form=form, data=post_redirect_get.typed(form))
     limit = current_app.extensions["companion_night_limit"]
     brake(limit, client_id(), "new nights")
     if form.validate():
@@ -236,10 +142,10 @@ def create():  # type: ignore[no-untyped-def]
             form.seat_1.errors = [*form.seat_1.errors, str(error)]
         except services.KeyConflict as error:
             form.form_errors.append(str(error))
-            return refused.refuse(here, 409, form_name="night", form=form)
+            return post_redirect_get.refuse(here, 409, form_name="night", form=form)
         else:
             return redirect(url_for("table.show", key=night.keeper_key), code=303)
-    return refused.refuse(here, 422, form_name="night", form=form)
+    return post_redirect_get.refuse(here, 422, form_name="night", form=form)
 
 
 @bp.post("/import")
@@ -259,10 +165,10 @@ def import_night():  # type: ignore[no-untyped-def]
             form.file.errors = [*form.file.errors, str(error)]
         except services.KeyConflict as error:
             form.file.errors = [*form.file.errors, str(error)]
-            return refused.refuse(url_for("home.index"), 409, form_name="import", form=form)
+            return post_redirect_get.refuse(url_for("home.index"), 409, form_name="import", form=form)
         else:
             return redirect(url_for("table.show", key=night.keeper_key), code=303)
-    return refused.refuse(url_for("home.index"), 422, form_name="import", form=form)
+    return post_redirect_get.refuse(url_for("home.index"), 422, form_name="import", form=form)
 
 
 @bp.get("/sw.js")

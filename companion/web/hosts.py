@@ -8,6 +8,9 @@ machine's own addresses and names on the local network (the addresses phones ope
 from the QR code), and whatever ``COMPANION_ALLOWED_HOSTS`` lists.  Anything else gets
 a 400 saying which setting to change.  WSGI middleware: it sees every request first
 (the players' poll is answered before Flask), after a trusted proxy's headers are applied.
+
+This machine's own names and addresses are found here too (:func:`lan_address`: the
+address on the local network that the players' QR code and ``serve`` show).
 """
 
 from __future__ import annotations
@@ -74,10 +77,19 @@ def configured_hosts(app: Flask) -> set[str]:
     return names
 
 
+def lan_address() -> str | None:
+    """This machine's address on the local network, for the QR code (no packet is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))
+            address = probe.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") else address
+
+
 def machine_hosts(listen_host: str | None) -> set[str]:
     """This machine's own names and addresses (no packet is sent)."""
-    from companion.cli import lan_address
-
     names: set[str] = set()
     lan = lan_address()
     if lan:

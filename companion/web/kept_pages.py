@@ -11,7 +11,7 @@ could differ (a refused form re-shown, a question in the address) is rendered in
 full, as before.
 
 A request for a kept page asks the database one row (the night's id, version and
-links, and the night its pot went on to: ``common.keeper_link``) and, when this
+links, and the night its pot went on to: ``links.keeper_link``) and, when this
 process keeps the page at that version, answers with it (:func:`kept_page`) without
 loading the night through the ORM.  Every request still reads the version, so a
 change recorded by any process shows at once.
@@ -112,7 +112,7 @@ def kept_page(what: Hashable, night_id: int, version: int) -> bytes | Response |
     """The page kept as ``what`` at this version with this request's token, keys and flashes (UTF-8); None if none is kept.
 
     The fast path of a kept page: with (night id, version) read from the database for
-    this request (common.keeper_link), nothing else of the night is loaded.
+    this request (links.keeper_link), nothing else of the night is loaded.
     """
     return _encoded(services.derived(f"page/{what!r}", night_id, version))
 

@@ -43,11 +43,12 @@ from companion.values.reading import Unreadable, whole_number
 from companion.report.export import report_csv, report_dict
 from companion.report.model import VIEWS, Report
 from companion.report.parts import build_night_report, games_played_text
-from companion.web import post_redirect_get as refused
-from companion.web import kept_pages as stamped
+from companion.web import kept_pages
+from companion.web import post_redirect_get
 from companion.web.downloads import Download, attachment, keep_download, kept_download
-from companion.web.common import NightLink, device_label, keeper_link, keeper_night, remember, standings_of, viewer_link, viewer_night
-from companion.web.home import known_nights, my_nights
+from companion.web.links import NightLink, keeper_link, keeper_night, viewer_link, viewer_night
+from companion.web.standings import standings_of
+from companion.web.this_browser import device_label, known_nights, my_nights, remember
 
 bp = Blueprint("report", __name__)
 
@@ -106,7 +107,7 @@ def plain_report(night: Night, keeper: bool) -> Any:
         return render_report(night, keeper)
     continued = services.continuation_of(night)
     what = _report_page(night, keeper, continued.id if continued else None)
-    return stamped.render_kept(
+    return kept_pages.render_kept(
         what, night.id, night.version, lambda flashed: render_report(night, keeper, flashed=flashed)[0]
     )
 
@@ -188,12 +189,12 @@ def render_report(  # type: ignore[no-untyped-def]
 @bp.get("/k/<key>/report")
 def keeper(key: str):  # type: ignore[no-untyped-def]
     link = keeper_link(key)  # one SELECT: enough when this process keeps the report at that version
-    if link is not None and set(request.args) <= {"view"} and refused.recall(link.version) is None:
-        page = stamped.kept_page(_report_page(link, True, link.continued), link.id, link.version)
+    if link is not None and set(request.args) <= {"view"} and post_redirect_get.recall(link.version) is None:
+        page = kept_pages.kept_page(_report_page(link, True, link.continued), link.id, link.version)
         if page is not None:
             return page
     night = keeper_night(key)
-    kept = refused.recall(night.version)
+    kept = post_redirect_get.recall(night.version)
     if kept is not None:
         return render_report(night, True, kept.status, kept.message)
     return plain_report(night, keeper=True)
@@ -203,7 +204,7 @@ def keeper(key: str):  # type: ignore[no-untyped-def]
 def viewer(key: str):  # type: ignore[no-untyped-def]
     link = viewer_link(key)  # one SELECT: enough when this process keeps the report at that version
     if link is not None and set(request.args) <= {"view"}:
-        page = stamped.kept_page(_report_page(link, False, link.continued), link.id, link.version)
+        page = kept_pages.kept_page(_report_page(link, False, link.continued), link.id, link.version)
         if page is not None:
             return page
     night = viewer_night(key)
@@ -263,9 +264,9 @@ def viewer_json(key: str):  # type: ignore[no-untyped-def]
 
 
 def _refused(night: Night, status: int, message: str, view: str | None = None):  # type: ignore[no-untyped-def]
-    """Redirect a refused submit to the report's address with its message (views/refused.py)."""
+    """Redirect a refused submit to the report's address with its message (web/post_redirect_get.py)."""
     location = url_for("report.keeper", key=night.keeper_key, **({"view": view} if view else {}))
-    return refused.refuse(location, status, message=message, version=night.version)
+    return post_redirect_get.refuse(location, status, message=message, version=night.version)
 
 
 @bp.post("/k/<key>/paid")
@@ -350,10 +351,10 @@ def nights():  # type: ignore[no-untyped-def]
 def player(name: str):  # type: ignore[no-untyped-def]
     """One player's nights: kept by the nights it is made of, their versions and the nights they carried on to (issue 22)."""
     what = ("player", name, known_nights())
-    page = stamped.kept_across(what)
+    page = kept_pages.kept_across(what)
     if page is not None:
         return page
-    return stamped.render_kept_across(what, lambda flashed: _player_page(name, flashed))
+    return kept_pages.render_kept_across(what, lambda flashed: _player_page(name, flashed))
 
 
 def _player_page(name: str, flashed: Any) -> str:

@@ -9,7 +9,7 @@ version of a file has a new fingerprint, hence a new URL.  The same file asked f
 without a fingerprint, or with an old one, is sent as before (``no-cache``).
 
 The service worker stays at ``/sw.js``, unfingerprinted and ``no-cache``
-(``views/home.py``): a browser must be able to find its new version.  The hashes
+(``web/home.py``): a browser must be able to find its new version.  The hashes
 are worked out once per file and again only when the file's size or time changes.
 """
 

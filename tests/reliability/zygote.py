@@ -33,10 +33,8 @@ import companion  # noqa: E402
 import companion.cli  # noqa: E402,F401
 import companion.service.commands  # noqa: E402,F401
 import companion.web  # noqa: E402,F401
-from companion.web import home
-from companion.web import players
-from companion.web import report
-import companion.web.table as table  # noqa: E402,F401
+from companion.web import bank, bonus, choice, history, home, next_game, night_setup  # noqa: E402,F401
+from companion.web import players, report, share, table  # noqa: E402,F401
 
 
 def _answer(message: dict) -> None:

@@ -46,9 +46,9 @@ BEFORE: dict[str, tuple[Any, ...]] = {
 #: Night ledger events (companion.service.bank) a route needs recorded first: (kind, payload).
 D20_GRID = {"grid": {"dice": "d20", "cells": [f"Game {i}" for i in range(1, 21)], "bonuses": {}}, "lucky_chips": 1}
 LEDGER_BEFORE: dict[str, tuple[tuple[str, dict[str, Any]], ...]] = {
-    "bank.bank_cancel": (("all_buy_in", {"chips": 100}),),
-    "bank.bonus_roll": (("bonus_grid", D20_GRID),),
-    "bank.bonus_lucky": (("bonus_grid", D20_GRID),),
+    "bank.cancel": (("all_buy_in", {"chips": 100}),),
+    "bonus.roll": (("bonus_grid", D20_GRID),),
+    "bonus.lucky": (("bonus_grid", D20_GRID),),
 }
 #: The settings a route needs, when not :data:`SETTINGS`.
 SETTINGS_FOR = {"report.carry": replace(SETTINGS, unfinished_pot="carry")}
@@ -202,19 +202,19 @@ class Site:
             "table.undo": {**stamp},
             "table.take_back": {**stamp, "position": "2"},
             "report.carry": {**stamp},
-            "table.rotate": {"which": "viewer", "request_key": services.new_key()},
-            "table.setup": night_form(name="Renamed"),
-            "table.next_game": {**stamp, "game": "napalm", "players": ["Ann", "Ben", "Cat"], "first_dealer": "Ben",
+            "share.rotate": {"which": "viewer", "request_key": services.new_key()},
+            "setup.edit": night_form(name="Renamed"),
+            "next_game.start": {**stamp, "game": "napalm", "players": ["Ann", "Ben", "Cat"], "first_dealer": "Ben",
                                 "ante": "2", "ante_every": "1", "tokens_to_win": "3", "unfinished_pot": "return_antes"},
         }
         forms.update({
-            "bank.bank_setting": {**stamp, "on": "bank"},
-            "bank.bank_everyone": {**stamp, "chips": "100"},
-            "bank.bank_player": {**stamp, "player": "Ann", "action": "buy_in", "chips": "100"},
-            "bank.bank_cancel": {**stamp, "seq": "1"},
-            "bank.bonus_grid": {**stamp, "dice": "d20", **{f"cell_{i}": f"Game {i}" for i in range(1, 21)}},
-            "bank.bonus_roll": {**stamp, "roller": "Ann"},
-            "bank.bonus_lucky": {**stamp, "player": "Ann"},
+            "bank.setting": {**stamp, "on": "bank"},
+            "bank.everyone": {**stamp, "chips": "100"},
+            "bank.player": {**stamp, "player": "Ann", "action": "buy_in", "chips": "100"},
+            "bank.cancel": {**stamp, "seq": "1"},
+            "bonus.grid": {**stamp, "dice": "d20", **{f"cell_{i}": f"Game {i}" for i in range(1, 21)}},
+            "bonus.roll": {**stamp, "roller": "Ann"},
+            "bonus.lucky": {**stamp, "player": "Ann"},
         })
         if endpoint == "report.paid" and night is not None:
             forms[endpoint] = {**stamp, **self.first_payment(night)}

@@ -48,7 +48,7 @@ def test_every_state_changing_request_without_a_valid_token_is_refused_and_chang
     token = csrf_token_of(client.get(f"/k/{night.keeper}").get_data(as_text=True))
     refused: dict[tuple[str, str], int] = {}
     endpoints = site.state_changing()
-    assert {"home.create", "home.import_night", "table.declare", "table.rotate", "table.setup"} <= set(endpoints)
+    assert {"home.create", "home.import_night", "table.declare", "share.rotate", "setup.edit"} <= set(endpoints)
     for endpoint in endpoints:
         for what, bad in _bad_tokens(site, client, token).items():
             night = site.seat(endpoint)

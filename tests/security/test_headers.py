@@ -16,7 +16,7 @@ from flask.testing import FlaskClient
 
 from companion.web import security
 from companion.service import commands as services
-from companion.web.common import keeper_night
+from companion.web.links import keeper_night
 from security.support import Site, csrf_token_of, random_key
 
 HTML_PAGES_WITHOUT_INLINE_CODE = re.compile(

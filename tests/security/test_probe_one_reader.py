@@ -83,7 +83,7 @@ def test_a_whole_number_gets_the_same_verdict_on_a_form_field_and_in_a_query_str
     # another form field: the bank's "everyone buys in" chips (read by the bank's own view)
     site = Site(app)
     night = site.seat()
-    bank = client.post(f"/k/{night.keeper}/bank/everyone", data={**site.submit("bank.bank_everyone", night), "chips": typed})
+    bank = client.post(f"/k/{night.keeper}/bank/everyone", data={**site.submit("bank.everyone", night), "chips": typed})
     if expected is None:
         assert bank.status_code == 422, bank.status_code
     else:

@@ -20,7 +20,7 @@ from sqlalchemy import func, select
 
 from companion.extensions import db
 from companion.db.models import KeptRefusal
-from companion.web import post_redirect_get as refused
+from companion.web import post_redirect_get
 from security.support import NightRef, Site
 from security.test_probe_session import cookie_text
 
@@ -31,7 +31,7 @@ COOKIE_LIMIT = 4096
 #: the fields that choose which form is shown; the rest is what a person types
 SELECTORS = {"game", "dice", "which", "request_key", "action", "on"}
 #: the table's link rotation answers with its own page, never a kept refusal
-NOT_REFUSED_BY_REDIRECT = {"table.rotate"}
+NOT_REFUSED_BY_REDIRECT = {"share.rotate"}
 #: forms that take nothing typed: the rules have nothing of theirs to refuse (garbled and stale ones are tried)
 NOTHING_TYPED = {"report.carry", "table.undo", "table.take_back"}
 
@@ -57,20 +57,20 @@ def against_the_rules(endpoint: str, data: dict[str, Any]) -> dict[str, Any]:
     wrong = {
         "home.create": {"seat_2": data.get("seat_1", "Ann"), "name": MARK},  # the same name twice
         "home.import_night": {"name": MARK},  # and the file below is not a night
-        "table.setup": {"seat_2": data.get("seat_1", "Ann"), "name": MARK},
+        "setup.edit": {"seat_2": data.get("seat_1", "Ann"), "name": MARK},
         "table.cards": {"cards_0": f"As As {MARK}"},
         "table.showdown": {"winner": MARK},
         "table.declare": {"yes": [MARK]},
         "table.challenge": {"challengers": [MARK]},
-        "table.next_game": {"players": ["Ann"], "first_dealer": MARK},
+        "next_game.start": {"players": ["Ann"], "first_dealer": MARK},
         "report.paid": {"payer": MARK},
-        "bank.bank_everyone": {"chips": f"-{MARK}"},
-        "bank.bank_player": {"chips": f"1_0{MARK}"},
-        "bank.bank_cancel": {"seq": MARK},
-        "bank.bonus_roll": {"roller": MARK},
-        "bank.bonus_lucky": {"player": MARK},
-        "bank.bonus_grid": {"cell_1": "", "anti_cells": MARK},
-        "bank.bank_setting": {"on": MARK},
+        "bank.everyone": {"chips": f"-{MARK}"},
+        "bank.player": {"chips": f"1_0{MARK}"},
+        "bank.cancel": {"seq": MARK},
+        "bonus.roll": {"roller": MARK},
+        "bonus.lucky": {"player": MARK},
+        "bonus.grid": {"cell_1": "", "anti_cells": MARK},
+        "bank.setting": {"on": MARK},
     }[endpoint]
     if endpoint == "home.import_night":
         import io
@@ -96,7 +96,7 @@ def stale(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def send(site: Site, client, endpoint: str, night: NightRef, data: dict[str, Any]):
-    if endpoint == "bank.bonus_grid" and "dice" in data:
+    if endpoint == "bonus.grid" and "dice" in data:
         return client.post(site.url(endpoint, night.keeper) + f"?dice={data['dice']}", data=data)
     return site.send(client, "POST", endpoint, night.keeper, data)
 
@@ -127,7 +127,7 @@ def test_no_refusal_of_any_form_puts_a_link_or_what_was_typed_in_the_cookie(app,
         client = app.test_client()
         client.get(f"/k/{night.keeper}")  # the scorekeeper's phone: its cookie lists the night
         response = send(site, client, endpoint, night, data)
-        if kind == "stale" and "version" not in site.submit(endpoint, night) and endpoint != "table.setup":
+        if kind == "stale" and "version" not in site.submit(endpoint, night) and endpoint != "setup.edit":
             continue  # a form without a table version cannot be stale
         check_the_cookie(client, night, response, f"{endpoint} {kind}")
         tried.append(endpoint)
@@ -135,10 +135,10 @@ def test_no_refusal_of_any_form_puts_a_link_or_what_was_typed_in_the_cookie(app,
 
 
 def test_the_largest_refused_bonus_grid_keeps_a_small_cookie_and_its_page_shows_why(app, site: Site):
-    night = site.seat("bank.bonus_grid")
+    night = site.seat("bonus.grid")
     client = app.test_client()
     client.get(f"/k/{night.keeper}")
-    response = send(site, client, "bank.bonus_grid", night, largest_grid(site.submit("bank.bonus_grid", night)))
+    response = send(site, client, "bonus.grid", night, largest_grid(site.submit("bonus.grid", night)))
     check_the_cookie(client, night, response, "the 6×6 grid")
     page = response.get_data(as_text=True)
     assert "Not saved" in page or "Not recorded" in page
@@ -162,7 +162,7 @@ def test_a_refusal_is_shown_only_to_the_browser_it_was_made_for_and_only_at_its_
 
 
 def test_the_kept_refusals_are_bounded_in_age_and_number(app, site: Site, monkeypatch):
-    monkeypatch.setattr(refused, "MAX_KEPT", 5)
+    monkeypatch.setattr(post_redirect_get, "MAX_KEPT", 5)
     night = site.seat("table.cards")
     phone = app.test_client()
     for _ in range(12):
@@ -170,7 +170,7 @@ def test_the_kept_refusals_are_bounded_in_age_and_number(app, site: Site, monkey
         assert site.send(phone, "POST", "table.cards", night.keeper, data).status_code == 422
     with app.app_context():
         assert db.session.scalar(select(func.count()).select_from(KeptRefusal)) <= 5
-        db.session.execute(db.update(KeptRefusal).values(created_at=KeptRefusal.created_at - refused.timedelta(hours=2)))
+        db.session.execute(db.update(KeptRefusal).values(created_at=KeptRefusal.created_at - post_redirect_get.timedelta(hours=2)))
         db.session.commit()
     # an hour later the page is the plain one, and the next refusal deletes the old rows
     data = against_the_rules("table.cards", site.submit("table.cards", night))

@@ -231,7 +231,7 @@ def test_rotating_a_link_while_another_phone_records_does_not_fail(app, site, mo
         rotate_while_recording.other = other  # type: ignore[attr-defined]
 
     monkeypatch.setattr(services, "rotate_link", rotate_while_recording)
-    response = app.test_client().post(f"/k/{night.keeper}/rotate", data=site.submit("table.rotate", night))
+    response = app.test_client().post(f"/k/{night.keeper}/rotate", data=site.submit("share.rotate", night))
     rotate_while_recording.other.join(15)  # type: ignore[attr-defined]
     assert response.status_code == 303
     assert len(results) == 1 and not isinstance(results[0], Exception), results

@@ -1,6 +1,6 @@
 """The players' live view under load: the cheap 304, and the caches that must never show a stale table.
 
-A poll that finds nothing new is answered before Flask runs (players.NotModified); a
+A poll that finds nothing new is answered before Flask runs (live_poll.NotModified); a
 changed table is rendered from standings kept per night and version.  Neither may
 hide a change made by this or another process, leak one phone's "me" to another,
 or skip the link limiter.
@@ -152,8 +152,8 @@ def test_the_fragment_made_from_kept_parts_is_the_one_the_template_makes(app, cl
     """Byte for byte, for every "me" (a name to escape included) and at every version."""
     from flask import render_template
 
-    from companion.web.common import standings_of
-    from companion.web.players import RECENT
+    from companion.web.standings import standings_of
+    from companion.web.live_poll import RECENT
 
     page = start_night(seat_3='Cat "&" <Co>', tokens_to_win="2")
     _, viewer = links(app, page)
@@ -177,13 +177,13 @@ def test_the_fragment_made_from_kept_parts_is_the_one_the_template_makes(app, cl
                 assert served == direct, (step, me)
 
 
-# --- a changed table served by the middleware (players.LiveFragment) -----------------------------
+# --- a changed table served by the middleware (live_poll.LiveFragment) -----------------------------
 
 
 @pytest.fixture
 def through_flask(app, monkeypatch):
     """The paths of the requests that reached Flask (the middleware answered the others)."""
-    from companion.web.players import NotModified
+    from companion.web.live_poll import NotModified
 
     from companion.web.hosts import HostCheck
 
@@ -210,8 +210,8 @@ def the_template_for(app, viewer: str, me: str | None) -> str:
     """The fragment as the whole template renders it from the night in the database (no kept parts)."""
     from flask import render_template
 
-    from companion.web.common import standings_of
-    from companion.web.players import RECENT
+    from companion.web.standings import standings_of
+    from companion.web.live_poll import RECENT
 
     with app.app_context():
         night = db.session.scalar(select(Night).where(Night.viewer_key == viewer))
@@ -383,7 +383,7 @@ def test_a_fragment_template_that_uses_more_than_its_parts_is_rendered_by_flask(
 @pytest.mark.skipif(not (EXTERNAL_DB or "").startswith("postgresql"), reason="PostgreSQL only")
 def test_the_poll_pool_keeps_its_connections_in_autocommit(app, client, start_night):
     """One SELECT per poll: no BEGIN or ROLLBACK, and no connection opened and closed per poll under load."""
-    from companion.web.players import POLL_POOL_SIZE
+    from companion.web.live_poll import POLL_POOL_SIZE
 
     page = start_night()
     page.declare("Ben", "Cat")

@@ -1,0 +1,108 @@
+"""The web layer is one blueprint per feature (issue 24), and splitting it changed no address.
+
+A blueprint imports no other: what two features share has a module of its own
+(companion/web/links.py, standings.py, this_browser.py, forms.py, ledger_pages.py), so
+each feature can be read, and changed, alone.  Each blueprint's pages are in its own
+folder of templates/.  The addresses are the ones phones have bookmarked and the tests
+use: the list below is every route the app had before the split, with its methods.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+WEB = Path(__file__).resolve().parents[2] / "companion" / "web"
+
+
+def blueprint_name(path: Path) -> str | None:
+    """The name of the blueprint ``path`` defines (``Blueprint("name", …)``), or None."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Blueprint":
+            first = node.args[0]
+            assert isinstance(first, ast.Constant)
+            return str(first.value)
+    return None
+
+
+BLUEPRINTS = {path.stem: name for path in sorted(WEB.glob("*.py")) if (name := blueprint_name(path)) is not None}
+
+
+def web_modules_imported(path: Path) -> set[str]:
+    """The modules of companion/web that ``path`` imports, at any depth of it."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module == "companion.web":
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("companion.web."):
+            found.add((node.module or "").split(".")[2])
+        elif isinstance(node, ast.Import):
+            found.update(a.name.split(".")[2] for a in node.names if a.name.startswith("companion.web."))
+    return found
+
+
+def test_every_feature_has_its_blueprint():
+    assert BLUEPRINTS == {
+        "home": "home", "table": "table", "history": "history", "share": "share", "night_setup": "setup",
+        "next_game": "next_game", "players": "players", "report": "report", "bank": "bank", "bonus": "bonus",
+        "choice": "choice",
+    }
+
+
+def test_no_blueprint_imports_another():
+    for module in BLUEPRINTS:
+        others = web_modules_imported(WEB / f"{module}.py") & (set(BLUEPRINTS) - {module})
+        assert not others, f"web/{module}.py imports the blueprints {sorted(others)}"
+
+
+def test_the_check_would_catch_a_blueprint_imported(tmp_path: Path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("from companion.web import home\nfrom companion.web.table import render_table\n"
+                   "def f():\n    import companion.web.bonus\n")
+    assert web_modules_imported(bad) == {"home", "table", "bonus"}
+
+
+#: a template's name as a view gives it: "<folder>/<page>.html"
+TEMPLATE = re.compile(r"[a-z_]+/[a-z_]+\.html")
+
+
+def test_each_blueprint_renders_the_pages_of_its_own_folder():
+    for module, name in BLUEPRINTS.items():
+        tree = ast.parse((WEB / f"{module}.py").read_text(encoding="utf-8"))
+        pages = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                 and TEMPLATE.fullmatch(n.value)}
+        assert pages, module
+        assert {page.split("/")[0] for page in pages} == {name}, (module, pages)
+
+
+#: every route of the app before the split into one blueprint per feature: (rule, methods)
+ROUTES = {
+    ("/", "GET"), ("/healthz", "GET"), ("/import", "POST"), ("/nights", "POST"), ("/nights", "GET"),
+    ("/sw.js", "GET"), ("/static/<path:filename>", "GET"), ("/players/<path:name>", "GET"),
+    ("/k/<key>", "GET"), ("/k/<key>/<action>", "POST"), ("/k/<key>/take-back", "POST"),
+    ("/k/<key>/history", "GET"), ("/k/<key>/export.json", "GET"),
+    ("/k/<key>/share", "GET"), ("/k/<key>/players-qr.svg", "GET"), ("/k/<key>/rotate", "POST"),
+    ("/k/<key>/setup", "GET POST"), ("/k/<key>/next-game", "GET POST"),
+    ("/k/<key>/bank", "GET"), ("/k/<key>/bank/setting", "POST"), ("/k/<key>/bank/everyone", "POST"),
+    ("/k/<key>/bank/player", "POST"), ("/k/<key>/bank/cancel", "POST"),
+    ("/k/<key>/bonus", "GET"), ("/k/<key>/bonus/grid", "GET POST"), ("/k/<key>/bonus/roll", "POST"),
+    ("/k/<key>/bonus/lucky", "POST"), ("/k/<key>/choice", "GET"),
+    ("/k/<key>/report", "GET"), ("/k/<key>/report.csv", "GET"), ("/k/<key>/report.json", "GET"),
+    ("/k/<key>/paid", "POST"), ("/k/<key>/carry", "POST"),
+    ("/p/<key>", "GET"), ("/p/<key>/live", "GET"), ("/p/<key>/me", "GET"),
+    ("/p/<key>/report", "GET"), ("/p/<key>/report.csv", "GET"), ("/p/<key>/report.json", "GET"),
+}
+
+
+def test_the_addresses_are_the_ones_the_app_always_had(app):
+    routes = {(rule.rule, " ".join(sorted((rule.methods or set()) - {"HEAD", "OPTIONS"})))
+              for rule in app.url_map.iter_rules()}
+    assert routes == ROUTES
+
+
+def test_a_bank_address_is_not_taken_for_a_table_action(client, start_night):
+    """``/k/<key>/<action>`` is the table's; the pages beside it keep their own addresses."""
+    page = start_night()
+    for path in ("share", "history", "setup", "next-game", "bank", "bonus", "choice", "bonus/grid"):
+        assert client.get(f"{page.url}/{path}").status_code == 200, path
