@@ -4,7 +4,8 @@ A home game meets every week or month; no single night can say who is up over th
 still owes whom from the nights nobody settled.  This layer answers that from plain values a
 service builds out of stored nights (issue 25), one module per job, each importing only the ones
 before it: :mod:`.members` (who the group is, and which night's name is which member),
-:mod:`.season` (the nights as values; the season table and rivalries), :mod:`.tab` (what is
+:mod:`.nights` (one night as the group sees it, as frozen values), :mod:`.season` (the season
+table and rivalries), :mod:`.tab` (what is
 still owed across nights, and one plan to settle it), :mod:`.pay_links` (how a member likes to be
 paid: a link with the amount filled in, or an EPC069-12 SEPA transfer's QR payload).
 
