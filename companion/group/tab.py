@@ -126,7 +126,10 @@ def _open_units(nights: Sequence[NightResult], members: Members) -> dict[Unit, l
             balance[seated[transfer.payer]] += units
             balance[seated[transfer.payee]] -= units
         for record in night.cleared:
-            balance[members.member(record.member)] += _units(record.amount, night.unit)
+            member = members.member(record.member)
+            if member not in balance:
+                raise ValueError(f"night {night.night_id!r} holds a tab record of {member}, who did not play it")
+            balance[member] += _units(record.amount, night.unit)
         rows = out.setdefault(night.unit, [])
         rows.extend((night, member, units) for member, units in balance.items() if units)
     return out

@@ -147,3 +147,10 @@ def test_payments_in_one_batch_count_the_ones_before() -> None:
 def test_a_payment_from_an_unknown_member_is_refused() -> None:
     with pytest.raises(UnknownMember, match="'Eve'"):
         pay(NIGHTS, MEMBERS, [TabPayment("Eve", "Bob", "GBP", D(1))])
+
+
+def test_a_tab_record_against_a_night_its_member_did_not_play_is_refused() -> None:
+    # Dan did not play night 1
+    wrong = with_cleared(NIGHTS, [Cleared("n1", "Dan", D("1.00"), "Dan", "Ann")])
+    with pytest.raises(ValueError, match="n1' holds a tab record of Dan, who did not play it"):
+        tab(wrong, MEMBERS)
