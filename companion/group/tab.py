@@ -1,0 +1,239 @@
+"""The running tab: what the group's nights still owe, and one plan to settle it all.
+
+A night's settle-up payments that nobody marked paid do not go away when the next night starts:
+the group carries them.  This module adds up, per currency, what each member is still owed (or
+owes) across every night, offers ONE fewest-payments plan over all of it
+(:func:`~companion.money.settle.settle_up`: "settle the month"), and, when payments are made,
+says which records to append against which nights so that every night's report shows what is
+settled.
+
+Exact, never float: a night's amounts are money with at most four decimal places (a chip value's,
+:mod:`companion.money.amounts`) or whole chips, so the tab counts money in integer units of
+0.0001 of its currency (chips in chips), hands :func:`settle_up` integers, and turns its plan back
+into Decimals.  Two currencies are never added: each has its own balances and its own plan.
+
+Which night a payment clears (docs/group.md, "The tab")
+--------------------------------------------------------
+A member's balance on a night is what the night's plan gives or asks of them, less what was
+marked paid at the night, plus what the tab has cleared there since (:class:`Cleared`).  A payment
+through the tab, ``payer`` pays ``payee`` an amount, clears the payer's debts oldest night first,
+and the payee's credits oldest night first, one :class:`Cleared` record per night touched.  The
+fewest-payments plan may make Ann pay Cat although Ann owed Bob and Bob owed Cat: Bob's credit on
+one night and his debt on another are then *offset* (a record on each, no money moves), oldest
+first, for every member whose balances in the currency are of both signs once the payments are
+counted.  A partial payment leaves the rest owed; a payment larger than what the payer owes or
+the payee is owed in that currency is refused (:class:`Overpayment`).
+
+Pure: values in, values out.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from types import MappingProxyType
+
+from companion.money.amounts import MAX_DECIMAL_PLACES
+from companion.money.settle import settle_up
+
+from .members import Members
+from .nights import Cleared, NightResult, Unit, check_amount
+from .season import in_order, seated_members
+
+__all__ = ["Owed", "Overpayment", "Tab", "TabPayment", "pay", "tab", "with_cleared"]
+
+#: money is counted in units of 0.0001 (the finest a chip value, and so any amount, can be)
+SCALE = 10**MAX_DECIMAL_PLACES
+
+
+class Overpayment(ValueError):
+    """A payment larger than what its payer owes, or its payee is owed, in its currency."""
+
+
+@dataclass(frozen=True)
+class TabPayment:
+    """``payer`` pays ``payee`` ``amount`` in ``unit`` (a currency; None: chips of chips-only nights)."""
+
+    payer: str
+    payee: str
+    unit: Unit
+    amount: Decimal
+
+    def __post_init__(self) -> None:
+        if self.payer == self.payee:
+            raise ValueError(f"{self.payer} cannot pay themselves")
+        check_amount(self.amount, self.unit, "a payment")
+
+
+@dataclass(frozen=True)
+class Owed:
+    """``member``'s balance still open on one night: above zero they are owed it, below zero they owe it."""
+
+    night_id: str
+    date: datetime.date
+    member: str
+    amount: Decimal
+
+
+@dataclass(frozen=True)
+class Tab:
+    """What is still open, per unit (a currency; None: chips): by member, by night, and one plan to close it."""
+
+    balances: Mapping[Unit, Mapping[str, Decimal]]  # non-zero only, members in the group's order
+    open: Mapping[Unit, tuple[Owed, ...]]  # every night's non-zero balance, oldest night first
+    plan: Mapping[Unit, tuple[TabPayment, ...]]  # the fewest payments, sorted by payer then payee
+
+    @property
+    def settled(self) -> bool:
+        return not any(self.balances.values())
+
+    def owes(self, member: str) -> dict[Unit, Decimal]:
+        """What ``member`` owes (negative) or is owed (positive), per unit; only the non-zero ones."""
+        return {unit: b[member] for unit, b in self.balances.items() if member in b}
+
+
+def _units(amount: Decimal, unit: Unit) -> int:
+    """An amount in whole counting units: chips, or 0.0001s of money (exact: amounts have at most 4 places)."""
+    scaled = amount if unit is None else amount.scaleb(MAX_DECIMAL_PLACES)
+    if scaled != scaled.to_integral_value():
+        raise ValueError(f"{amount} is finer than the tab counts")
+    return int(scaled)
+
+
+def _amount(units: int, unit: Unit) -> Decimal:
+    """Counting units back to an amount: chips as a whole Decimal, money with two places when they say it all."""
+    if unit is None:
+        return Decimal(units)
+    money = Decimal(units).scaleb(-MAX_DECIMAL_PLACES)
+    cents = money.quantize(Decimal("0.01"))
+    return cents if cents == money else money.normalize()
+
+
+def _open_units(nights: Sequence[NightResult], members: Members) -> dict[Unit, list[tuple[NightResult, str, int]]]:
+    """Per unit, every (night, member, balance in counting units) not yet zero, nights oldest first."""
+    out: dict[Unit, list[tuple[NightResult, str, int]]] = {}
+    for night in nights:
+        seated = seated_members(night, members)
+        balance = dict.fromkeys(seated.values(), 0)
+        for transfer in night.planned:
+            units = _units(transfer.amount, night.unit)
+            balance[seated[transfer.payer]] -= units
+            balance[seated[transfer.payee]] += units
+        for transfer in night.paid:
+            units = _units(transfer.amount, night.unit)
+            balance[seated[transfer.payer]] += units
+            balance[seated[transfer.payee]] -= units
+        for record in night.cleared:
+            member = members.member(record.member)
+            if member not in balance:
+                raise ValueError(f"night {night.night_id!r} holds a tab record of {member}, who did not play it")
+            balance[member] += _units(record.amount, night.unit)
+        rows = out.setdefault(night.unit, [])
+        rows.extend((night, member, units) for member, units in balance.items() if units)
+    return out
+
+
+def tab(nights: Iterable[NightResult], members: Members, *, exact_limit: int = 15) -> Tab:
+    """The running tab over ``nights``: each member's balance per unit, what is open night by night, one plan.
+
+    The plan is :func:`~companion.money.settle.settle_up` over each unit's balances: the fewest
+    payments for up to ``exact_limit`` members with a balance, the greedy plan beyond.
+    """
+    ordered = in_order(nights)
+    balances: dict[Unit, Mapping[str, Decimal]] = {}
+    open_: dict[Unit, tuple[Owed, ...]] = {}
+    plan: dict[Unit, tuple[TabPayment, ...]] = {}
+    for unit, rows in _open_units(ordered, members).items():
+        units = dict.fromkeys(members.names, 0)
+        for _, member, amount in rows:
+            units[member] += amount
+        held = {m: u for m, u in units.items() if u}
+        if not held and not rows:
+            continue
+        balances[unit] = MappingProxyType({m: _amount(u, unit) for m, u in held.items()})
+        open_[unit] = tuple(Owed(n.night_id, n.date, m, _amount(u, unit)) for n, m, u in rows)
+        plan[unit] = tuple(
+            TabPayment(p.payer, p.payee, unit, _amount(p.chips, unit)) for p in settle_up(held, exact_limit=exact_limit)
+        )
+    return Tab(MappingProxyType(balances), MappingProxyType(open_), MappingProxyType(plan))
+
+
+def pay(nights: Iterable[NightResult], members: Members, payments: Iterable[TabPayment]) -> tuple[Cleared, ...]:
+    """The records to append against the nights when ``payments`` are made, in order (see the module's doc).
+
+    Each payment clears its payer's debts and its payee's credits, oldest night first; then every
+    member whose open balances in a unit paid in are of both signs has them offset, oldest first.
+    :class:`Overpayment` when a payment is larger than what its payer still owes or its payee is
+    still owed (counting the payments before it); :class:`~companion.group.members.UnknownMember`
+    for a name no member goes by.  Nothing is returned unless every payment can be made.
+    """
+    ordered = in_order(nights)
+    open_units = _open_units(ordered, members)
+    records: list[Cleared] = []
+    touched: list[Unit] = []
+    for payment in payments:
+        payer, payee = members.member(payment.payer), members.member(payment.payee)
+        if payer == payee:
+            raise ValueError(f"{payment.payer!r} and {payment.payee!r} are one member")
+        rows = open_units.get(payment.unit, [])
+        units = _units(payment.amount, payment.unit)
+        owes = -sum(u for _, m, u in rows if m == payer)
+        owed = sum(u for _, m, u in rows if m == payee)
+        shown = f"{payment.amount} {payment.unit or 'chips'}"
+        if units > owes:
+            raise Overpayment(f"{payer} owes {_amount(max(owes, 0), payment.unit)} in {payment.unit or 'chips'}, less than {shown}")
+        if units > owed:
+            raise Overpayment(f"{payee} is owed {_amount(max(owed, 0), payment.unit)} in {payment.unit or 'chips'}, less than {shown}")
+        records += _clear(rows, payer, units, +1, payment, payer, payee)
+        records += _clear(rows, payee, units, -1, payment, payer, payee)
+        if payment.unit not in touched:
+            touched.append(payment.unit)
+    for unit in touched:
+        rows = open_units[unit]
+        for member in members.names:
+            debt = sum(-u for _, m, u in rows if m == member and u < 0)
+            credit = sum(u for _, m, u in rows if m == member and u > 0)
+            offset = min(debt, credit)
+            if offset:
+                records += _clear(rows, member, offset, +1, None, member, member)
+                records += _clear(rows, member, offset, -1, None, member, member)
+    return tuple(records)
+
+
+def _clear(
+    rows: list[tuple[NightResult, str, int]],
+    member: str,
+    units: int,
+    sign: int,
+    payment: TabPayment | None,
+    payer: str,
+    payee: str,
+) -> list[Cleared]:
+    """Clear ``units`` of ``member``'s debts (sign +1) or credits (sign -1) in ``rows``, oldest first (in place)."""
+    records: list[Cleared] = []
+    for i, (night, who, balance) in enumerate(rows):
+        if not units:
+            break
+        if who != member or balance * sign >= 0:
+            continue
+        take = min(units, abs(balance))
+        rows[i] = (night, who, balance + sign * take)
+        units -= take
+        records.append(Cleared(night.night_id, member, _amount(sign * take, night.unit), payer, payee))
+    assert not units, "checked against the member's balance before clearing"
+    return records
+
+
+def with_cleared(nights: Iterable[NightResult], records: Iterable[Cleared]) -> tuple[NightResult, ...]:
+    """``nights`` with ``records`` appended to the nights they name, as a service stores them."""
+    by_night: dict[str, list[Cleared]] = {}
+    for record in records:
+        by_night.setdefault(record.night_id, []).append(record)
+    out = tuple(
+        replace(n, cleared=(*n.cleared, *by_night.pop(n.night_id))) if n.night_id in by_night else n for n in nights
+    )
+    if by_night:
+        raise ValueError(f"records for nights not given: {', '.join(sorted(by_night))}")
+    return out
