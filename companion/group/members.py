@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from companion.games.base import MAX_NAME_LENGTH
-from companion.reading import Unreadable, text
+from companion.values.reading import Unreadable, text
 
 __all__ = [
     "Added",
@@ -55,7 +55,7 @@ class UnknownMember(LookupError):
 def member_name(value: object, what: str = "a member's name") -> str:
     """A member's name as the table reads a player's: one space between words, trimmed, at most 24 characters.
 
-    :class:`~companion.reading.Unreadable` when it is not text, is empty, cannot be stored, or is longer.
+    :class:`~companion.values.reading.Unreadable` when it is not text, is empty, cannot be stored, or is longer.
     """
     name = text(value, what, max_length=MAX_NAME_LENGTH, collapse=True)
     if not name:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from urllib.parse import quote, urlencode
 
-from companion.reading import Unreadable, text
+from companion.values.reading import Unreadable, text
 
 __all__ = [
     "EPC_MAX_BYTES",

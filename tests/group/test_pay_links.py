@@ -21,7 +21,7 @@ from companion.group.pay_links import (
     read_revolut,
     read_venmo,
 )
-from companion.reading import Unreadable
+from companion.values.reading import Unreadable
 from companion.web import qr
 
 # --- IBANs ----------------------------------------------------------------------------------------
