@@ -13,7 +13,8 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
+from sqlalchemy.exc import OperationalError
 
 from companion import service as services
 from companion.db.models import Event, Night
@@ -274,3 +275,19 @@ def test_the_kept_fold_follows_each_commit(app, night_id):
             # kept from the second action on (play has started: version > 0), moved on by each commit
             assert (kept[0] if kept else None) == (None if version == 0 else version + 1)
         assert kept[1].current.state.pot == 8  # hand 1 and hand 2 each ante 1 × 4 players
+
+
+def test_the_unit_locks_the_nights_row_on_postgresql(app, night_id):
+    """On PostgreSQL the unit locks the night's row from its first read: another command on the night waits."""
+    with app.app_context():
+        if db.engine.dialect.name != "postgresql":
+            pytest.skip("PostgreSQL's row lock: SQLite holds every writer at BEGIN IMMEDIATE instead")
+        lock = text("SELECT id FROM night WHERE id = :id FOR UPDATE NOWAIT")
+        with UnitOfWork() as uow:
+            uow.night(night_id)
+            with db.engine.connect() as other:
+                with pytest.raises(OperationalError, match="could not obtain lock"):
+                    other.execute(lock, {"id": night_id})
+        with db.engine.connect() as other:
+            assert other.execute(lock, {"id": night_id}).scalar() == night_id  # the unit ended: free again
+            other.rollback()
