@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from companion.service import commands as services
+from companion.service import store  # noqa: E402
 import companion.values.limits as storable  # noqa: E402
 from reliability.heavy_nights import every_page, import_from, night_at_the_bound  # noqa: E402
 from table_bench import make_app  # noqa: E402
@@ -47,7 +47,7 @@ def rss_mb() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nights", type=int, default=120)
-    parser.add_argument("--events", type=int, default=services.FOLD_CACHE_EVENTS, help="FOLD_CACHE_EVENTS")
+    parser.add_argument("--events", type=int, default=store.FOLD_CACHE_EVENTS, help="FOLD_CACHE_EVENTS")
     args = parser.parse_args()
     data = night_at_the_bound()
     with tempfile.TemporaryDirectory() as tmp:
@@ -64,8 +64,8 @@ def main() -> None:
                 assert response.status_code in (200, 303), (url, response.status_code)
             if number % 10 == 0:
                 gc.collect()
-                folds, derived = services.cache_weight()
-                print(f"{number:4d} nights: RSS {rss_mb():6.0f} MB; cache {len(services._cache)} folds, "
+                folds, derived = store.cache_weight()
+                print(f"{number:4d} nights: RSS {rss_mb():6.0f} MB; cache {len(store._cache)} folds, "
                       f"{folds:,} events in folds, {derived:,} in derived values; "
                       f"{time.perf_counter() - started:.0f} s")
 

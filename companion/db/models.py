@@ -1,7 +1,7 @@
 """The database: nights and their append-only event log.
 
 The event log is the source of truth.  A night's standings are the fold of its
-events (see :mod:`companion.service.commands`); nothing derived from them is stored, so
+events (see :mod:`companion.service.store`); nothing derived from them is stored, so
 it can always be rebuilt.  Events are only ever inserted: a correction is a new
 event (a ``void``), never an update or a delete.
 """

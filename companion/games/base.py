@@ -12,7 +12,7 @@ two protocols, so adding a game is one package and its name in the registry's li
 (:data:`companion.games.INSTALLED`).  :class:`companion.games.basegame.BaseGame` and
 :class:`companion.games.web.BaseScreens` give every member a default: a game is its differences.
 
-Nothing here imports Flask, SQLAlchemy or WTForms (``tests/test_purity.py``).
+Nothing here imports Flask, SQLAlchemy or WTForms (``tests/test_layers.py``).
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ member                        default
 ``random_action(state, rng)`` none: every game gives one (the conformance suite plays it)
 ============================  ============================================================
 
-Pure: no Flask, SQLAlchemy or WTForms (``tests/test_purity.py``).
+Pure: no Flask, SQLAlchemy or WTForms (``tests/test_layers.py``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ and records them, and :mod:`companion.night.file` reads and writes them in a nig
 (top-level keys ``settle_on``, ``bank`` and ``bonus``: :func:`read_file_keys`,
 :func:`file_keys`).
 
-Pure: no Flask, no database (``tests/test_purity.py``).
+Pure: no Flask, no database (``tests/test_layers.py``).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ or pool dealt with by that game's rules); the service layer keeps one
 :class:`NightPlay` per night and the night-file reader builds one the same way,
 so the web app and ``flask replay`` cannot disagree.
 
-Pure: no Flask, no database (``tests/test_purity.py``).
+Pure: no Flask, no database (``tests/test_layers.py``).
 """
 
 from __future__ import annotations

@@ -1,43 +1,51 @@
 """The service layer: the only writer to the database, every command through one unit of work.
 
 The web layer and the command line call the service through this package alone
-(``from companion import service``): what they may ask of it is listed here.
+(``from companion import service``): what they may ask of it is listed here.  Behind it,
+one module per job, each importing only those listed before it:
+
+* :mod:`~companion.service.lru` and :mod:`~companion.service.store`: a night's fold, kept per
+  process, and what is derived from it per version;
+* :mod:`~companion.service.night_ledger`: the night's own ledger (the bank, the Bonus Round,
+  what it settles on) as read from the log;
+* :mod:`~companion.service.history`: what the night's history says of each event;
+* :mod:`~companion.service.uow`: the unit of work (the write transaction, the version's
+  compare-and-set, the request keys, the one commit);
+* :mod:`~companion.service.nights`: open, import, export, replace the links, carry the pot on;
+* :mod:`~companion.service.bank`: the bank and the Bonus Round's commands;
+* :mod:`~companion.service.night_games`: start, take back and set up the night's games;
+* :mod:`~companion.service.recording`: a game's action, a payment marked paid.
 """
 
-from companion.service.commands import (
-    cache_weight,
+from companion.games import IllegalAction
+from companion.games.night_kinds import GAME_STARTED
+from companion.service.history import describe_ledger_event, event_for_key
+from companion.service.night_games import next_game_defaults, start_game, take_back_game, update_setup
+from companion.service.nights import (
     carried_from_of,
     carry_pot,
-    clear_cache,
-    configure_cache,
     continuation_of,
-    derived,
-    describe_ledger_event,
-    event_for_key,
-    events_of,
     export_history,
-    GAME_STARTED,
     import_history,
-    keep_derived,
-    KeyConflict,
-    mark_paid,
-    money_of,
-    new_key,
-    next_game_defaults,
     next_night_of,
     open_night,
+    rotate_link,
+)
+from companion.service.recording import mark_paid, record
+from companion.service.store import (
+    cache_weight,
+    clear_cache,
+    configure_cache,
+    derived,
+    events_of,
+    keep_derived,
+    money_of,
     play_for,
     played_games,
-    record,
-    Recorded,
-    rotate_link,
-    StaleTable,
-    start_game,
     table_for,
-    take_back_game,
-    update_setup,
     warm_up,
 )
+from companion.service.uow import KeyConflict, Recorded, StaleTable, new_key
 
 __all__ = [
     "cache_weight",
@@ -52,6 +60,7 @@ __all__ = [
     "events_of",
     "export_history",
     "GAME_STARTED",
+    "IllegalAction",
     "import_history",
     "keep_derived",
     "KeyConflict",

@@ -1,6 +1,6 @@
 """A small thread-safe least-recently-used map: what a process keeps per night stays bounded.
 
-The fold cache (services) kept one entry per night a process had ever served; a
+The fold cache (companion.service.store) kept one entry per night a process had ever served; a
 long-running server that sees many nights would grow without end.  This keeps the
 ``capacity`` most recently used entries and forgets the oldest one beyond that.
 

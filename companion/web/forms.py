@@ -2,7 +2,7 @@
 
 Each form that changes the table carries the table's version when the form was
 shown and a request key made with the form, so that a stale screen or a doubled
-tap records nothing twice (see :func:`companion.service.commands.record`).  The web
+tap records nothing twice (see :func:`companion.service.recording.record`).  The web
 layer's forms all live here; each game's own forms (its actions, its rules) live in
 its folder under companion/games/, built on :class:`ActionForm` and the fields here.
 """

@@ -1,7 +1,7 @@
 """The scorekeeper's table: record each stage in as few taps as the rules allow.
 
 Every view here only translates: a form into an action for
-:func:`companion.service.commands.record`, and the result into a page.  Rule errors come
+:func:`companion.service.recording.record`, and the result into a page.  Rule errors come
 back as form errors (422), stale or repeated submits as a plain message (409).  The
 table's other pages have their own blueprints: the history (web/history.py), the
 players' link (web/share.py), the setup before play (web/night_setup.py) and the next

@@ -8,7 +8,8 @@ import tracemalloc
 
 import pytest
 
-from companion.service import commands as services
+from companion import service as services
+from companion.service import store
 from companion.extensions import db
 from companion.service.lru import LRU
 from companion.db.models import Night
@@ -53,11 +54,11 @@ def test_serving_a_thousand_nights_keeps_the_cache_at_its_cap_and_memory_flat(ma
         after_1000 = tracemalloc.get_traced_memory()[0]
     finally:
         tracemalloc.stop()
-    assert len(services._cache) == CAP
-    assert len(services._derived) <= CAP * services.DERIVED_PER_NIGHT
+    assert len(store._cache) == CAP
+    assert len(store._derived) <= CAP * store.DERIVED_PER_NIGHT
     # 600 more nights served: what stays in memory grows by far less than 600 folds would take
     # (one fold with its standings is tens of KB; 600 of them would be well over 5 MB)
-    print(f"fold cache: {len(services._cache)} folds; traced memory after 400 nights {after_400:,} B, after 1,000 {after_1000:,} B")
+    print(f"fold cache: {len(store._cache)} folds; traced memory after 400 nights {after_400:,} B, after 1,000 {after_1000:,} B")
     assert after_1000 - after_400 < 1_000_000, (after_400, after_1000)
 
 
@@ -71,7 +72,7 @@ def test_the_least_recently_used_night_is_the_one_forgotten(make_app):
             services.table_for(night)
         services.table_for(first)  # used again: now second is the oldest
         services.table_for(fourth)
-        assert [n.id in services._cache for n in (first, second, third, fourth)] == [True, False, True, True]
+        assert [n.id in store._cache for n in (first, second, third, fourth)] == [True, False, True, True]
         # a forgotten night is rebuilt from its log, the same as before
         assert services.table_for(second).pot == services.table_for(first).pot == 4
 

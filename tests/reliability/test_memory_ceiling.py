@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from companion.service import commands as services
+from companion import service as services
+from companion.service import store
 from companion.values import limits as storable
 from companion.service.lru import LRU
 from reliability.heavy_nights import every_page, import_from, night_at_the_bound
@@ -33,13 +34,13 @@ def test_imports_at_the_bound_from_many_addresses_never_push_the_cache_past_its_
         for url in every_page(keeper, viewer, storable.MAX_STAGES):
             assert client.get(url, environ_base={"REMOTE_ADDR": address}).status_code in (200, 303), url
             folds, derived = services.cache_weight()
-            assert folds <= CEILING and derived <= CEILING * services.DERIVED_PER_NIGHT, (number, url, folds, derived)
+            assert folds <= CEILING and derived <= CEILING * store.DERIVED_PER_NIGHT, (number, url, folds, derived)
         seen_nights.append(number)
         # the night just read is kept (a fold of 2,000 stages weighs 2,001: its events and one);
         # with 4 nights imported the cache holds at most 2 folds, where it held all 4 before
         folds, _ = services.cache_weight()
         assert folds == 2_001 * min(number, 2), (number, folds)
-        assert len(services._cache) == min(number, 2)
+        assert len(store._cache) == min(number, 2)
     assert seen_nights == [1, 2, 3, 4]
 
 

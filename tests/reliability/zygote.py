@@ -31,7 +31,7 @@ import waitress.server  # noqa: E402
 
 import companion  # noqa: E402
 import companion.cli  # noqa: E402,F401
-import companion.service.commands  # noqa: E402,F401
+import companion.service  # noqa: E402,F401
 import companion.web  # noqa: E402,F401
 from companion.web import bank, bonus, choice, history, home, next_game, night_setup  # noqa: E402,F401
 from companion.web import players, report, share, table  # noqa: E402,F401

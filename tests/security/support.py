@@ -19,7 +19,8 @@ from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
 from companion.service import bank as bank_service
-from companion.service import commands as services
+from companion import service as services
+from companion.service.uow import KEY_BYTES
 from companion.extensions import db
 from companion.db.models import Event, Night
 from companion.games.napalm import Declare, Rules, Showdown, Table
@@ -242,4 +243,4 @@ class Site:
 
 def random_key() -> str:
     """A well-formed link that was never issued."""
-    return secrets.token_urlsafe(services.KEY_BYTES)
+    return secrets.token_urlsafe(KEY_BYTES)

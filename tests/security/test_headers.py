@@ -15,7 +15,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from companion.web import security
-from companion.service import commands as services
+from companion import service as services
+from companion.service import uow
 from companion.web.links import keeper_night
 from security.support import Site, csrf_token_of, random_key
 
@@ -151,7 +152,7 @@ def test_links_are_43_url_safe_characters_made_fresh_for_every_night(app, site):
     keys = [k for n in nights for k in (n.keeper, n.viewer)]
     assert all(re.fullmatch(r"[A-Za-z0-9_-]{43,}", k) for k in keys)
     assert len(set(keys)) == len(keys)
-    assert len(services.new_key()) >= 43 and services.KEY_BYTES >= 32
+    assert len(services.new_key()) >= 43 and uow.KEY_BYTES >= 32
     # 60 nights × 2 keys × 43 characters use nearly the whole alphabet: nothing is fixed
     assert len(set("".join(keys))) >= 60
 

@@ -11,7 +11,8 @@ import sqlite3
 import pytest
 from sqlalchemy import func, select
 
-from companion.service import commands as services
+from companion import service as services
+from companion.service import nights
 from companion.values import limits as storable
 from companion.extensions import db
 from companion.db.models import Event, Night
@@ -31,7 +32,7 @@ def test_the_file_is_read_while_another_table_can_still_write(app, client, monke
     """While the file is parsed, no transaction of this request is open and (on SQLite)
     another connection takes the write lock at once."""
     seen: list[tuple[bool, str]] = []
-    real = services.nightfile.loads  # the one reader /import uses (v1 and v2 files)
+    real = nights.nightfile.loads  # the one reader /import uses (v1 and v2 files)
 
     def watching(text):  # type: ignore[no-untyped-def]
         in_transaction = db.session().in_transaction()
@@ -50,7 +51,7 @@ def test_the_file_is_read_while_another_table_can_still_write(app, client, monke
         seen.append((in_transaction, other))
         return real(text)
 
-    monkeypatch.setattr(services.nightfile, "loads", watching)
+    monkeypatch.setattr(nights.nightfile, "loads", watching)
     response = upload(client, quiet_night(30))
     assert response.status_code == 303
     assert seen == [(False, "not SQLite" if EXTERNAL_DB else "wrote")]

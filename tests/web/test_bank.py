@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from companion.service import bank as bank_service
+from companion.service import night_ledger
 from companion import service as services
 from companion.extensions import db
 from companion.games import GAMES, INSTALLED
@@ -138,7 +139,7 @@ def test_a_count_off_the_tally_is_shown_per_player_and_blocks_the_settle_up(clie
 
 def test_without_a_tally_the_bank_must_balance_and_says_whose_count_to_check(client, app, night, monkeypatch):
     # a night with a game the app does not record chip by chip: only the bank's balance is checked
-    monkeypatch.setattr(bank_service, "records_chip_by_chip", lambda night: False)
+    monkeypatch.setattr(night_ledger, "records_chip_by_chip", lambda night: False)  # where the bank's reads ask it
     bank = BankPage(client, night)
     bank.settle_on("bank")
     bank.everyone("100")

@@ -227,8 +227,9 @@ def test_the_service_worker_keeps_the_static_files_the_pages_load(client):
 
 
 def test_serving_starts_with_the_nights_in_play_folded(start_night, client, app):
-    from companion.service import commands as services
+    from companion import service as services
     from companion.cli import warm_up
+    from companion.service import store
 
     played = start_night(name="In play")
     played.declare("Ben", "Cat")
@@ -240,6 +241,6 @@ def test_serving_starts_with_the_nights_in_play_folded(start_night, client, app)
         from companion.db.models import Night
 
         night = db.session.scalar(db.select(Night).where(Night.name == "In play"))
-        assert services._cache.get(night.id)[0] == night.version == 1
-        assert len(services._cache) == 1
+        assert store._cache.get(night.id)[0] == night.version == 1
+        assert len(store._cache) == 1
     assert app.jinja_env.cache  # the templates compiled before the first request

@@ -177,7 +177,7 @@ def test_a_game_taken_back_counts_nowhere_and_the_games_are_numbered_as_played(s
 
 
 def test_a_game_taken_back_leaves_no_rules_nor_carried_pot_behind(start_night, client, app):
-    from companion.service import commands as services
+    from companion import service as services
     from companion.db.models import Night
 
     page = play_game_one(start_night)

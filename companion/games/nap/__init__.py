@@ -1,6 +1,6 @@
 """Nap (Napoleon) as a pure library: the table, its deal records and the game plug-in.
 
-Nothing here imports Flask, SQLAlchemy or WTForms (``tests/test_purity.py``):
+Nothing here imports Flask, SQLAlchemy or WTForms (``tests/test_layers.py``):
 values in, values out, so every rule is testable in microseconds.
 """
 

@@ -1,6 +1,6 @@
 """Fixed-stake pot games (RULES-POKER.md): one engine, presets as rules, pure.
 
-Nothing here imports Flask, SQLAlchemy or WTForms (``tests/test_purity.py``).
+Nothing here imports Flask, SQLAlchemy or WTForms (``tests/test_layers.py``).
 """
 
 from .engine import (

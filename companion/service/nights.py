@@ -1,0 +1,301 @@
+"""Nights as wholes: open one, import and export its night file, replace its links, carry its pot on.
+
+Each command that starts a night (opening it, importing a file, carrying an unfinished pot
+into the next night) is done once per request key by the unit of work
+(:meth:`companion.service.uow.UnitOfWork.add_night`): a doubled tap finds the night the first
+one started.  A night whose pot was carried on is closed at its table (its settle-up goes on):
+:func:`refuse_on_a_carried_night` is the check every command at the table makes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+
+from companion.db.models import Event, Game, Night
+from companion.extensions import db
+from companion.games import GAMES, IllegalAction
+from companion.games.night_kinds import GAME_STARTED, GAME_TAKEN_BACK
+from companion.night import file as nightfile
+from companion.values import limits as storable
+from companion.night.play import GameSetup, NightPlay, set_up_game, validate_seating
+from companion.service.night_ledger import ledger_of
+from companion.service.store import money_of, play_for
+from companion.service.uow import StaleTable, UnitOfWork, digest, end_reads, new_key
+
+#: What a night's row can hold: one set of checks for the form, /import and replay (companion.values.limits).
+MAX_NIGHT_NAME = storable.MAX_NIGHT_NAME
+MAX_CHIP_VALUE = storable.MAX_CHIP_VALUE
+
+
+def check_night_fields(name: str, players: Sequence[str], money: nightfile.Money) -> None:
+    """IllegalAction when the night's name, seats or money cannot be stored (companion.values.limits)."""
+    problem = storable.night_fields_problem(name, list(players), money.currency, money.chip_value)
+    if problem is not None:
+        raise IllegalAction(problem)
+
+
+def game_row(position: int, setup: GameSetup) -> Game:
+    """The row of the night's game at ``position``, set up as ``setup`` says."""
+    return Game(
+        position=position,
+        kind=setup.kind,
+        rules=dict(setup.rules),
+        players=list(setup.players),
+        first_dealer=setup.first_dealer,
+        carried_in=dict(setup.carried_in) if setup.carried_in else None,
+    )
+
+
+def _new_night(name: str, players: list[str], money: nightfile.Money, first: Mapping[str, Any]) -> Night:
+    check_night_fields(name, players, money)
+    seated = validate_seating(players)
+    setup, *_ = set_up_game(
+        seated, first.get("kind"), first.get("players"), first.get("first_dealer"), first.get("rules"),
+        first.get("carried_in"),
+    )
+    return Night(
+        name=name.strip() or "Card night",
+        keeper_key=new_key(),
+        viewer_key=new_key(),
+        players=list(seated),
+        chip_value=money.chip_value,
+        currency=money.currency,
+        version=0,
+        games=[game_row(1, setup)],
+    )
+
+
+def open_night(
+    name: str,
+    players: list[str],
+    money: nightfile.Money,
+    first: Mapping[str, Any],
+    request_key: str | None = None,
+) -> Night:
+    """Seat a new night and its first game; raises IllegalAction when the seating or rules are wrong.
+
+    ``first`` is the first game's setup: ``kind``, ``players`` (None: everyone
+    seated), ``first_dealer``, ``rules`` (a JSON object) and ``carried_in`` (a pot
+    carried in from a previous night).  With a ``request_key``, the same form sent
+    again (a doubled tap, a re-sent page) finds the night the first one started
+    instead of starting another; the same key with other content raises
+    :class:`KeyConflict`.
+    """
+    said = digest("create", name, players, str(money.chip_value), money.currency, dict(first))
+    with UnitOfWork() as uow:
+        return uow.add_night(request_key, said, lambda: _new_night(name, players, money, first))[0]
+
+
+def rotate_link(night: Night, which: str) -> None:
+    """Replace the scorekeeper's or the players' secret; the old link stops working.
+
+    A rotation sent again is the web's to answer (the old link it was posted to is gone:
+    :class:`companion.web.security.RotationMemory`); here it is one write, in a unit of work.
+    """
+    if which not in ("keeper", "viewer"):
+        raise IllegalAction("choose the scorekeeper's or the players' link")
+    night_id = night.id
+    with UnitOfWork() as uow:
+        locked = uow.night(night_id)  # the same row as ``night``, locked: the new secret lands on it
+        if which == "keeper":
+            locked.keeper_key = new_key()
+        else:
+            locked.viewer_key = new_key()
+        uow.commit()
+
+
+# --- import / export -------------------------------------------------------------------
+
+
+def import_history(
+    text: str | bytes,
+    name: str | None = None,
+    request_key: str | None = None,
+    playable: Collection[str] | None = None,
+) -> Night:
+    """A new night from a night file (v2, or a v1 hand history); writes nothing if it is wrong.
+
+    The file is read and replayed in full before the database is touched, so a
+    large or wrong file holds no lock.  Raises RecordError (NightFileError,
+    HistoryError) or IllegalAction with a message saying where it is wrong.  A
+    ``request_key`` makes a doubled upload import once (see :func:`open_night`).
+    """
+    raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    said = digest("import", hashlib.sha256(raw).hexdigest(), name)
+    # Read and replay the whole file before the database is asked anything: the unit begins
+    # the write transaction (BEGIN IMMEDIATE), and every other table would wait while a large
+    # file is parsed under it.
+    end_reads()
+    parsed = nightfile.loads(text)
+    unplayable = [p for p in parsed.play.games if playable is not None and p.setup.kind not in playable]
+    if unplayable:
+        played = unplayable[0]
+        raise IllegalAction(
+            f"game {played.number} of this night is {played.title}, which the app cannot show at the table yet "
+            "(flask --app companion replay reads the file whole)"
+        )
+    first = parsed.play.games[0].setup
+
+    def make() -> Night:
+        night = _new_night(
+            name or parsed.name or "Imported night",
+            list(parsed.players),
+            parsed.money,
+            {"kind": first.kind, "players": list(first.players), "first_dealer": first.first_dealer,
+             "rules": dict(first.rules), "carried_in": first.carried_in},
+        )
+        events: list[Event] = []
+        for played in parsed.play.games:
+            if played.number == 1:
+                game = night.games[0]
+            else:
+                game = game_row(played.number, played.setup)
+                night.games.append(game)
+                events.append(Event(game=game, kind=GAME_STARTED,
+                                    payload={**played.setup.as_dict(), "position": played.number}))
+                if played.taken_back:  # nothing recorded in it: its start, then its taking back
+                    events.append(Event(kind=GAME_TAKEN_BACK,
+                                        payload={"position": played.number, "kind": played.setup.kind}))
+            for action in played.game.live_actions(played.state):
+                kind, payload = played.game.to_event(action)
+                events.append(Event(game=game, kind=kind, payload=payload))
+        events.extend(Event(kind=kind, payload=payload) for kind, payload in parsed.ledger_events)  # bank, Bonus Round
+        for seq, event in enumerate(events, start=1):
+            event.seq, event.recorded_by = seq, "import"
+        night.version = len(events)
+        night.events = events
+        return night
+
+    with UnitOfWork() as uow:
+        return uow.add_night(request_key, said, make)[0]
+
+
+def export_history(night: Night) -> str:
+    """The night as a ``companion-night/2`` file (every game's live records)."""
+    return nightfile.dumps(night.name, play_for(night), money_of(night), ledger_of(night))
+
+
+# --- carrying an unfinished pot into the next night --------------------------------------
+
+#: What the next night's name adds to the night its pot comes from.
+CONTINUED = " (continued)"
+
+
+@dataclass(frozen=True)
+class NextNight:
+    """What "Start the next night with this pot" starts: the rest is the same as the night it continues."""
+
+    name: str
+    first_dealer: str
+    carried_in: dict[str, int]  # each contributor's chips in the carried pot, in seat order
+    game: GameSetup  # the game the pot was left in, which the next night's first game continues
+
+    @property
+    def pot(self) -> int:
+        return sum(self.carried_in.values())
+
+
+def continuation_of(night: Night) -> Night | None:
+    """The night ``night``'s unfinished pot was carried into, if any (at most one: a unique column)."""
+    if not carries_over(night):
+        return None  # only a night with a game set to carry its pot can be continued: no query
+    return db.session.scalar(select(Night).where(Night.carried_from == night.id))
+
+
+def carries_over(night: Night) -> bool:
+    """Whether any game of ``night`` is set to carry an unfinished pot to the next night.
+
+    Only a cheap test before looking for a continuation, from the rows alone (it is asked while
+    an event is being written, when the fold must not be read): a game taken back counts here,
+    which costs one query and changes nothing, since :func:`next_night_of` counts only the games
+    played.
+    """
+    return any(GAMES[g.kind].carries_over(GAMES[g.kind].rules_from_dict(g.rules)) for g in night.games)
+
+
+def carried_from_of(night: Night) -> Night | None:
+    """The night whose unfinished pot ``night`` started with, if it was started that way."""
+    return db.session.get(Night, night.carried_from) if night.carried_from is not None else None
+
+
+def refuse_on_a_carried_night(night: Night) -> None:
+    """IllegalAction when ``night``'s pot was carried into the next night: its table is closed.
+
+    Asked by every command at the table with the night's row locked (the unit of work's
+    :meth:`~companion.service.uow.UnitOfWork.night`), as :func:`carry_pot` locks it too: an
+    action and the carry at the same moment never both count.
+    """
+    continued = continuation_of(night)
+    if continued is not None:
+        raise IllegalAction(
+            f"this night's pot was carried into \u201c{continued.name}\u201d: "
+            "its table is closed (settle-up payments can still be marked)"
+        )
+
+
+def next_night_of(night: Night, play: NightPlay | None = None) -> NextNight:
+    """The night that would carry ``night``'s pot on; IllegalAction says why there is none.
+
+    The same players in the same seats, money settings, and the game the pot was
+    left in with the same rules; the deal passes to the left of that game's last
+    dealer (its ``next_dealer``); the first game's pot is the whole carried pot,
+    each contributor keeping their share (summed over the night's games that
+    carried chips).
+    """
+    play = play if play is not None else play_for(night)
+    if not any(p.game.carries_over(p.rules) for p in play.played()):
+        raise IllegalAction(
+            "this night's setting for an unfinished pot is not \u201ccarry it to the next night\u201d: "
+            "there is no pot to carry"
+        )
+    closings = play.closings()
+    carried = play.carried(closings)
+    if not carried:
+        raise IllegalAction(
+            "no game was left unfinished with chips to carry to the next night: there is nothing to carry"
+        )
+    source = [p for p, c in zip(play.games, closings) if c.carried][-1]
+    first_dealer = source.game.next_dealer(source.state)
+    name = night.name if night.name.endswith(CONTINUED) else night.name[: MAX_NIGHT_NAME - len(CONTINUED)].rstrip() + CONTINUED
+    return NextNight(name=name, first_dealer=first_dealer, carried_in=carried, game=source.setup)
+
+
+def carry_pot(night: Night, expected_version: int, request_key: str | None = None) -> tuple[Night, bool]:
+    """Start the next night with ``night``'s unfinished pot: (that night, whether this call started it).
+
+    A night's pot is carried once: the same submit again (its ``request_key``), or
+    another phone's, finds the night the first one started.  ``night`` itself is
+    not changed (its ledger is append-only); the new night points back at it
+    (``carried_from``), and from then on ``night`` takes no more game actions
+    (its settle-up payments can still be marked).  Raises :class:`StaleTable` when
+    ``night`` changed since the page was shown, IllegalAction when there is no pot
+    to carry.
+    """
+    night_id = night.id
+    with UnitOfWork() as uow:
+
+        def carried_already() -> Night | None:
+            # the night's row locked (PostgreSQL; SQLite serialises every writer at BEGIN): an action
+            # being recorded on it finishes first, and one that comes after finds it carried
+            return continuation_of(uow.night(night_id))
+
+        def make() -> Night:
+            old = uow.night(night_id)
+            if expected_version != old.version:
+                raise StaleTable(old.version)
+            plan = next_night_of(old)
+            first = {
+                "kind": plan.game.kind, "players": list(plan.game.players), "first_dealer": plan.first_dealer,
+                "rules": dict(plan.game.rules), "carried_in": plan.carried_in,
+            }
+            new = _new_night(plan.name, list(old.players), money_of(old), first)
+            new.carried_from = night_id
+            return new
+
+        # another phone carrying it at the same moment meets carried_from's unique constraint
+        return uow.add_night(request_key, digest("carry", night_id), make, carried_already)

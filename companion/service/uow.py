@@ -1,0 +1,354 @@
+"""The unit of work: every command that writes goes through one, and only a unit commits.
+
+As Cosmic Python's ``unit_of_work.py``, without repository classes (the SQLAlchemy session
+is the one repository): a command opens a unit, reads and checks what it needs inside it,
+and either the unit commits what the command added, once, or nothing at all is written.
+Every command of the service (a game's action, a payment marked paid, a game started or
+taken back, the bank and the Bonus Round, the setup, a link replaced, a night opened,
+imported or carried on) is made safe here, in one place, against a doubled tap, a resend
+after a lost answer, and another phone's submit at the same moment:
+
+* **the write transaction**: entering a unit ends the request's read, and the unit's
+  transaction begins with ``BEGIN IMMEDIATE`` on SQLite (the engine's one switch,
+  :func:`companion.db.engine.write_transaction`), so two writers queue at BEGIN instead of
+  failing half-way; a night is loaded for writing with its row locked (:meth:`UnitOfWork.night`,
+  PostgreSQL), so two commands on one night take turns; leaving a unit uncommitted rolls back;
+* **the request key**: a form carries a key made with the page; the same key again is
+  answered with what the first submit did (:class:`Recorded` with ``repeated``, or the night
+  it started) and records nothing, and the same key with other content is refused
+  (:class:`KeyConflict`);
+* **the version compare-and-set**: a command made for an older version of the table changes
+  nothing (:class:`StaleTable`); the version moves on with each event, in the same
+  transaction;
+* **the one commit point**, :meth:`UnitOfWork.commit`, after which the process's kept folds
+  follow what was committed (:func:`companion.service.store.advance`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import secrets
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.exc import DBAPIError, IntegrityError
+
+from companion.db.engine import write_transaction
+from companion.db.models import Event, Game, Night
+from companion.extensions import db
+from companion.games import IllegalAction
+from companion.games.night_kinds import LEDGER_KINDS
+from companion.values import limits as storable
+from companion.night.play import NightPlay
+from companion.service import store
+from companion.service.history import summary_of
+
+#: 32 random bytes: 43 URL-safe characters, 256 bits, far beyond guessing.
+KEY_BYTES = 32
+
+
+def new_key() -> str:
+    """A fresh secret: a night's link, or the request key a form is made with."""
+    return secrets.token_urlsafe(KEY_BYTES)
+
+
+class StaleTable(Exception):
+    """The form was made for an older version of the table; nothing was recorded."""
+
+    def __init__(self, current_version: int) -> None:
+        super().__init__("The table changed since this screen was shown; nothing was recorded.")
+        self.current_version = current_version
+
+
+class KeyConflict(Exception):
+    """The same request key came back with different content; nothing was recorded."""
+
+    def __init__(self) -> None:
+        super().__init__("This form was already submitted with different content; nothing was recorded.")
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What a successful (or repeated) submit did."""
+
+    seq: int
+    summary: str
+    repeated: bool = False
+
+
+def check_storable(value: Any, what: str) -> None:
+    """Raise IllegalAction if ``value`` holds text that cannot be stored (NUL, lone surrogates)."""
+    if storable.unstorable(value):
+        raise IllegalAction(storable.unstorable_message(what))
+
+
+def digest(*content: Any) -> str:
+    """What a form that starts a night said, in 64 characters: the same key with another digest is refused."""
+    return hashlib.sha256(json.dumps(content, ensure_ascii=True, default=str).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Command:
+    """One submit that adds an event to a night's log, as its form sent it.
+
+    ``said`` is what the form asked for: the event's payload, but for what the app fills
+    in when the command is carried out (``filled_in``: a roll's dice, the number of the game
+    started), which a repeat of the same submit need not say again and cannot change.
+    """
+
+    night_id: int
+    kind: str
+    said: dict[str, Any]
+    expected_version: int
+    request_key: str | None = None
+    recorded_by: str = "scorekeeper"
+    filled_in: tuple[str, ...] = ()
+
+    def said_again_in(self, event: Event) -> bool:
+        """Whether ``event`` (recorded with this command's key) is this very command."""
+        asked = {key: value for key, value in event.payload.items() if key not in self.filled_in}
+        return event.kind == self.kind and asked == self.said
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What a command, checked against the night at its version, adds to the log.
+
+    ``game``: the row of the game the event belongs to (one already played, or a new one
+    the event starts, written with it), None for the night's own events.
+    """
+
+    payload: dict[str, Any]
+    summary: str
+    game: Game | None = None
+
+
+#: a command's own check: given the night (locked, at the version the form was made for) and
+#: its fold, the entry it adds, or IllegalAction saying why not (nothing is written)
+Decide = Callable[[Night, NightPlay], Entry]
+
+#: whether this thread (or task) is inside a unit: a command runs in one unit, never two nested
+_inside: ContextVar[bool] = ContextVar("companion_unit_of_work", default=False)
+
+
+def end_reads() -> None:
+    """End the open read before something slow is done outside any unit (reading a large file), so that
+    no lock is held meanwhile.  Nothing is pending: only a unit writes."""
+    db.session.rollback()
+
+
+class UnitOfWork:
+    """One write transaction: ``with UnitOfWork() as uow: ... uow.commit()``; anything else rolls back."""
+
+    def __init__(self) -> None:
+        self._committed = False
+        self._nights: dict[int, Night] = {}
+        self._after_commit: list[Callable[[], None]] = []
+        self._stack = contextlib.ExitStack()
+
+    def __enter__(self) -> UnitOfWork:
+        if _inside.get():
+            raise RuntimeError("a unit of work is already open: a command runs in one unit")
+        db.session.rollback()  # end the request's read: the unit's transaction starts afresh, immediately
+        self._stack.enter_context(write_transaction())
+        token = _inside.set(True)
+        self._stack.callback(_inside.reset, token)
+        return self
+
+    def __exit__(
+        self, error_type: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        with self._stack:
+            if self._committed:
+                return
+            if error is None:
+                db.session.rollback()
+                return
+            # an error on its way out: whatever it was, nothing of this unit is written; a connection
+            # lost with it cannot roll back, and the request's teardown lets it go (the error stands)
+            with contextlib.suppress(DBAPIError):
+                db.session.rollback()
+
+    def commit(self) -> None:
+        """The one commit point; then the kept folds follow what was committed."""
+        db.session.commit()
+        self._committed = True
+        for follow in self._after_commit:
+            follow()
+
+    def _rollback(self) -> None:
+        db.session.rollback()
+        self._nights.clear()
+        self._after_commit.clear()
+
+    # --- the nights it writes ------------------------------------------------------------------
+
+    def night(self, night_id: int) -> Night:
+        """``night_id``'s night, at its latest version, its row locked until the unit ends.
+
+        The lock (PostgreSQL; SQLite's ``BEGIN IMMEDIATE`` already holds off every other
+        writer) makes the commands on one night take turns: a command checks the night as
+        its write will find it, and a pot carried to the next night at the same moment is
+        seen by an action recorded after it.
+        """
+        night = self._nights.get(night_id)
+        if night is None:
+            night = db.session.get(Night, night_id, with_for_update=True, populate_existing=True)
+            if night is None:
+                raise IllegalAction("this night does not exist")
+            self._nights[night_id] = night
+        return night
+
+    def compare_and_set(self, night: Night, expected_version: int, version: int) -> None:
+        """Move ``night`` from ``expected_version`` to ``version``, or raise :class:`StaleTable` (nothing moves)."""
+        result = db.session.execute(
+            update(Night).where(Night.id == night.id, Night.version == expected_version).values(version=version)
+        )
+        if result.rowcount != 1:
+            raise StaleTable(night.version)
+
+    def forget_fold_on_commit(self, night_id: int) -> None:
+        """Once committed, drop the kept fold of a night whose setup this unit changed."""
+        self._after_commit.append(lambda: store.forget(night_id))
+
+    # --- a command that adds an event --------------------------------------------------------
+
+    def append(self, command: Command, decide: Decide) -> Recorded:
+        """Add the event ``decide`` makes of ``command`` to its night's log, once per request key,
+        only at the version the form was made for; commit.
+
+        In this order, whatever the command: what the form said must be storable; the same
+        key again answers with the first result; a stale version is refused; a full night is
+        refused; then the command's own check (``decide``), against the night's fold.
+        """
+        check_storable(command.said, "the form")
+        night = self.night(command.night_id)
+        repeated = self._answered(night, command)
+        if repeated is not None:
+            return repeated
+        if command.expected_version != night.version:
+            raise StaleTable(night.version)
+        _check_room(night, command.kind)
+        entry = decide(night, store.play_for(night))
+        check_storable(entry.payload, "the form")
+        seq = command.expected_version + 1
+        try:
+            self.compare_and_set(night, command.expected_version, seq)
+        except StaleTable:  # pragma: no cover - the row is locked: only a writer outside every unit gets here
+            return self._after_a_lost_race(command)
+        game_id, position = self._game_of(night, entry)
+        db.session.add(
+            Event(
+                night_id=night.id,
+                game_id=game_id,
+                seq=seq,
+                kind=command.kind,
+                payload=entry.payload,
+                request_key=command.request_key,
+                recorded_by=command.recorded_by[:40],
+            )
+        )
+        night_id, version, kind, payload = night.id, command.expected_version, command.kind, entry.payload
+        self._after_commit.append(lambda: store.advance(night_id, version, kind, payload, seq, position))
+        try:
+            self.commit()
+        except IntegrityError:
+            return self._after_a_lost_race(command)
+        return Recorded(seq=seq, summary=entry.summary)
+
+    def _answered(self, night: Night, command: Command) -> Recorded | None:
+        """The first answer to ``command``'s key in ``night``, if it was used; KeyConflict if for another command."""
+        if command.request_key is None:
+            return None
+        event = db.session.scalar(
+            select(Event).where(Event.night_id == night.id, Event.request_key == command.request_key)
+        )
+        if event is None:
+            return None
+        if not command.said_again_in(event):
+            raise KeyConflict()
+        if night.version < event.seq:
+            # read committed (PostgreSQL): the event committed after the night row was read
+            db.session.refresh(night)
+        return Recorded(seq=event.seq, summary=summary_of(night, event.seq), repeated=True)
+
+    def _after_a_lost_race(self, command: Command) -> Recorded:
+        """Another writer won (the same submit, or another phone's): answer as the winner did, or refuse."""
+        self._rollback()
+        night = db.session.get(Night, command.night_id, populate_existing=True)
+        if night is not None:
+            repeated = self._answered(night, command)
+            if repeated is not None:
+                return repeated
+        raise StaleTable(night.version if night is not None else 0) from None
+
+    @staticmethod
+    def _game_of(night: Night, entry: Entry) -> tuple[int | None, int | None]:
+        """(id, position) of the game the entry's event belongs to, writing its row first when it is new."""
+        if entry.game is None:
+            return None, None
+        if entry.game.id is None:  # a game started by this event: its row and its start go together
+            entry.game.night_id = night.id
+            db.session.add(entry.game)
+            db.session.flush()
+        return entry.game.id, entry.game.position
+
+    # --- a command that starts a night ---------------------------------------------------------
+
+    def started_by(self, request_key: str, request_digest: str) -> Night | None:
+        """The night the form with ``request_key`` started, if any; KeyConflict if it said something else."""
+        night = db.session.scalar(select(Night).where(Night.request_key == request_key))
+        if night is not None and night.request_digest != request_digest:
+            raise KeyConflict()
+        return night
+
+    def add_night(
+        self,
+        request_key: str | None,
+        request_digest: str,
+        make: Callable[[], Night],
+        found_instead: Callable[[], Night | None] = lambda: None,
+    ) -> tuple[Night, bool]:
+        """Add and commit the night ``make`` builds, once per request key: (the night, whether this unit added it).
+
+        ``found_instead``: a night that stands for it already (a pot carried on by another
+        phone), answered instead.  When a unique constraint refuses the commit (the same key,
+        or ``found_instead``'s night, committed at the same moment by another request), the
+        other request won: answer with its night.
+        """
+        if request_key is not None:
+            earlier = self.started_by(request_key, request_digest)
+            if earlier is not None:
+                return earlier, False
+        existing = found_instead()
+        if existing is not None:
+            return existing, False
+        night = make()  # validates: raises before anything is written
+        night.request_key, night.request_digest = request_key, (request_digest if request_key else None)
+        db.session.add(night)
+        try:
+            self.commit()
+        except IntegrityError:
+            self._rollback()
+            earlier = self.started_by(request_key, request_digest) if request_key is not None else None
+            earlier = earlier or found_instead()
+            if earlier is None:
+                raise
+            return earlier, False
+        return night, True
+
+
+def _check_room(night: Night, kind: str) -> None:
+    """A night holds a bounded number of records, and a few more for settling up (companion.values.limits)."""
+    full = storable.MAX_RECORDS + (storable.RECORDS_FOR_SETTLING if kind in LEDGER_KINDS else 0)
+    if night.version >= full:
+        raise IllegalAction(
+            f"this night holds {night.version:,} records, the most one night can hold "
+            f"({storable.MAX_RECORDS:,}): start a new night to play on"
+        )
