@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from companion.service import store  # noqa: E402
-import companion.values.limits as storable  # noqa: E402
+from companion.values import limits  # noqa: E402
 from reliability.heavy_nights import every_page, import_from, night_at_the_bound  # noqa: E402
 from table_bench import make_app  # noqa: E402
 
@@ -53,13 +53,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         app = make_app(Path(tmp), FOLD_CACHE_EVENTS=args.events, IMPORT_LIMIT=20)
         client = app.test_client()
-        print(f"FOLD_CACHE_EVENTS={args.events:,}; nights of {storable.MAX_STAGES:,} stages; "
+        print(f"FOLD_CACHE_EVENTS={args.events:,}; nights of {limits.MAX_STAGES:,} stages; "
               f"RSS at start {rss_mb():.0f} MB")
         started = time.perf_counter()
         for number in range(1, args.nights + 1):
             address = f"127.0.{number // 250}.{number % 250 + 1}"
             keeper, viewer = import_from(client, address, data)
-            for url in every_page(keeper, viewer, storable.MAX_STAGES):
+            for url in every_page(keeper, viewer, limits.MAX_STAGES):
                 response = client.get(url, environ_base={"REMOTE_ADDR": address}, headers=BROWSER)
                 assert response.status_code in (200, 303), (url, response.status_code)
             if number % 10 == 0:

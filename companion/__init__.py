@@ -72,22 +72,22 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     migrate.init_app(app, db, directory=str(Path(__file__).parent / "db" / "migrations"))
     csrf.init_app(app)
 
-    from companion.db import engine as database
     from companion.db.engine import configure_engine
+    from companion.db.engine import init_app as init_engine
 
     with app.app_context():
         configure_engine(db.engine)
-    database.init_app(app)
+    init_engine(app)
 
     from companion import cli
     from companion.web import compression
     from companion.web import hosts
     from companion.web import security
-    from companion import service as services
+    from companion import service
     from companion.web import static_files
     from companion import web
 
-    services.configure_cache(int(app.config["FOLD_CACHE_SIZE"]), int(app.config["FOLD_CACHE_EVENTS"]))
+    service.configure_cache(int(app.config["FOLD_CACHE_SIZE"]), int(app.config["FOLD_CACHE_EVENTS"]))
 
     compression.init_app(app)  # first registered, so its after_request hook runs last (issue 22)
 

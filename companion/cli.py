@@ -129,14 +129,14 @@ def warm_up(app: Flask) -> None:
 
     What a restarted worker would otherwise do on its first requests, at a phone's
     expense: Jinja compiles each template on first use, and a night's fold is rebuilt
-    from its event log (services.warm_up).  Forked workers inherit both.
+    from its event log (service.warm_up).  Forked workers inherit both.
     """
-    from companion import service as services
+    from companion import service
 
     for name in _template_names(app):
         if name.endswith(".html"):
             app.jinja_env.get_template(name)
-    services.warm_up()
+    service.warm_up()
 
 
 def _template_names(app: Flask) -> set[str]:

@@ -27,13 +27,13 @@ from companion.money.amounts import money_from_file
 from companion.money.settle import settle_up
 from companion.night import ledger as night_ledger
 from companion.night.play import GameSetup, NightPlay, set_up_game, validate_seating
-from companion.values import limits as storable
+from companion.values import limits
 from companion.values.reading import Unreadable, json_document
 
 FORMAT = "companion-night/2"
 _TOP_KEYS = {"format", "name", "players", "money", "games", *night_ledger.FILE_KEYS}
 _MONEY_KEYS = {"chip_value", "currency"}
-MAX_CHIP_VALUE = storable.MAX_CHIP_VALUE
+MAX_CHIP_VALUE = limits.MAX_CHIP_VALUE
 _GAME_KEYS = {"game", "players", "first_dealer", "rules", "carried_in", "taken_back"}
 #: A file larger than this is refused before it is parsed (a 12-hour night is ~100 KB).
 MAX_BYTES = 2_000_000
@@ -147,9 +147,9 @@ def from_dict(data: Any) -> NightFile:
         raise NightFileError(f"'players': {error}") from None
     money = _money(data.get("money", {}))
     # the checks a night's row needs, the same for /import and flask replay (companion.values.limits)
-    problem = storable.night_fields_problem(name or "", list(seated), money.currency, money.chip_value)
-    if problem is None and storable.unstorable(data):
-        problem = storable.unstorable_message("the file")
+    problem = limits.night_fields_problem(name or "", list(seated), money.currency, money.chip_value)
+    if problem is None and limits.unstorable(data):
+        problem = limits.unstorable_message("the file")
     if problem is not None:
         raise NightFileError(problem)
     games = data.get("games")
@@ -167,8 +167,8 @@ def from_dict(data: Any) -> NightFile:
     taken_back = sum(1 for p in play.games if p.taken_back)
     records = (sum(len(p.game.live_actions(p.state)) for p in play.games) + len(play.games) - 1 + taken_back
                + len(ledger_events))
-    if records > storable.MAX_RECORDS:
-        raise NightFileError(f"the file's games make {records:,} records; a night holds at most {storable.MAX_RECORDS:,}")
+    if records > limits.MAX_RECORDS:
+        raise NightFileError(f"the file's games make {records:,} records; a night holds at most {limits.MAX_RECORDS:,}")
     return NightFile(name, play, money, ledger_events=tuple(ledger_events))
 
 

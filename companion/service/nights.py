@@ -21,20 +21,20 @@ from companion.extensions import db
 from companion.games import GAMES, IllegalAction
 from companion.games.night_kinds import GAME_STARTED, GAME_TAKEN_BACK
 from companion.night import file as nightfile
-from companion.values import limits as storable
+from companion.values import limits
 from companion.night.play import GameSetup, NightPlay, set_up_game, validate_seating
 from companion.service.night_ledger import ledger_of
 from companion.service.store import money_of, play_for
 from companion.service.uow import StaleTable, UnitOfWork, digest, end_reads, new_key
 
 #: What a night's row can hold: one set of checks for the form, /import and replay (companion.values.limits).
-MAX_NIGHT_NAME = storable.MAX_NIGHT_NAME
-MAX_CHIP_VALUE = storable.MAX_CHIP_VALUE
+MAX_NIGHT_NAME = limits.MAX_NIGHT_NAME
+MAX_CHIP_VALUE = limits.MAX_CHIP_VALUE
 
 
 def check_night_fields(name: str, players: Sequence[str], money: nightfile.Money) -> None:
     """IllegalAction when the night's name, seats or money cannot be stored (companion.values.limits)."""
-    problem = storable.night_fields_problem(name, list(players), money.currency, money.chip_value)
+    problem = limits.night_fields_problem(name, list(players), money.currency, money.chip_value)
     if problem is not None:
         raise IllegalAction(problem)
 

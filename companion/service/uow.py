@@ -44,7 +44,7 @@ from companion.db.models import Event, Game, Night
 from companion.extensions import db
 from companion.games import IllegalAction
 from companion.games.night_kinds import LEDGER_KINDS
-from companion.values import limits as storable
+from companion.values import limits
 from companion.night.play import NightPlay
 from companion.service import store
 from companion.service.history import summary_of
@@ -84,8 +84,8 @@ class Recorded:
 
 def check_storable(value: Any, what: str) -> None:
     """Raise IllegalAction if ``value`` holds text that cannot be stored (NUL, lone surrogates)."""
-    if storable.unstorable(value):
-        raise IllegalAction(storable.unstorable_message(what))
+    if limits.unstorable(value):
+        raise IllegalAction(limits.unstorable_message(what))
 
 
 def digest(*content: Any) -> str:
@@ -346,9 +346,9 @@ class UnitOfWork:
 
 def _check_room(night: Night, kind: str) -> None:
     """A night holds a bounded number of records, and a few more for settling up (companion.values.limits)."""
-    full = storable.MAX_RECORDS + (storable.RECORDS_FOR_SETTLING if kind in LEDGER_KINDS else 0)
+    full = limits.MAX_RECORDS + (limits.RECORDS_FOR_SETTLING if kind in LEDGER_KINDS else 0)
     if night.version >= full:
         raise IllegalAction(
             f"this night holds {night.version:,} records, the most one night can hold "
-            f"({storable.MAX_RECORDS:,}): start a new night to play on"
+            f"({limits.MAX_RECORDS:,}): start a new night to play on"
         )

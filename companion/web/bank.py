@@ -19,7 +19,7 @@ from typing import Any
 from flask import Blueprint, render_template, request
 
 from companion.service import bank as bank_service
-from companion import service as services
+from companion import service
 from companion.db.models import Night
 from companion.games import IllegalAction
 from companion.money.amounts import value_text
@@ -52,7 +52,7 @@ def show(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
     status, message, kept = recall(night)
     if kept is None:
-        continued = services.continuation_of(night)
+        continued = service.continuation_of(night)
         return kept_pages.render_kept(
             _bank_key(night, continued.id if continued is not None else None), night.id, night.version,
             lambda flashed: _bank_page(night, status, message, kept, flashed)[0],
@@ -64,7 +64,7 @@ def _bank_page(night: Night, status: int, message: str | None, kept: Any, flashe
     state = bank_service.bank_state(night)
     ledger, check, tally, results, plan = state.ledger, state.check, state.tally, state.results, state.plan
     b = ledger.bank
-    chip_value, currency = services.money_of(night).chip_value, night.currency or ""
+    chip_value, currency = service.money_of(night).chip_value, night.currency or ""
     amounts = [e.action.chips for e in b.live_events() if isinstance(e.action, (EveryoneBuysIn, BuyIn))]
     everyone = fresh(EveryoneForm(formdata=None), night.version)
     everyone.chips.data = str(amounts[-1] if amounts else DEFAULT_BUY_IN)

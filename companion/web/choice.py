@@ -10,7 +10,7 @@ from __future__ import annotations
 from flask import Blueprint, render_template, url_for
 
 from companion.service import bank as bank_service
-from companion import service as services
+from companion import service
 from companion.games import GAMES, title_of
 from companion.games.web import SCREENS, offers_of
 from companion.night.choice import as_offered, next_game_offers
@@ -40,7 +40,7 @@ def _named_games() -> dict[tuple[str, str], str | None]:
 def show(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
     named = _named_games()
-    played = as_offered([(g.kind, title_of(g.kind, g.rules)) for g in services.played_games(night)], list(named))
+    played = as_offered([(g.kind, title_of(g.kind, g.rules)) for g in service.played_games(night)], list(named))
     last = bank_service.ledger_of(night).last_roll
     offers = [
         {

@@ -17,7 +17,7 @@ from urllib.parse import quote
 from flask import Response
 
 from companion.web import compression
-from companion import service as services
+from companion import service
 
 #: how much of the night's name goes into the file name
 MAX_NAME = 40
@@ -50,17 +50,17 @@ class Download:
 
 def kept_download(what: str, night_id: int, version: int) -> Response | None:
     """The download kept as ``what`` of this night at this version, if this process keeps it."""
-    kept = services.derived(f"download/{what}", night_id, version)
+    kept = service.derived(f"download/{what}", night_id, version)
     return _response(kept, f"download/{what}/{night_id}/{version}") if kept is not None else None
 
 
 def keep_download(what: str, night_id: int, version: int, make: Callable[[], Download]) -> Response:
     """The download ``make`` builds, kept as ``what`` of this night at this version (built once per version)."""
     name = f"download/{what}"
-    kept = services.derived(name, night_id, version)
+    kept = service.derived(name, night_id, version)
     if kept is None:
         kept = make()
-        services.keep_derived(name, night_id, version, kept)
+        service.keep_derived(name, night_id, version, kept)
     return _response(kept, f"{name}/{night_id}/{version}" if version > 0 else None)
 
 

@@ -26,7 +26,7 @@ from wtforms import (
 from wtforms.validators import InputRequired, Length, NumberRange, Optional, Regexp, ValidationError
 from wtforms.widgets import CheckboxInput, ListWidget
 
-from companion import service as services
+from companion import service
 from companion.money.amounts import parse_chip_value
 from companion.values.reading import MAX_DIGITS, Unreadable, text, whole_number
 from companion.games import GAMES
@@ -119,7 +119,7 @@ Form = TypeVar("Form", bound=ActionForm)
 def fresh(form: Form, version: int) -> Form:
     """``form`` stamped for the screen about to be shown: the night's ``version`` and a new request key."""
     form.version.data = version
-    form.request_key.data = services.new_key()
+    form.request_key.data = service.new_key()
     return form
 
 

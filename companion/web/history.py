@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import Blueprint, render_template, request
 
-from companion import service as services
+from companion import service
 from companion.db.models import Night
 from companion.games.web import SCREENS
 from companion.web import kept_pages
@@ -43,7 +43,7 @@ def _history_key(link: Night | NightLink) -> tuple[Any, ...]:
 
 
 def _history_page(night: Night, flashed: Any) -> str:
-    play = services.play_for(night)
+    play = service.play_for(night)
     rows, ledger = history_lines(night)  # kept per version
     return render_template(
         "history/show.html",
@@ -55,7 +55,7 @@ def _history_page(night: Night, flashed: Any) -> str:
         voided={p.number: {seq: p.state.number_of(by) for seq, by in p.state.voided.items()} for p in play.games},
         several=len(play.played()) > 1,  # a game taken back was never played
         shown={p.number: play.shown_number(p.number) for p in play.games},
-        describe=functools.partial(services.describe_ledger_event, play=play),
+        describe=functools.partial(service.describe_ledger_event, play=play),
         flashed=flashed,
     )
 
@@ -70,7 +70,7 @@ def export(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
     # the night file, whatever games the night held (docs/night-file.md): not a game's "napalm-"
     return keep_download("export", night.id, night.version, lambda: Download(
-        services.export_history(night).encode(), "application/json", attachment("night", night.name, "json")
+        service.export_history(night).encode(), "application/json", attachment("night", night.name, "json")
     ))
 
 
@@ -103,16 +103,16 @@ def history_lines(night: Any) -> tuple[list[Row], list[Line]]:
     Reading and mapping the whole event log was most of the history page's time on a
     long night (issue 14, item 12); it changes only with the version.
     """
-    kept = services.derived("history-lines", night.id, night.version)
+    kept = service.derived("history-lines", night.id, night.version)
     if kept is None:
         events = [
-            Line(e.seq, e.kind, e.payload, e.created_at, e.recorded_by, e.game_id) for e in services.events_of(night)
+            Line(e.seq, e.kind, e.payload, e.created_at, e.recorded_by, e.game_id) for e in service.events_of(night)
         ]
-        play = services.play_for(night)
+        play = service.play_for(night)
         position = {game.id: game.position for game in night.games}
         by_game: dict[int, list[Line]] = {}
         for e in events:
-            if e.game_id is not None and e.kind != services.GAME_STARTED:
+            if e.game_id is not None and e.kind != service.GAME_STARTED:
                 by_game.setdefault(position[e.game_id], []).append(e)
         rows = [
             Row(record, event, played.number, played.title, SCREENS[played.game.kind].parts_template)
@@ -120,7 +120,7 @@ def history_lines(night: Any) -> tuple[list[Row], list[Line]]:
             for record, event in zip(played.state.log, by_game.get(played.number, []))
         ]
         rows.sort(key=lambda row: row.event.seq)
-        others = [e for e in events if e.game_id is None or e.kind == services.GAME_STARTED]
+        others = [e for e in events if e.game_id is None or e.kind == service.GAME_STARTED]
         kept = (rows, others)
-        services.keep_derived("history-lines", night.id, night.version, kept)
+        service.keep_derived("history-lines", night.id, night.version, kept)
     return kept

@@ -9,7 +9,7 @@ from typing import Any
 from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
 from sqlalchemy import text
 
-from companion import service as services
+from companion import service
 from companion.extensions import db
 from companion.db.brakes import brake
 from companion.games import GAMES, RecordError
@@ -68,8 +68,8 @@ def _home(form: NightBaseForm | None = None, import_form: ImportForm | None = No
     """The front door; a form not given is a fresh one with a new request key (never the other form's data)."""
     fresh = form is None and import_form is None
     if form is None:
-        form = night_form(first_game_kind(request.args), formdata=None, request_key=services.new_key())
-    import_form = import_form or ImportForm(formdata=None, request_key=services.new_key())
+        form = night_form(first_game_kind(request.args), formdata=None, request_key=service.new_key())
+    import_form = import_form or ImportForm(formdata=None, request_key=service.new_key())
     kind = form.game.data
     nights = known_nights()
 
@@ -99,17 +99,17 @@ def index():  # type: ignore[no-untyped-def]
     # a new key for each attempt, as for a fresh form
     if kept.form == "import":  # the file itself cannot be kept: it is chosen again
         import_form = kept.refill(ImportForm(formdata=None))
-        import_form.request_key.data = services.new_key()
+        import_form.request_key.data = service.new_key()
         return _home(import_form=import_form, status=kept.status)
     kind = first_game_kind(dict(kept.data))
     form = kept.refill(night_form(kind, formdata=None))
     form.game.data = kind
-    form.request_key.data = services.new_key()
+    form.request_key.data = service.new_key()
     return _home(form, status=kept.status)
 
 
 def first_game_setup(form: NightBaseForm, kind: str) -> dict[str, Any]:
-    """The first game's setup as :func:`services.open_night` takes it, from the night's form."""
+    """The first game's setup as :func:`service.open_night` takes it, from the night's form."""
     return {
         "kind": kind, "players": None, "first_dealer": form.first_dealer_name() or None,
         "rules": SCREENS[kind].rules_from_form(form), "carried_in": None,
@@ -131,7 +131,7 @@ def create():  # type: ignore[no-untyped-def]
     if form.validate():
         limit.hit(client_id())  # every start that passes the form counts (a doubled tap too)
         try:
-            night = services.open_night(
+            night = service.open_night(
                 form.name.data or "",
                 form.players(),
                 Money(form.chip_value_decimal(), (form.currency.data or "").strip()),
@@ -140,7 +140,7 @@ def create():  # type: ignore[no-untyped-def]
             )
         except IllegalAction as error:
             form.seat_1.errors = [*form.seat_1.errors, str(error)]
-        except services.KeyConflict as error:
+        except service.KeyConflict as error:
             form.form_errors.append(str(error))
             return post_redirect_get.refuse(here, 409, form_name="night", form=form)
         else:
@@ -157,13 +157,13 @@ def import_night():  # type: ignore[no-untyped-def]
         limit.hit(client_id())  # before the file is read: every file read counts
         upload = form.file.data
         try:
-            night = services.import_history(
+            night = service.import_history(
                 upload.read(), form.name.data or None, request_key=form.request_key.data or None,
                 playable=SCREENS.keys(),
             )
         except (RecordError, IllegalAction) as error:  # a file that cannot be read, and where
             form.file.errors = [*form.file.errors, str(error)]
-        except services.KeyConflict as error:
+        except service.KeyConflict as error:
             form.file.errors = [*form.file.errors, str(error)]
             return post_redirect_get.refuse(url_for("home.index"), 409, form_name="import", form=form)
         else:

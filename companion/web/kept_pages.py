@@ -29,12 +29,12 @@ from functools import cached_property
 from flask import Response, current_app, g, get_flashed_messages, request
 from markupsafe import Markup, escape
 
-from companion import service as services
+from companion import service
 from companion.service.lru import LRU
 
 #: stands in for the flashed messages while a page is rendered to be kept
 FLASH_MARK = Markup("\x00flash\x00")
-#: a request key as ``services.new_key`` makes them, in a form's hidden field
+#: a request key as ``service.new_key`` makes them, in a form's hidden field
 _KEY_VALUE = re.compile(r'(?<=name="request_key" )((?:required )?type="hidden" value=")([A-Za-z0-9_-]{16,64})(")')
 _GAP = re.compile("\x00(csrf|key|flash)\x00")
 
@@ -114,7 +114,7 @@ def kept_page(what: Hashable, night_id: int, version: int) -> bytes | Response |
     The fast path of a kept page: with (night id, version) read from the database for
     this request (links.keeper_link), nothing else of the night is loaded.
     """
-    return _encoded(services.derived(f"page/{what!r}", night_id, version))
+    return _encoded(service.derived(f"page/{what!r}", night_id, version))
 
 
 def _encoded(kept: Stamped | None) -> bytes | Response | None:
@@ -172,12 +172,12 @@ def render_kept(what: Hashable, night_id: int, version: int, render: Callable[[M
     ``what`` must name everything else the page depends on (links, page number, view).
     """
     name = f"page/{what!r}"
-    kept = services.derived(name, night_id, version)
+    kept = service.derived(name, night_id, version)
     if kept is None:
         kept = _stamp_or_none(render)
         if kept is None:  # pragma: no cover - something unforeseen in the page: do not keep it
             return render(flash_html())
-        services.keep_derived(name, night_id, version, kept)
+        service.keep_derived(name, night_id, version, kept)
     return _paste(kept, _csrf_token() if "csrf" in kept.gaps else None)
 
 
@@ -236,7 +236,7 @@ def _gap_values(kept: Stamped, token: str | None) -> list[str]:
     values = []
     for gap in kept.gaps:
         if gap == "key":
-            values.append(services.new_key())
+            values.append(service.new_key())
         elif gap == "csrf":
             values.append(token or "")
         else:

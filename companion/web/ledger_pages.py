@@ -14,7 +14,7 @@ from typing import Any
 from flask import flash, redirect, url_for
 
 from companion.service import bank as bank_service
-from companion import service as services
+from companion import service
 from companion.extensions import db
 from companion.db.models import Night
 from companion.games import IllegalAction
@@ -50,7 +50,7 @@ def submit(night: Night, form: Any, page: str, act: Callable[[Any], Any], form_n
         result = act(form)
     except IllegalAction as error:
         return refuse(night, page, 422, f"Not recorded: {error}", form_name, form)
-    except (services.StaleTable, services.KeyConflict) as refusal:
+    except (service.StaleTable, service.KeyConflict) as refusal:
         db.session.expire_all()
         return refuse(db.session.get(Night, night.id) or night, page, 409, str(refusal))
     flash(("Already recorded: " if result.repeated else "") + result.summary)
@@ -74,5 +74,5 @@ def recall(night: Night) -> tuple[int, str | None, Any]:
 
 def next_dealer(night: Night) -> str:
     """Who deals next: the dealer the game at the table passes the deal to."""
-    current = services.play_for(night).current
+    current = service.play_for(night).current
     return current.game.next_dealer(current.state)

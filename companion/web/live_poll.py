@@ -9,7 +9,7 @@ changed.
 
 A poll that finds a change is answered by the same middleware when this process
 already holds the parts of the fragment that are the same for every phone at that
-version (``services.derived``): it reads the version the same way, verifies the
+version (``service.derived``): it reads the version the same way, verifies the
 phone's session cookie as Flask would, renders that phone's "mine" section and puts
 the fragment together, with no ORM session, request context or routing.  The first
 poll of a version in a process goes through Flask and the ORM (the players' blueprint,
@@ -33,7 +33,7 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 from werkzeug.http import parse_cookie, parse_etags
 
-from companion import service as services
+from companion import service
 from companion.extensions import db
 from companion.db.models import Night
 from companion.night.standings import Standings
@@ -44,7 +44,7 @@ from companion.web.security import same_secret
 #: how many of the last actions the players' page lists
 RECENT = 6
 
-#: what services.derived keeps for the live fragment, per night and version
+#: what service.derived keeps for the live fragment, per night and version
 STANDINGS = f"standings/{RECENT}"
 PARTS = f"live-parts/{RECENT}"
 #: idle connections the middleware's own pool keeps (one per server thread that polls at once)
@@ -285,8 +285,8 @@ class LiveFragment:
 
     def answer(self, environ: dict, night_id: int, version: int, tag: str) -> tuple[list[tuple[str, str]], bytes] | None:  # type: ignore[type-arg]
         """(headers, body) of the 200 for this poll, or None to let Flask answer it."""
-        st = services.derived(STANDINGS, night_id, version)
-        parts = services.derived(PARTS, night_id, version)
+        st = service.derived(STANDINGS, night_id, version)
+        parts = service.derived(PARTS, night_id, version)
         if st is None or parts is None or self._read_layout() is None:
             return None
         data = self._session(environ)
@@ -368,13 +368,13 @@ def shared_parts(night_id: int, version: int, st: Standings) -> tuple[Markup, Ma
     They are the same for every phone at the table; only the "mine" section and the
     mark on one row of the table depend on the phone (see :func:`mark_me`).
     """
-    parts = services.derived(PARTS, night_id, version)
+    parts = service.derived(PARTS, night_id, version)
     if parts is None:
         env = current_app.jinja_env
         live = env.get_template("players/_live_parts.html").module
         table = env.get_template("_macros.html").module.standings_table(st, None)  # type: ignore[attr-defined]
         parts = (live.top(st), table, live.bottom(st))  # type: ignore[attr-defined]
-        services.keep_derived(PARTS, night_id, version, parts)
+        service.keep_derived(PARTS, night_id, version, parts)
     return parts
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
-from companion import service as services
+from companion import service
 from companion.extensions import db
 from companion.db.models import Night
 from companion.games import GAMES
@@ -58,7 +58,7 @@ def _render_next_game(  # type: ignore[no-untyped-def]
             title=offer[1][0] if offer is not None else GAMES[kind].title,
             offer=offer[0] if offer is not None else None,
             rules_template=SCREENS[kind].rules_template, st=standings_of(night), message=message,
-            stopping=services.play_for(night).current.stopping(),
+            stopping=service.play_for(night).current.stopping(),
         ),
         status,
     )
@@ -68,7 +68,7 @@ def _render_next_game(  # type: ignore[no-untyped-def]
 def start(key: str):  # type: ignore[no-untyped-def]
     """Start the night's next game: the one at the table stops, and its closing applies from then on."""
     night = keeper_night(key)
-    kind = request.values.get("game") or services.play_for(night).current.setup.kind
+    kind = request.values.get("game") or service.play_for(night).current.setup.kind
     if kind not in SCREENS or kind not in GAMES:
         abort(400, "choose one of the games offered")
     offer = _offer_of(kind, request.values.get("offer"))
@@ -81,7 +81,7 @@ def start(key: str):  # type: ignore[no-untyped-def]
             kept.refill(form)
             form.game.data = kind
         else:
-            defaults = services.next_game_defaults(night, kind, offer[1][1] if offer is not None else None)
+            defaults = service.next_game_defaults(night, kind, offer[1][1] if offer is not None else None)
             form.game.data = kind
             form.players.data = list(defaults.players)
             form.first_dealer.data = defaults.first_dealer
@@ -103,14 +103,14 @@ def start(key: str):  # type: ignore[no-untyped-def]
     if tap_guard.too_soon(night, form.version.data):
         return _refused(night, tap_guard.TOO_SOON)
     try:
-        result = services.start_game(
+        result = service.start_game(
             night.id, kind, form.players.data, form.first_dealer.data, SCREENS[kind].rules_from_form(form),
             form.version.data, form.request_key.data, recorded_by=device_label(),
         )
     except IllegalAction as error:
         form.form_errors.append(str(error))
         return post_redirect_get.refuse(location, 422, form_name="next_game", form=form, version=night.version)
-    except (services.StaleTable, services.KeyConflict) as refusal:
+    except (service.StaleTable, service.KeyConflict) as refusal:
         db.session.expire_all()
         return _refused(db.session.get(Night, night.id), str(refusal))
     flash(("Already recorded: " if result.repeated else "") + result.summary)

@@ -11,7 +11,7 @@ from typing import Any
 
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
-from companion import service as services
+from companion import service
 from companion.db.models import Night
 from companion.games.base import IllegalAction
 from companion.games.web import SCREENS
@@ -76,7 +76,7 @@ def edit(key: str):  # type: ignore[no-untyped-def]
         return post_redirect_get.refuse(location, 200, form_name="setup", form=form, data=post_redirect_get.typed(form), version=0)
     if form.validate():
         try:
-            services.update_setup(
+            service.update_setup(
                 night,
                 form.name.data or "",
                 form.players(),
@@ -87,7 +87,7 @@ def edit(key: str):  # type: ignore[no-untyped-def]
             )
         except IllegalAction as error:
             form.seat_1.errors = [*form.seat_1.errors, str(error)]
-        except services.StaleTable:
+        except service.StaleTable:
             return _refused(night)
         else:
             flash("Setup saved.")

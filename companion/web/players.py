@@ -13,7 +13,7 @@ from typing import Any
 
 from flask import Blueprint, current_app, make_response, redirect, render_template, request, session, url_for
 
-from companion import service as services
+from companion import service
 from companion.db.models import Night
 from companion.night.standings import Standings
 from companion.web import kept_pages
@@ -55,7 +55,7 @@ def show(key: str):  # type: ignore[no-untyped-def]
     found = current_version(key)
     if found is not None:
         night_id, version, _tag = found
-        st = services.derived(STANDINGS, night_id, version)
+        st = service.derived(STANDINGS, night_id, version)
         if st is not None:
             page = kept_pages.kept_page(_page(key, player_of(session, night_id, st)), night_id, version)
             if page is not None:
@@ -90,7 +90,7 @@ def live(key: str):  # type: ignore[no-untyped-def]
         night_id, version, tag = found
         if request.if_none_match.contains(tag):
             return _not_modified(tag)
-        st = services.derived(STANDINGS, night_id, version)
+        st = service.derived(STANDINGS, night_id, version)
         if st is not None:
             return _live_response(night_id, version, st, player_of(session, night_id, st), tag)
     night = viewer_night(key)

@@ -31,7 +31,7 @@ from flask import Blueprint, Response, abort, flash, redirect, render_template, 
 from markupsafe import Markup
 
 from companion.service import bank as bank_service
-from companion import service as services
+from companion import service
 from companion.report.charts import net_chart
 from companion.report.night_chart import chips_over_games, player_chart
 from companion.extensions import db
@@ -63,16 +63,16 @@ def report_of(night: Night) -> Report:
     """
     carried_on = _carried_on(night)
     what = f"report/{sorted(carried_on.items()) if carried_on is not None else '-'}"
-    kept = services.derived(what, night.id, night.version)
+    kept = service.derived(what, night.id, night.version)
     if kept is None:
         kept = _build_report(night, carried_on)
-        services.keep_derived(what, night.id, night.version, kept)
+        service.keep_derived(what, night.id, night.version, kept)
     return kept
 
 
 def _build_report(night: Night, carried_on: dict[str, int] | None) -> Report:
-    play = services.play_for(night)
-    money = services.money_of(night)
+    play = service.play_for(night)
+    money = service.money_of(night)
     # the payments alone, in one query on the night's events (not every event through the ORM: issue 22)
     paid = [(p.payer, p.payee, p.chips) for p in bank_service.paid_payments(night)]
     games = [(p.title, p.state, p.rules, p.close(), p.game) for p in play.played()]  # a game taken back: none
@@ -84,7 +84,7 @@ def _build_report(night: Night, carried_on: dict[str, int] | None) -> Report:
 
 def _carried_on(night: Night) -> dict[str, int] | None:
     """The pot the next night took from ``night`` ("carry"), by contributor; None before it exists."""
-    continued = services.continuation_of(night)
+    continued = service.continuation_of(night)
     return dict(continued.first_game.carried_in or {}) if continued is not None else None
 
 
@@ -105,7 +105,7 @@ def plain_report(night: Night, keeper: bool) -> Any:
     """The report as every phone sees it at this version (no question in the address): kept per version."""
     if not set(request.args) <= {"view"}:
         return render_report(night, keeper)
-    continued = services.continuation_of(night)
+    continued = service.continuation_of(night)
     what = _report_page(night, keeper, continued.id if continued else None)
     return kept_pages.render_kept(
         what, night.id, night.version, lambda flashed: render_report(night, keeper, flashed=flashed)[0]
@@ -131,25 +131,25 @@ def render_report(  # type: ignore[no-untyped-def]
         if confirm is not None:
             paid_form = PaidForm(formdata=None)
             paid_form.version.data = night.version
-            paid_form.request_key.data = services.new_key()
+            paid_form.request_key.data = service.new_key()
             paid_form.payer.data, paid_form.payee.data, paid_form.chips.data = confirm.payer, confirm.payee, confirm.chips
     key = night.keeper_key if keeper else night.viewer_key
     # a pot carried on to the next night, or ready to be; and a pot carried in
-    continued = services.continuation_of(night)
+    continued = service.continuation_of(night)
     next_night = carry_form = None
     if continued is None and report.closing.carried:
         try:
-            next_night = services.next_night_of(night)
+            next_night = service.next_night_of(night)
         except IllegalAction:  # pragma: no cover - a carried pot is exactly what it needs
             next_night = None
         if keeper and next_night is not None:
             carry_form = CarryForm(formdata=None)
             carry_form.version.data = night.version
-            carry_form.request_key.data = services.new_key()
-    source = services.carried_from_of(night)
-    chip_charts = services.derived("chip-charts", night.id, night.version)
+            carry_form.request_key.data = service.new_key()
+    source = service.carried_from_of(night)
+    chip_charts = service.derived("chip-charts", night.id, night.version)
     if chip_charts is None:
-        play = services.play_for(night)
+        play = service.play_for(night)
         series, game_starts = chips_over_games([(p.state, p.close().net) for p in play.played()], play.seated)  # a game taken back: none
         added = bank_service.night_extra(night)
         ledger = ""
@@ -160,13 +160,13 @@ def render_report(  # type: ignore[no-untyped-def]
         chip_charts = {
             name: Markup(player_chart(name, points, game_starts, ledger=ledger)) for name, points in series.items()
         }
-        services.keep_derived("chip-charts", night.id, night.version, chip_charts)
+        service.keep_derived("chip-charts", night.id, night.version, chip_charts)
     return (
         render_template(
             "report/show.html",
             chip_charts=chip_charts,
             night=night,
-            played=services.played_games(night),  # a game taken back counts nowhere in the report
+            played=service.played_games(night),  # a game taken back counts nowhere in the report
             st=standings_of(night),
             rep=report,
             view=view,
@@ -238,7 +238,7 @@ def _download(key: str, keeper: bool, kind: str) -> Response:
         if kept is not None:
             return kept
     night = keeper_night(key) if keeper else viewer_night(key)
-    continued = services.continuation_of(night)  # the pot carried on changes the report without a new version
+    continued = service.continuation_of(night)  # the pot carried on changes the report without a new version
     what = f"{kind}/{view}/{continued.id if continued is not None else None}"
     return keep_download(what, night.id, night.version, lambda: (_csv if kind == "csv" else _json)(night))
 
@@ -285,12 +285,12 @@ def paid(key: str):  # type: ignore[no-untyped-def]
         # at the version the form was made for, the plan holds no such unpaid payment
         return _refused(night, 422, "That payment is not in the plan, or it is already marked paid.", view)
     try:
-        result = services.mark_paid(
+        result = service.mark_paid(
             night.id, payer, payee, chips, form.version.data, form.request_key.data, recorded_by=device_label()
         )
     except IllegalAction as error:
         return _refused(night, 422, str(error), view)
-    except (services.StaleTable, services.KeyConflict) as error:
+    except (service.StaleTable, service.KeyConflict) as error:
         db.session.expire_all()
         return _refused(db.session.get(Night, night.id), 409, str(error), view)
     money = value_text(chips, report.chip_value, report.currency)
@@ -307,10 +307,10 @@ def carry(key: str):  # type: ignore[no-untyped-def]
         errors = "; ".join(str(e) for es in form.errors.values() for e in es)
         return _refused(night, 422, f"The next night could not be started: {errors}.")
     try:
-        new, started = services.carry_pot(night, form.version.data, form.request_key.data)
+        new, started = service.carry_pot(night, form.version.data, form.request_key.data)
     except IllegalAction as error:
         return _refused(night, 422, f"The next night could not be started: {error}.")
-    except (services.StaleTable, services.KeyConflict) as error:
+    except (service.StaleTable, service.KeyConflict) as error:
         db.session.expire_all()
         return _refused(db.session.get(Night, night.id), 409, str(error))
     remember(new)
@@ -333,7 +333,7 @@ def _known() -> list[tuple[Night, Report]]:
 def games_of(night: Night, report: Report) -> str:
     """The night's games as played, in words fit for every game (issue 23): their titles in order,
     and for a game that plays games to a target inside it (Napalm) how many finished."""
-    return games_played_text([p.title for p in services.play_for(night).played()], report.games)
+    return games_played_text([p.title for p in service.play_for(night).played()], report.games)
 
 
 @bp.get("/nights")

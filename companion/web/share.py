@@ -12,7 +12,7 @@ import re
 
 from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, url_for
 
-from companion import service as services
+from companion import service
 from companion.db.models import Night
 from companion.web import qr
 from companion.web.forms import KEY_PATTERN, RotateForm
@@ -61,7 +61,7 @@ def show(key: str):  # type: ignore[no-untyped-def]
         url=url,
         warning=warning,
         rotate=RotateForm(formdata=None),
-        request_key=services.new_key(),  # makes a doubled "Make a new link" safe
+        request_key=service.new_key(),  # makes a doubled "Make a new link" safe
     )
 
 
@@ -87,7 +87,7 @@ def rotate(key: str):  # type: ignore[no-untyped-def]
     form = RotateForm()
     if not form.validate() or not re.fullmatch(KEY_PATTERN, request_key):
         abort(400, "choose which link to replace")
-    services.rotate_link(night, form.which.data)
+    service.rotate_link(night, form.which.data)
     remember(night)  # this browser's list knows the new scorekeeper link even if the answer is lost
     location = url_for("share.show", key=night.keeper_key)
     rotations.keep(request_key, key, form.which.data, location)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from companion.service import bank as bank_service
-from companion import service as services
+from companion import service
 from companion.db.models import Night
 from companion.games.web import SCREENS
 from companion.night.standings import NightGameLine, Standings, standings
@@ -21,12 +21,12 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
     Every phone at a table asks for the same version right after a change.
     """
     what = f"standings/{recent}"
-    kept = services.derived(what, night.id, night.version)
+    kept = service.derived(what, night.id, night.version)
     if kept is not None:
         return kept
-    play = services.play_for(night)
+    play = service.play_for(night)
     current = play.current
-    money = services.money_of(night)
+    money = service.money_of(night)
     # no other night's name: these standings are the players' too, and a night's players
     # are not told what another night is called ("carried in from the previous night")
     earlier = tuple(
@@ -53,5 +53,5 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
     paid = bank_service.paid_payments(night)
     if paid:  # a payment marked paid shows paid on the players' page too (issue 20, item 8)
         st = replace(st, paid=paid)
-    services.keep_derived(what, night.id, night.version, st)
+    service.keep_derived(what, night.id, night.version, st)
     return st

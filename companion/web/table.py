@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
-from companion import service as services
+from companion import service
 from companion.extensions import db
 from companion.db.models import Night
 from companion.games.base import IllegalAction
@@ -39,12 +39,12 @@ UNDO = "undo"
 
 def screens_of(night: Night) -> GameScreens:
     """The screens of the game at the table (the last one started and not taken back)."""
-    return SCREENS[services.play_for(night).current.setup.kind]
+    return SCREENS[service.play_for(night).current.setup.kind]
 
 
 def forms_for(night: Night, submitted: Any = None) -> dict[str, Any]:
     """The forms the table screen shows now, each stamped with the version and a new key."""
-    state = services.table_for(night)
+    state = service.table_for(night)
     forms = dict(screens_of(night).forms(state))
     forms[UNDO] = UndoForm(formdata=None)
     for form in forms.values():
@@ -61,9 +61,9 @@ def render_table(  # type: ignore[no-untyped-def]
 ):
     st = standings_of(night)
     screens = screens_of(night)
-    state = services.table_for(night)
+    state = service.table_for(night)
     can_undo = state.can_void()
-    continued = services.continuation_of(night)  # its pot went on to another night: no form is shown
+    continued = service.continuation_of(night)  # its pot went on to another night: no form is shown
     if submitted is not None and message is None:
         shown = tuple(screens.shown_now(state))
         if continued is not None or submitted[0] not in shown + ((UNDO,) if can_undo else ()):
@@ -71,7 +71,7 @@ def render_table(  # type: ignore[no-untyped-def]
             errors = [e for es in submitted[1].errors.values() for e in es]
             message = "; ".join(str(e) for e in errors) or "That could not be recorded."
     key = night.keeper_key
-    play = services.play_for(night)
+    play = service.play_for(night)
     return (
         render_template(
             "table/show.html",
@@ -113,13 +113,13 @@ def _refused(night: Night, status: int, form_name: str | None = None, form: Any 
 
 def _record(night: Night, form: Any, form_name: str, build) -> Any:  # type: ignore[no-untyped-def]
     """Validate ``form``, build an action, and record it; the one path every action takes."""
-    return _record_with(night, form, form_name, lambda f: services.record(
+    return _record_with(night, form, form_name, lambda f: service.record(
         night.id, build(f), f.version.data, f.request_key.data, recorded_by=device_label()
     ))
 
 
 def _record_with(night: Night, form: Any, form_name: str | None, write) -> Any:  # type: ignore[no-untyped-def]
-    """Validate ``form`` and ``write`` what it says (a :class:`services.Recorded`), answering as every action does.
+    """Validate ``form`` and ``write`` what it says (a :class:`service.Recorded`), answering as every action does.
 
     ``form_name`` None: a form the table does not show again; a refusal is said at the top.
     """
@@ -136,10 +136,10 @@ def _record_with(night: Night, form: Any, form_name: str | None, write) -> Any: 
             return _refused(night, 422, message=str(error))
         form.form_errors.append(str(error))
         return _refused(night, 422, form_name, form)
-    except services.StaleTable as stale:
+    except service.StaleTable as stale:
         db.session.expire_all()
         return _refused(db.session.get(Night, night.id), 409, message=str(stale))
-    except services.KeyConflict as conflict:
+    except service.KeyConflict as conflict:
         db.session.expire_all()
         return _refused(db.session.get(Night, night.id), 409, message=str(conflict))
     flash(("Already recorded: " if result.repeated else "") + result.summary)
@@ -161,7 +161,7 @@ def show(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
     kept = post_redirect_get.recall(night.version)
     if kept is None:  # the table as every phone sees it at this version: kept, with this request's keys
-        continued = services.continuation_of(night)
+        continued = service.continuation_of(night)
         what = _table_page(night, continued.id if continued is not None else None)
         return kept_pages.render_kept(what, night.id, night.version, lambda flashed: render_table(night, flashed=flashed)[0])
     submitted = None
@@ -176,14 +176,14 @@ def _bound(night: Night, action: str) -> Any:
     """The form posted to ``action`` of the game at the table, or a refusal to answer with."""
     if action == UNDO:
         return UndoForm()
-    state = services.table_for(night)
-    repeated = services.event_for_key(night, request.form.get("request_key", ""))
+    state = service.table_for(night)
+    repeated = service.event_for_key(night, request.form.get("request_key", ""))
     try:
         form = screens_of(night).bind(action, state, repeated)
     except IllegalAction as error:
         bare = UndoForm()  # carries only version and key: enough to tell a stale submit
         if bare.validate() and bare.version.data != night.version:
-            return _refused(night, 409, message=str(services.StaleTable(night.version)))
+            return _refused(night, 409, message=str(service.StaleTable(night.version)))
         return _refused(night, 422, message=str(error))
     if form is None:
         abort(404)
@@ -200,7 +200,7 @@ def act(key: str, action: str):  # type: ignore[no-untyped-def]
     if action == UNDO:
         return _record(night, form, UNDO, lambda f: Void())
     screens = screens_of(night)
-    return _record(night, form, action, lambda f: screens.action(action, f, services.table_for(night)))
+    return _record(night, form, action, lambda f: screens.action(action, f, service.table_for(night)))
 
 
 @bp.post("/take-back")
@@ -211,5 +211,5 @@ def take_back(key: str):  # type: ignore[no-untyped-def]
     position = request.form.get("position", "")
     if not (position.isascii() and position.isdecimal() and len(position) < 6):
         return _refused(night, 422, message="say which game to take back")
-    return _record_with(night, form, None, lambda f: services.take_back_game(
+    return _record_with(night, form, None, lambda f: service.take_back_game(
         night.id, int(position), f.version.data, f.request_key.data, recorded_by=device_label()))

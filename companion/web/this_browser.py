@@ -19,7 +19,7 @@ from flask import current_app, session
 from sqlalchemy import select
 from sqlalchemy.orm import aliased
 
-from companion import service as services
+from companion import service
 from companion.extensions import db
 from companion.db.models import Night
 from companion.web.raw_reads import read_rows
@@ -72,7 +72,7 @@ def device_label() -> str:
     """A short, random label for this browser, so the history says which phone recorded."""
     label = session.get("device")
     if not label:
-        label = "phone " + services.new_key()[:4]
+        label = "phone " + service.new_key()[:4]
         session["device"] = label
     return label
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 from flask.testing import FlaskClient
 
-from companion.values import limits as storable
+from companion.values import limits
 from companion.web.pagination import PER_PAGE
 
 #: the pages of a night a GET reaches, by link (the history's other pages come on top)
@@ -26,7 +26,7 @@ KEEPER_PAGES = ("", "/bank", "/bonus", "/bonus/grid", "/choice", "/export.json",
 PLAYER_PAGES = ("", "/live", "/me", "/report", "/report.csv", "/report.json")
 
 
-def night_at_the_bound(stages: int = storable.MAX_STAGES) -> bytes:
+def night_at_the_bound(stages: int = limits.MAX_STAGES) -> bytes:
     """A night file of ``stages`` stages (2,000, the most one game holds) where nobody says Yes."""
     document = {
         "format": "napalm-hand-history/1",

@@ -14,7 +14,7 @@ import pytest
 
 from companion import service as services
 from companion.service import store
-from companion.values import limits as storable
+from companion.values import limits
 from companion.service.lru import LRU
 from reliability.heavy_nights import every_page, import_from, night_at_the_bound
 
@@ -31,7 +31,7 @@ def test_imports_at_the_bound_from_many_addresses_never_push_the_cache_past_its_
     for number in range(1, 5):
         address = f"127.0.1.{number}"  # a visitor with no link, from another address each time
         keeper, viewer = import_from(client, address, data)
-        for url in every_page(keeper, viewer, storable.MAX_STAGES):
+        for url in every_page(keeper, viewer, limits.MAX_STAGES):
             assert client.get(url, environ_base={"REMOTE_ADDR": address}).status_code in (200, 303), url
             folds, derived = services.cache_weight()
             assert folds <= CEILING and derived <= CEILING * store.DERIVED_PER_NIGHT, (number, url, folds, derived)

@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 
 from companion import service as services
 from companion.service import nights
-from companion.values import limits as storable
+from companion.values import limits
 from companion.extensions import db
 from companion.db.models import Event, Night
 from companion.games.napalm import Declare
@@ -58,7 +58,7 @@ def test_the_file_is_read_while_another_table_can_still_write(app, client, monke
 
 
 def test_a_file_at_the_stage_bound_imports_and_one_stage_more_is_refused_naming_the_limit(app, client):
-    assert storable.MAX_STAGES == 2_000
+    assert limits.MAX_STAGES == 2_000
     assert upload(client, quiet_night(2_000), "a" * 43).status_code == 303
     with app.app_context():
         night = db.session.scalar(select(Night))
@@ -81,8 +81,8 @@ def test_flask_replay_refuses_the_same_file_with_the_same_message(app, tmp_path)
 def test_recording_stops_at_the_most_records_a_night_holds_but_payments_can_still_be_marked(
     app, site: Site, monkeypatch
 ):
-    monkeypatch.setattr(storable, "MAX_RECORDS", 4)
-    monkeypatch.setattr(storable, "RECORDS_FOR_SETTLING", 1)
+    monkeypatch.setattr(limits, "MAX_RECORDS", 4)
+    monkeypatch.setattr(limits, "RECORDS_FOR_SETTLING", 1)
     night = site.seat()
     with app.app_context():
         for version in range(4):  # four hands where nobody says Yes: 4 antes each
@@ -102,7 +102,7 @@ def test_recording_stops_at_the_most_records_a_night_holds_but_payments_can_stil
 
 
 def test_a_file_whose_stages_make_more_records_than_a_night_holds_is_refused(monkeypatch):
-    monkeypatch.setattr(storable, "MAX_RECORDS", 5)
+    monkeypatch.setattr(limits, "MAX_RECORDS", 5)
     document = json.loads(quiet_night(5))
     assert len(hand_history.from_dict(document).table.live_records()) == 5
     document["stages"].append({"yes": []})

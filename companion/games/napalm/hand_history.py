@@ -16,7 +16,7 @@ from typing import Any
 
 from companion.money.amounts import money_from_file
 from companion.money.settle import settle_up
-from companion.values import limits as storable
+from companion.values import limits
 from companion.values.reading import Unreadable, json_document
 
 from ..base import RecordError
@@ -150,9 +150,9 @@ def play_stages(table: Table, stages: Any) -> None:
     """Replay a file's ``stages`` into ``table``; HistoryError says which entry is wrong and why."""
     if not isinstance(stages, list):
         raise HistoryError("'stages' must be a list")
-    if len(stages) > storable.MAX_STAGES:  # refused before replaying: a night holds far fewer
+    if len(stages) > limits.MAX_STAGES:  # refused before replaying: a night holds far fewer
         raise HistoryError(
-            f"the file holds {len(stages):,} stages; a night holds at most {storable.MAX_STAGES:,} "
+            f"the file holds {len(stages):,} stages; a night holds at most {limits.MAX_STAGES:,} "
             "(a 12-hour night is about 450)"
         )
     for index, entry in enumerate(stages):
@@ -164,17 +164,17 @@ def play_stages(table: Table, stages: Any) -> None:
         except (IllegalAction, HistoryError) as error:
             raise HistoryError(f"{where}: {error}", index) from None
     records = len(table.live_records())
-    if records > storable.MAX_RECORDS:
+    if records > limits.MAX_RECORDS:
         raise HistoryError(
-            f"the file's stages make {records:,} records; a night holds at most {storable.MAX_RECORDS:,}"
+            f"the file's stages make {records:,} records; a night holds at most {limits.MAX_RECORDS:,}"
         )
 
 
 def _check_storable(data: dict[str, Any], name: str | None, players: list[str], settings: Settings) -> None:
     """The checks a night's row needs, the same for /import and ``flask replay`` (companion.values.limits)."""
-    problem = storable.night_fields_problem(name or "", players, settings.currency, settings.chip_value)
-    if problem is None and storable.unstorable(data):
-        problem = storable.unstorable_message("the file")
+    problem = limits.night_fields_problem(name or "", players, settings.currency, settings.chip_value)
+    if problem is None and limits.unstorable(data):
+        problem = limits.unstorable_message("the file")
     if problem is not None:
         raise HistoryError(problem)
 
