@@ -40,7 +40,9 @@ from .pay_links import Iban, PayHandle, PayPalMe, Revolut, Venmo, read_iban, rea
 from .result import NotSettled, night_ledger, night_result
 from .season import seated_members
 
-__all__ = ["FORMAT", "GroupFile", "GroupFileError", "GroupNight", "declares_group", "dumps", "from_dict", "loads", "to_dict"]
+__all__ = [
+    "FORMAT", "GroupFile", "GroupFileError", "GroupNight", "declares_group", "dumps", "from_dict", "loads", "to_dict",
+]
 
 FORMAT = "companion-group/1"
 #: A group file larger than this is refused before it is parsed: 16 nights at a night file's largest.
@@ -168,7 +170,9 @@ def _read(reader: Callable[[], Any], where: str) -> Any:
 def _members(raw: Any) -> tuple[tuple[MemberRecord, ...], Members]:
     """The member records, each checked as it applies to those before it."""
     if not isinstance(raw, list):
-        raise GroupFileError("'members' must be a list of member records, in the order made, such as {\"added\": \"Ann\"}")
+        raise GroupFileError(
+            "'members' must be a list of member records, in the order made, such as {\"added\": \"Ann\"}"
+        )
     if len(raw) > MAX_MEMBER_RECORDS:
         raise GroupFileError(f"'members': a group file holds at most {MAX_MEMBER_RECORDS:,} member records")
     records: list[MemberRecord] = []
@@ -208,7 +212,9 @@ def _members(raw: Any) -> tuple[tuple[MemberRecord, ...], Members]:
 def _handles(raw: Any, members: Members) -> dict[str, tuple[PayHandle, ...]]:
     """Each member's pay handles, read by each kind's reader."""
     if not isinstance(raw, dict):
-        raise GroupFileError("'handles' must map each member to their pay handles, such as {\"Ann\": {\"paypal_me\": \"AnnLee\"}}")
+        raise GroupFileError(
+            "'handles' must map each member to their pay handles, such as {\"Ann\": {\"paypal_me\": \"AnnLee\"}}"
+        )
     out: dict[str, tuple[PayHandle, ...]] = {}
     for name, entry in raw.items():
         where = f"handles.{name}"
@@ -226,7 +232,7 @@ def _handles(raw: Any, members: Members) -> dict[str, tuple[PayHandle, ...]]:
                 handles.append(_iban(entry[key], f"{where}.iban"))
             else:
                 reader = _USERNAME_HANDLES[key][0]
-                handles.append(_read(lambda: reader(entry[key]), f"{where}.{key}"))  # noqa: B023 - called at once
+                handles.append(_read(lambda: reader(entry[key]), f"{where}.{key}"))
         out[member] = tuple(handles)
     return out
 
@@ -261,7 +267,9 @@ def _night(index: int, entry: Any, members: Members, before: datetime.date | Non
             raise GroupFileError(f"{where}: '{key}' is missing")
     date = _read(lambda: iso_date(entry["date"], "the night's date"), f"{where}.date")
     if before is not None and date < before:
-        raise GroupFileError(f"{where}.date: {date} is before the night listed before it ({before}): list nights in the order played")
+        raise GroupFileError(
+            f"{where}.date: {date} is before the night listed before it ({before}): list nights in the order played"
+        )
     document = entry["night"]
     if not isinstance(document, dict) or document.get("format") != nightfile.FORMAT:
         raise GroupFileError(f"{where}.night must be a night file of the format \"{nightfile.FORMAT}\"")
@@ -356,7 +364,9 @@ def _cleared(
             raise GroupFileError(f"{at}.amount: {error}") from None
         offset = payer == payee
         if offset and member != payer:
-            raise GroupFileError(f"{at}: an offset ('from' and 'to' one member) is {member}'s own: 'from' and 'to' must be {member}")
+            raise GroupFileError(
+                f"{at}: an offset ('from' and 'to' one member) is {member}'s own: 'from' and 'to' must be {member}"
+            )
         if not offset and member not in (payer, payee):
             raise GroupFileError(f"{at}: {member} is neither who paid ({payer}) nor who was paid ({payee})")
         if not offset and (amount > 0) != (member == payer):
@@ -364,14 +374,17 @@ def _cleared(
             raise GroupFileError(f"{at}.amount: {member}'s record of this payment is {sign}, not {amount}")
         held = balance[member]
         if not held or (held > 0) == (amount > 0) or abs(amount) > abs(held):
-            raise GroupFileError(f"{at}.amount: {member}'s balance on this night is {held}: {amount} does not move it towards zero")
+            raise GroupFileError(
+                f"{at}.amount: {member}'s balance on this night is {held}: {amount} does not move it towards zero"
+            )
         balance[member] = held + amount
         out.append(Cleared(night.night_id, member, amount, payer, payee))
     return tuple(out)
 
 
 def _balances(night: NightResult, seated: Mapping[str, str]) -> dict[str, Decimal]:
-    """Each member's balance on the night before the tab: what its plan gives them (+) or asks (−), less what was paid."""
+    """Each member's balance on the night before the tab's records: what its plan gives them (+) or asks of
+    them (−), less what was marked paid at the night."""
     balance = dict.fromkeys(seated.values(), Decimal(0))
     for transfer, sign in [(t, 1) for t in night.planned] + [(t, -1) for t in night.paid]:
         balance[seated[transfer.payer]] -= sign * transfer.amount

@@ -112,7 +112,8 @@ def night_result(
         flows=tuple(Flow(line.payer, line.payee, line.chips, line.why) for line in report.pairwise),
         planned=tuple(Transfer(line.payer, line.payee, amount(line.chips, line.money)) for line in report.plan),
         paid=tuple(
-            Transfer(p.payer, p.payee, amount(p.chips, to_money(p.chips, night.money.chip_value))) for p in report.recorded
+            Transfer(p.payer, p.payee, amount(p.chips, to_money(p.chips, night.money.chip_value)))
+            for p in report.recorded
         ),
         cleared=tuple(cleared),
     )
