@@ -284,12 +284,8 @@ def _night(index: int, entry: Any, members: Members, before: datetime.date | Non
     try:
         bare = night_result(night, night_id=night_id, date=date, title=night.name or f"Night {night_id}", paid=paid)
         seated = seated_members(bare, members)
-    except NotSettled as error:
+    except (NotSettled, MemberError) as error:
         raise GroupFileError(f"{where}.night: {error}") from None
-    except MemberError as error:
-        raise GroupFileError(f"{where}.night: {error}") from None
-    except (TypeError, ValueError) as error:  # a payment marked paid that the night cannot hold
-        raise GroupFileError(f"{where}: {error}") from None
     cleared = _cleared(entry.get("cleared", []), bare, seated, members, f"{where}.cleared")
     return GroupNight(date, night, paid, replace(bare, cleared=cleared))
 
