@@ -1,4 +1,5 @@
-"""Command-line entry points: ``flask --app companion replay FILE``, ``serve``, ``backup FILE`` and ``restore FILE``."""
+"""Command-line entry points: ``flask --app companion replay FILE`` (a night or a group), ``serve``, ``backup FILE``,
+``restore FILE``."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from pathlib import Path
 import click
 from flask import Flask, current_app
 
+from companion.group import file as groupfile
+from companion.group import replay as group_replay
 from companion.night import file as nightfile
 from companion.web.hosts import lan_address
 from .games import IllegalAction, RecordError
@@ -18,12 +21,23 @@ from .games import IllegalAction, RecordError
 @click.command("replay")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 def replay_command(file: Path) -> None:
-    """Read a night FILE (companion-night/2, or a game's older format) and print the standings as JSON."""
+    """Read a night FILE (companion-night/2, or a game's older format) and print the standings as JSON.
+
+    A group FILE (companion-group/1) prints the group's season table (all time) and its tab.
+    """
     try:
         data = file.read_bytes()
     except OSError as error:
         click.echo(f"error: cannot read {file}: {error.strerror}", err=True)
         sys.exit(2)
+    if groupfile.declares_group(data):
+        try:
+            group = groupfile.loads(data)
+        except groupfile.GroupFileError as error:
+            click.echo(f"error: {file}: {error}", err=True)
+            sys.exit(1)
+        click.echo(json.dumps(group_replay.replay_summary(group), indent=2, ensure_ascii=False))
+        return
     try:
         parsed = nightfile.loads(data)
     except (RecordError, IllegalAction) as error:

@@ -247,3 +247,87 @@ def test_replay_of_a_night_file_with_bank_records_settles_on_the_counts(app, tmp
     printed = json.loads(result.output)
     assert printed["settle_on"] == "bank"
     assert printed["payments"] == [{"from": "Ann", "to": "Ben", "chips": 10}]
+
+
+# --- a group file (companion-group/1): the season table and the tab -------------------------------
+
+
+def test_replay_of_a_group_file_prints_its_season_and_its_tab(app, tmp_path):
+    """The three nights of tests/group/three_nights.py, worked out there and below."""
+    from group.three_nights import GROUP
+
+    result = replay(app, write(tmp_path, GROUP, "group.json"))
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.output)
+    assert printed["group"] == "Friday poker"
+    assert printed["members"] == ["Ann", "Benjamin", "Cat", "Dan"]  # Daniel merged into Dan, Ben renamed
+    assert printed["nights"] == [
+        {"night": "1", "date": "2025-03-07", "title": "Friday at Ann's", "currency": "EUR", "chip_value": "0.25"},
+        {"night": "2", "date": "2025-03-14", "title": "Friday at Ann's", "currency": "EUR", "chip_value": "0.25"},
+        {"night": "3", "date": "2025-03-21", "title": "Night 3", "currency": None, "chip_value": None},
+    ]
+    season = printed["season"]
+    assert season["period"] == "all time"
+    ann, benjamin, cat, dan = season["members"]
+    # Ann: +4, -3 (EUR at 0.25: +1.00 - 0.75 = +0.25) and -10 on the chips-only night
+    assert ann["member"] == "Ann" and ann["nights_played"] == 3
+    assert ann["net"] == {"chips": -9, "money": {"EUR": "0.25"}, "chips_only": -10}
+    # per game: Napalm +4 (night 1) + 0 (night 2) + 0 (night 3); Nap -2; High Card -1; the bank -10
+    assert ann["per_game"] == {
+        "Napalm": {"chips": 4, "money": {"EUR": "1.00"}, "chips_only": 0},
+        "Nap": {"chips": -2, "money": {"EUR": "-0.50"}, "chips_only": 0},
+        "High Card": {"chips": -1, "money": {"EUR": "-0.25"}, "chips_only": 0},
+        "The bank": {"chips": -10, "money": {}, "chips_only": -10},
+    }
+    # best and worst per unit: euros ranked by money, the chips-only night apart
+    assert ann["best"] == [
+        {"currency": "EUR", "night": "1", "date": "2025-03-07", "chips": 4, "money": "1.00"},
+        {"currency": None, "night": "3", "date": "2025-03-21", "chips": -10, "money": None},
+    ]
+    assert ann["worst"][0] == {"currency": "EUR", "night": "2", "date": "2025-03-14", "chips": -3, "money": "-0.75"}
+    # Benjamin (Ben): -6 (-1.50), -4 (-1.00), +10 chips; his Napalm -6 - 4 - 3 = -13 (-2.50 and -3 chips only)
+    assert benjamin["net"] == {"chips": 0, "money": {"EUR": "-2.50"}, "chips_only": 10}
+    assert benjamin["per_game"]["Napalm"] == {"chips": -13, "money": {"EUR": "-2.50"}, "chips_only": -3}
+    assert benjamin["per_game"]["The bank"] == {"chips": 13, "money": {}, "chips_only": 13}
+    # Cat: +2 (0.50), +9 (2.25), 0
+    assert cat["net"] == {"chips": 11, "money": {"EUR": "2.75"}, "chips_only": 0}
+    # Dan: 0 on night 1, -2 as Daniel on night 2 (-0.50); he did not play night 3 nor High Card
+    assert dan["nights_played"] == 2
+    assert dan["net"] == {"chips": -2, "money": {"EUR": "-0.50"}, "chips_only": 0}
+    assert set(dan["per_game"]) == {"Napalm", "Nap"}
+    # the tab: night 1 paid; night 2 Ann -0.75 and Cat +1.25 - 0.50 (Dan's payment through the tab); night 3 unpaid
+    assert printed["tab"] == {
+        "settled": False,
+        "units": [
+            {
+                "currency": "EUR",
+                "balances": {"Ann": "-0.75", "Cat": "0.75"},
+                "open": [
+                    {"night": "2", "date": "2025-03-14", "member": "Ann", "amount": "-0.75"},
+                    {"night": "2", "date": "2025-03-14", "member": "Cat", "amount": "0.75"},
+                ],
+                "plan": [{"from": "Ann", "to": "Cat", "amount": "0.75"}],
+            },
+            {
+                "currency": None,
+                "balances": {"Ann": -10, "Benjamin": 10},
+                "open": [
+                    {"night": "3", "date": "2025-03-21", "member": "Ann", "chips": -10},
+                    {"night": "3", "date": "2025-03-21", "member": "Benjamin", "chips": 10},
+                ],
+                "plan": [{"from": "Ann", "to": "Benjamin", "chips": 10}],
+            },
+        ],
+    }
+
+
+def test_replay_of_a_wrong_group_file_exits_with_one_line_naming_where(app, tmp_path):
+    from group.three_nights import group_document
+
+    document = group_document()
+    document["nights"][1]["night"]["games"][1]["deals"][0]["bid"] = 7
+    result = replay(app, write(tmp_path, document, "group.json"))
+    assert result.exit_code == 1 and result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "nights[1].night: games[1] (nap): deals[0]" in lines[0]
+    assert "Traceback" not in result.output

@@ -7,8 +7,11 @@ before it: :mod:`.members` (who the group is, and which night's name is which me
 :mod:`.nights` (one night as the group sees it, as frozen values), :mod:`.season` (the season
 table and rivalries), :mod:`.tab` (what is
 still owed across nights, and one plan to settle it), :mod:`.pay_links` (how a member likes to be
-paid: a link with the amount filled in, or an EPC069-12 SEPA transfer's QR payload).
+paid: a link with the amount filled in, or an EPC069-12 SEPA transfer's QR payload); then
+:mod:`.result` (a night as the group sees it, made from a night file and its report),
+:mod:`.file` (the group file, ``companion-group/1``) and :mod:`.replay` (what ``flask replay``
+prints of one).
 
 Pure: no Flask, no database; it reads nights only through the report's values and never names a
-game.  See docs/group.md.
+game.  See docs/group.md and docs/group-file.md.
 """

@@ -419,6 +419,32 @@ def settle_on_counts(
     return CountsSettlement(tally, check, results, block)
 
 
+#: what the night's own ledger adds beside its games, as the report and the players' page name it:
+#: (the report line's title, what it is)
+BANK_LINE = ("The bank", "each count less the chips bought, less the games above")
+BONUS_LINE = ("Bonus Round", "its payments")
+
+
+def extra_line(
+    ledger: NightLedger, games_net: Mapping[str, int], results: Mapping[str, int] | None, block: str | None
+) -> tuple[str, dict[str, int], str] | None:
+    """What the night's own ledger adds beside its games, if anything: (title, chips per player, what it is).
+
+    On chip counts that balance, the bank's results less the games' balances (``results`` and
+    ``block`` as :func:`settle_on_counts` gives them); otherwise the Bonus Round's payments: while
+    the counts do not balance yet, the standings are the app's tally (what each count will be
+    checked against), and the report says why it shows no plan.  The report, the players' page
+    and a group's night (:mod:`companion.group.result`) all read it here, so they cannot disagree.
+    """
+    players = ledger.players
+    if ledger.settle_on == BANK and block is None:
+        counted = results or {}
+        (title, what), chips = BANK_LINE, {p: counted.get(p, 0) - games_net.get(p, 0) for p in players}
+    else:
+        (title, what), chips = BONUS_LINE, {p: ledger.bonus_net.get(p, 0) for p in players}
+    return (title, chips, what) if any(chips.values()) else None
+
+
 def replay_extras(
     events: Any,
     seated: tuple[str, ...],

@@ -33,7 +33,9 @@ from companion.night.bonus import roll as roll_dice
 from companion.night.ledger import (
     BANK,
     BANK_KINDS,
+    BANK_LINE,
     BONUS_KINDS,
+    BONUS_LINE,
     KINDS,
     MODE_KIND,
     SETTLE_ON,
@@ -47,8 +49,6 @@ from companion.night.ledger import (
 )
 from companion.night.play import NightPlay
 from companion.service.night_ledger import (
-    BANK_LINE,
-    BONUS_LINE,
     NO_PAYMENTS_YET,
     BankState,
     bank_results,

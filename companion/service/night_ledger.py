@@ -29,7 +29,7 @@ from companion.db.models import Event, Night
 from companion.extensions import db
 from companion.money.settle import Payment, settle_up
 from companion.night.bank import BankCheck
-from companion.night.ledger import BANK, KINDS, NightLedger, settle_on_counts
+from companion.night.ledger import BANK, KINDS, NightLedger, extra_line, settle_on_counts
 from companion.service.store import derived, keep_derived, play_for
 
 
@@ -169,25 +169,12 @@ def _counted_less_games(state: BankState, players: Sequence[str]) -> dict[str, i
     return {p: results.get(p, 0) - state.games_net.get(p, 0) for p in players}
 
 
-#: what the night's own ledger adds beside its games, as the report and the players' page name it
-BANK_LINE = ("The bank", "each count less the chips bought, less the games above")
-BONUS_LINE = ("Bonus Round", "its payments")
-
-
 def night_extra(night: Night) -> tuple[str, dict[str, int], str] | None:
     """What the night's own ledger adds beside its games (the Bonus Round, the bank's counts), if anything:
-    (title, chips per player, what it is).
-
-    While the night settles on chip counts that do not balance yet, the standings are the
-    app's tally (the games and the Bonus Round's payments, what each count will be checked
-    against) and the report says why it shows no plan (see :func:`settle_block`).
+    (title, chips per player, what it is): :func:`companion.night.ledger.extra_line` at this version.
     """
     state = bank_state(night)
-    if state.ledger.settle_on == BANK and state.block is None:
-        (title, what), chips = BANK_LINE, _counted_less_games(state, night.players)
-    else:
-        (title, what), chips = BONUS_LINE, _bonus(state, night.players)
-    return (title, chips, what) if any(chips.values()) else None
+    return extra_line(state.ledger, state.games_net, state.results, state.block)
 
 
 def bank_results(night: Night) -> dict[str, int] | None:

@@ -13,7 +13,9 @@ stored; some made a 500 (issue 21, items 8 to 12).  Now every way in calls these
 * :func:`companion.money.amounts.parse_chip_value`: the one decimal the app reads (what a
   chip is worth), the model these follow;
 * :func:`text`: a name, a variant's name: what no database stores (NUL, a broken
-  character) is refused, never stored to be refused later on import.
+  character) is refused, never stored to be refused later on import;
+* :func:`iso_date`: a day, as a file writes it (``2025-03-07``): ``date.fromisoformat``
+  alone also reads ``20250307`` and ``2025-W10-5``, and other scripts' digits.
 
 What each accepts, the same everywhere: digits 0-9 only, spaces before and after
 ignored (a phone keyboard adds them), one ``+`` in front allowed, a ``-`` only where a
@@ -24,13 +26,16 @@ its own error (a form field's error, a 400, a night file's message).
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from typing import Any
 
 from companion.values.limits import unstorable, unstorable_message
 
-__all__ = ["MAX_DIGITS", "SPACES", "Unreadable", "json_document", "shown", "text", "trimmed", "whole_number"]
+__all__ = [
+    "MAX_DIGITS", "SPACES", "Unreadable", "iso_date", "json_document", "shown", "text", "trimmed", "whole_number",
+]
 
 #: More digits than any count at a card table; a longer number is refused before int() sees it.
 MAX_DIGITS = 15
@@ -38,6 +43,7 @@ MAX_DIGITS = 15
 #: (a full-width or no-break space is not a space a keyboard adds by accident).
 SPACES = " \t\r\n\f\v"
 _WHOLE = re.compile(r"(?P<sign>[+-]?)(?P<digits>[0-9]+)")
+_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 class Unreadable(ValueError):
@@ -104,6 +110,21 @@ def text(value: object, what: str = "the text", *, max_length: int, collapse: bo
     if len(read) > max_length:
         raise Unreadable(f"{what} is at most {max_length} characters: shorten it")
     return read
+
+
+def iso_date(value: object, what: str = "the date") -> datetime.date:
+    """Read a day written as ``YYYY-MM-DD`` (digits 0-9, nothing around it); :class:`Unreadable` otherwise.
+
+    Only the one form a file writes: ``date.fromisoformat`` would also read ``20250307``,
+    ``2025-W10-5`` and other scripts' digits, so two spellings of one day could disagree.
+    """
+    if not isinstance(value, str) or not _ISO_DATE.fullmatch(value):
+        written = f", not \u201c{shown(value)}\u201d" if isinstance(value, str) else ""
+        raise Unreadable(f"{what} must be a day written YYYY-MM-DD, such as 2025-03-07{written}")
+    try:
+        return datetime.date.fromisoformat(value)
+    except ValueError:
+        raise Unreadable(f"{what} is no day of the calendar: {value}") from None
 
 
 def json_document(text: str | bytes, *, max_bytes: int, max_depth: int, what: str) -> Any:

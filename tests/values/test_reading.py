@@ -1,4 +1,4 @@
-"""The one reader of a whole number and of a text (companion.values.reading, issue 21 items 8-12).
+"""The one reader of a whole number, of a text and of a day (companion.values.reading, issue 21 items 8-12).
 
 The values are those the outside probe sent; what each reads as is worked out by hand
 from the rule: digits 0-9 only, spaces around ignored, one "+" allowed, a "-" only where
@@ -7,9 +7,11 @@ a negative number makes sense, at most 15 digits.
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 
-from companion.values.reading import Unreadable, shown, text, whole_number
+from companion.values.reading import Unreadable, iso_date, shown, text, whole_number
 
 
 @pytest.mark.parametrize(
@@ -66,3 +68,25 @@ def test_a_text_is_trimmed_and_checked_never_cut():
 def test_a_value_quoted_in_a_message_is_short_and_shows_nothing_invisible():
     assert shown("a\x00b") == "a\ufffdb"
     assert shown("x" * 30) == "x" * 20 + "\u2026"
+
+
+def test_a_day_is_read_in_one_spelling_only():
+    assert iso_date("2025-03-07") == datetime.date(2025, 3, 7)
+    assert iso_date("2024-02-29") == datetime.date(2024, 2, 29)  # a leap year's
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("20250307", "must be a day written YYYY-MM-DD"),  # date.fromisoformat reads it
+        ("2025-W10-5", "must be a day written YYYY-MM-DD"),  # … and this
+        ("2025-3-7", "must be a day written YYYY-MM-DD"),
+        (" 2025-03-07", "must be a day written YYYY-MM-DD"),
+        ("\u0662\u0660\u0662\u0665-03-07", "must be a day written YYYY-MM-DD"),  # Arabic-Indic digits
+        ("2025-02-29", "is no day of the calendar"),
+        (20250307, "must be a day written YYYY-MM-DD"),
+    ],
+)
+def test_any_other_day_is_refused_with_a_sentence(value, says):
+    with pytest.raises(Unreadable, match=says):
+        iso_date(value, "the night's date")

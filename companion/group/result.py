@@ -1,0 +1,133 @@
+"""One night as the group sees it, made from the night as the app reads it: its file, replayed, and its report.
+
+The season and the tab read a night only through :class:`~companion.group.nights.NightResult`;
+this module fills one in from a night file (``companion-night/2``, :mod:`companion.night.file`)
+exactly as the night's own report page would show that night, so that the group never disagrees
+with the night: the file's games replayed into their fold, the night's own ledger (the bank, the
+Bonus Round) folded beside them, and the report built by
+:func:`~companion.report.parts.build_night_report` with the payments marked paid at the night.
+From that report it takes:
+
+* ``net``: each player's net chips (the report's closing balances);
+* ``parts``: each player's chips per game line, by the line's title: the report's game titles
+  ("Napalm", "Nap", a pot game's preset) and its ledger line ("The bank", "Bonus Round").  Two
+  games of one title add up under it; a player with no figure under a title (who sat that game
+  out, whom the bank's line gives nothing) has no part there;
+* ``flows``: the pair-by-pair settle-up (:class:`~companion.report.model.PairLine`), with its words;
+* ``planned``: the fewest-payments plan; ``paid``: every payment marked paid at the night, in the
+  order recorded (matched to the plan or not: the tab counts balances, not lines); both in the
+  night's unit: chips x the chip value, or whole chips on a chips-only night.
+
+A night that settles on chip counts whose bank does not balance yet has no payments to owe: it is
+refused (:class:`NotSettled`), as its report shows no plan.  Pure: no Flask, no database.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+
+from companion.money.amounts import to_money
+from companion.money.settle import Payment
+from companion.night.file import NightFile
+from companion.night.ledger import BANK, NightLedger, extra_line, settle_on_counts
+from companion.report.model import Figures, Report
+from companion.report.parts import build_night_report
+
+from .nights import Cleared, Flow, NightResult, Transfer
+
+__all__ = ["NotSettled", "night_ledger", "night_report", "night_result"]
+
+
+class NotSettled(ValueError):
+    """A night on chip counts whose bank does not balance yet: it has no payments, so the group cannot count it."""
+
+
+def night_ledger(night: NightFile) -> NightLedger:
+    """The night's own ledger (its setting, bank and Bonus Round) folded from the file's ledger events."""
+    ledger = NightLedger(
+        night.players, night.money.chip_value, night.money.currency, chip_by_chip=night.play.records_chip_by_chip()
+    )
+    for seq, (kind, payload) in enumerate(night.ledger_events, start=1):
+        ledger.apply(seq, kind, payload)
+    return ledger
+
+
+def night_report(night: NightFile, paid: Iterable[Payment] = ()) -> Report:
+    """The night's report, as its report page builds it, with ``paid`` the payments marked paid at the night.
+
+    :class:`NotSettled` when the night settles on chip counts that do not balance yet.
+    """
+    play = night.play
+    closings = play.closings()
+    games_net = play.net(closings)
+    ledger = night_ledger(night)
+    counts = settle_on_counts(ledger, games_net, play.records_chip_by_chip(), play.left_in_pot(closings))
+    if ledger.settle_on == BANK and counts.block is not None:
+        raise NotSettled(f"the night settles on chip counts and cannot settle yet: {counts.block}")
+    games = [(p.title, p.state, p.rules, p.close(), p.game) for p in play.played()]  # a game taken back: none
+    return build_night_report(
+        games,
+        play.seated,
+        chip_value=night.money.chip_value,
+        currency=night.money.currency,
+        paid=[(p.payer, p.payee, p.chips) for p in paid],
+        name=night.name or "",
+        extra=extra_line(ledger, games_net, counts.results, counts.block),
+    )
+
+
+def night_result(
+    night: NightFile,
+    *,
+    night_id: str,
+    date: datetime.date,
+    title: str,
+    paid: Sequence[Payment] = (),
+    cleared: Sequence[Cleared] = (),
+) -> NightResult:
+    """``night`` as the group sees it (see the module's doc); ``cleared`` are the tab's records against it.
+
+    A night with no chip value is a chips-only night (its currency, if written, names nothing
+    paid); any other counts in its currency as written ("" included: a currency of its own).
+    """
+    report = night_report(night, paid)
+    only = night.play.played()[0].title  # a night of one game: its report's lines carry no title
+    money = night.money.chip_value != 0
+    currency = night.money.currency if money else None
+    chip_value = night.money.chip_value if money else None
+
+    def amount(chips: int, worth: Decimal) -> Decimal:
+        return worth if money else Decimal(chips)
+
+    return NightResult(
+        night_id=night_id,
+        date=date,
+        title=title,
+        currency=currency,
+        chip_value=chip_value,
+        net={p.name: p.net_chips for p in report.players},
+        parts={p.name: _parts(report, p.games, only) for p in report.players},
+        flows=tuple(Flow(line.payer, line.payee, line.chips, line.why) for line in report.pairwise),
+        planned=tuple(Transfer(line.payer, line.payee, amount(line.chips, line.money)) for line in report.plan),
+        paid=tuple(
+            Transfer(p.payer, p.payee, amount(p.chips, to_money(p.chips, night.money.chip_value)))
+            for p in report.recorded
+        ),
+        cleared=tuple(cleared),
+    )
+
+
+def _parts(report: Report, figures: Sequence[Figures], only: str) -> dict[str, int]:
+    """One player's net chips per title of the report's game lines (only the titles they have a figure under).
+
+    A night of one game that breaks itself down is reported as that game's lines alone, untitled:
+    they are ``only``'s, the title of the night's one game."""
+    parts: dict[str, int] = {}
+    for line, f in zip(report.games, figures):
+        if f == Figures(ledger_label=f.ledger_label):  # nothing of theirs in this line
+            continue
+        title = line.title or only
+        parts[title] = parts.get(title, 0) + f.net
+    return parts
