@@ -322,3 +322,20 @@ def test_export_then_import_gives_the_same_group(app):
         with pytest.raises(service.GROUP_REFUSALS):
             service.import_group(exported.replace('"Fridays"', '""'))
         assert db.session.scalar(select(func.count()).select_from(Group)) == 2
+
+
+def test_a_nights_result_is_built_once_per_version(app, monkeypatch):
+    from companion.service import group_nights
+
+    built: list[str] = []
+    real = group_nights.night_result
+    monkeypatch.setattr(group_nights, "night_result", lambda night, **kw: built.append(kw["title"]) or real(night, **kw))
+    with app.app_context():
+        group_id, _ = group_of_three(app)
+        service.group_view(group(group_id))
+        service.group_view(group(group_id))
+        assert built == ["N1", "N2", "N3"]  # the second view found all three kept
+        service.pay_tab(group_id, [TabPayment("Dan", "Ben", "EUR", D("3.00"))], 7, None)
+        built.clear()
+        service.group_view(group(group_id))
+        assert built == ["N1", "N2"]  # the nights the payment moved on; N3 is as it was
