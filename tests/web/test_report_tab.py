@@ -170,3 +170,23 @@ def test_a_wrong_record_is_refused_by_the_night_and_nothing_is_written(app, clie
     with pytest.raises(IllegalAction, match="'amount': the amount is never zero"):
         clear_through_tab(night_id, {**ANN[0], "amount": "0.00"})
     assert version(app, night_id) == before
+
+
+def test_the_json_download_holds_what_the_tab_settled_and_what_remains(client, app, clear_through_tab):
+    night_id, url = import_night(client, app, night_without_tab())
+    plain = json.loads(client.get(f"{url}/report.json").get_data(as_text=True))
+    assert "tab" not in plain  # nothing settled through the tab: the file is as it always was
+    clear_through_tab(night_id, *ANN, *BOB)
+    data = json.loads(client.get(f"{url}/report.json").get_data(as_text=True))
+    assert data["tab"] == {
+        "cleared": [
+            {"player": "Ann", "amount": "5.00", "from": "Ann", "to": "Cat", "ref": "TAB-1"},
+            {"player": "Cat", "amount": "-5.00", "from": "Ann", "to": "Cat", "ref": "TAB-1"},
+            {"player": "Bob", "amount": "1.10", "from": "Bob", "to": "Cat", "ref": "TAB-2"},
+            {"player": "Cat", "amount": "-1.10", "from": "Bob", "to": "Cat", "ref": "TAB-2"},
+        ],
+        "balances": {"Ann": "0.00", "Bob": "-1.40", "Cat": "1.40"},
+        "still_to_pay": [{"from": "Bob", "to": "Cat", "chips": 5, "money": "1.25"}],
+        "through_the_tab": [{"from": "Bob", "to": "Cat", "amount": "0.15"}],
+        "settled": False,
+    }
