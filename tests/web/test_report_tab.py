@@ -110,6 +110,11 @@ def test_marking_what_remains_then_the_tabs_last_record_shows_the_night_settled(
     seen = markup.unescape(client.get(f"/p/{viewer}/report").get_data(as_text=True))
     assert "Settled: every balance on this night is zero" in seen and "Mark paid" not in seen
     assert "Bob paid off 0.15 EUR (Bob's payment to Cat, ref TAB-3)" in seen
+    # and the players' standings no longer say "if the night were settled now, you pay …"
+    client.get(f"/p/{viewer}/me?name=Bob")  # this phone is Bob's
+    standings = markup.unescape(client.get(f"/p/{viewer}").get_data(as_text=True))
+    assert "Part of this night was settled through the group's tab: the report shows what remains to pay." in standings
+    assert "If the night were settled now" not in standings
 
 
 def test_the_history_says_each_record_of_the_tab(client, app, clear_through_tab):
