@@ -126,3 +126,28 @@ def rummy() -> Iterator[object]:
     register(GAME, SCREENS)
     yield GAME
     unregister(GAME.kind)
+
+
+@pytest.fixture
+def clear_through_tab(app: Flask):
+    """Append ``tab_cleared`` events to a night as the group's service does (one unit of work each, recorded
+    by "group", checked by the night's own reader): ``clear(night_id, *payloads)``; the last Recorded."""
+    from companion.games.night_kinds import TAB_CLEARED
+    from companion.service.recording import tab_cleared_entry
+    from companion.service.uow import Command, UnitOfWork
+    from companion.db.models import Night
+
+    def clear(night_id: int, *payloads: dict[str, str]):  # type: ignore[no-untyped-def]
+        recorded = None
+        with app.app_context():
+            for payload in payloads:
+                version = db.session.get(Night, night_id).version
+                with UnitOfWork() as uow:
+                    recorded = uow.append(
+                        Command(night_id, TAB_CLEARED, payload, version, None, "group"),
+                        lambda night, _play, payload=payload: tab_cleared_entry(night, payload),
+                    )
+                db.session.remove()
+        return recorded
+
+    return clear

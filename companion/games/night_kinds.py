@@ -20,7 +20,8 @@ GAME_STARTED = "game"
 GAME_TAKEN_BACK = "game_taken_back"
 #: a settle-up payment marked made
 PAID = "paid"
-#: part of a player's balance on the night settled through the group's tab (companion.group.tab)
+#: part of a player's balance on the night settled through the group's tab (appended by the group's
+#: service, one per night a tab payment clears: docs/group.md, "Which night a payment clears")
 TAB_CLEARED = "tab_cleared"
 #: the night settles on the tally or on chip counts
 MODE_KIND = "settle_on"
@@ -28,8 +29,9 @@ MODE_KIND = "settle_on"
 BANK_KINDS = ("buy_in", "rebuy", "all_buy_in", "cash_out", "bank_cancel")
 #: the Bonus Round's events (companion.night.ledger)
 BONUS_KINDS = ("bonus_grid", "bonus_roll", "bonus_lucky")
-#: a night's ledger events (no game's): settle-up payments, the setting and the bank's
-LEDGER_KINDS = (PAID, MODE_KIND, *BANK_KINDS, TAB_CLEARED)
+#: a night's ledger events (no game's): settle-up payments (at the night, and through the group's
+#: tab), the setting and the bank's
+LEDGER_KINDS = (PAID, TAB_CLEARED, MODE_KIND, *BANK_KINDS)
 
 #: every kind the night records itself: no game may use one of these
 NIGHT_KINDS: frozenset[str] = frozenset((GAME_STARTED, GAME_TAKEN_BACK, *LEDGER_KINDS, *BONUS_KINDS))

@@ -286,8 +286,9 @@ def _night(index: int, entry: Any, members: Members, before: datetime.date | Non
         seated = seated_members(bare, members)
     except (NotSettled, MemberError) as error:
         raise GroupFileError(f"{where}.night: {error}") from None
+    # the night's own tab_cleared events are in ``bare`` already; the entry's records come after them
     cleared = _cleared(entry.get("cleared", []), bare, seated, members, f"{where}.cleared")
-    return GroupNight(date, night, paid, replace(bare, cleared=cleared))
+    return GroupNight(date, night, paid, replace(bare, cleared=(*bare.cleared, *cleared)))
 
 
 def _paid(raw: Any, players: Sequence[str], where: str) -> tuple[Payment, ...]:
@@ -379,12 +380,14 @@ def _cleared(
 
 
 def _balances(night: NightResult, seated: Mapping[str, str]) -> dict[str, Decimal]:
-    """Each member's balance on the night before the tab's records: what its plan gives them (+) or asks of
-    them (−), less what was marked paid at the night."""
+    """Each member's balance on the night before the entry's tab records: what its plan gives them (+) or asks
+    of them (−), less what was marked paid at the night, plus what its night file's ``tab_cleared`` settled."""
     balance = dict.fromkeys(seated.values(), Decimal(0))
     for transfer, sign in [(t, 1) for t in night.planned] + [(t, -1) for t in night.paid]:
         balance[seated[transfer.payer]] -= sign * transfer.amount
         balance[seated[transfer.payee]] += sign * transfer.amount
+    for record in night.cleared:  # the night file's own tab_cleared events
+        balance[seated[record.member]] += record.amount
     return balance
 
 
@@ -433,9 +436,10 @@ def _night_entry(night: GroupNight) -> dict[str, Any]:
     }
     if night.paid:
         entry["paid"] = [{"from": p.payer, "to": p.payee, "chips": p.chips} for p in night.paid]
-    if night.cleared:
+    extra = night.cleared[len(night_ledger(read).tab):]  # those the night document does not hold itself
+    if extra:
         entry["cleared"] = [
             {"member": c.member, "amount": _amount_text(c.amount, night.result.unit), "from": c.payer, "to": c.payee}
-            for c in night.cleared
+            for c in extra
         ]
     return entry

@@ -17,6 +17,9 @@ From that report it takes:
 * ``planned``: the fewest-payments plan; ``paid``: every payment marked paid at the night, in the
   order recorded (matched to the plan or not: the tab counts balances, not lines); both in the
   night's unit: chips x the chip value, or whole chips on a chips-only night.
+* ``cleared``: what the group's tab has settled of the night already: its ``tab_cleared`` events
+  (:mod:`companion.night.tab`), in the order appended, each as a :class:`Cleared` of the player
+  seated (whom :class:`~companion.group.members.Members` maps to their member), then any given.
 
 A night that settles on chip counts whose bank does not balance yet has no payments to owe: it is
 refused (:class:`NotSettled`), as its report shows no plan.  Pure: no Flask, no database.
@@ -37,7 +40,7 @@ from companion.report.parts import build_night_report
 
 from .nights import Cleared, Flow, NightResult, Transfer
 
-__all__ = ["NotSettled", "night_ledger", "night_report", "night_result"]
+__all__ = ["NotSettled", "night_ledger", "night_report", "night_result", "tab_cleared"]
 
 
 class NotSettled(ValueError):
@@ -87,7 +90,8 @@ def night_result(
     paid: Sequence[Payment] = (),
     cleared: Sequence[Cleared] = (),
 ) -> NightResult:
-    """``night`` as the group sees it (see the module's doc); ``cleared`` are the tab's records against it.
+    """``night`` as the group sees it (see the module's doc); ``cleared`` are the tab's records against it
+    beyond the night's own ``tab_cleared`` events (which come first).
 
     A night with no chip value is a chips-only night (its currency, if written, names nothing
     paid); any other counts in its currency as written ("" included: a currency of its own).
@@ -115,7 +119,14 @@ def night_result(
             Transfer(p.payer, p.payee, amount(p.chips, to_money(p.chips, night.money.chip_value)))
             for p in report.recorded
         ),
-        cleared=tuple(cleared),
+        cleared=(*tab_cleared(night, night_id), *cleared),
+    )
+
+
+def tab_cleared(night: NightFile, night_id: str) -> tuple[Cleared, ...]:
+    """The night's ``tab_cleared`` events as the group's :class:`Cleared` records, in the order appended."""
+    return tuple(
+        Cleared(night_id, r.player, r.amount, r.payer, r.payee) for r in night_ledger(night).tab_records
     )
 
 

@@ -1,9 +1,10 @@
-"""The night's own ledger beside its games, as a pure fold: the setting, the chip bank, the Bonus Round.
+"""The night's own ledger beside its games, as a pure fold: the setting, the chip bank, the Bonus Round,
+and what the group's tab settled of the night (``tab_cleared``: :mod:`companion.night.tab`).
 
 Night ledger events (``game_id`` None in the database) of these kinds are folded here
 into a :class:`NightLedger`; :mod:`companion.service.bank` reads them from the database
 and records them, and :mod:`companion.night.file` reads and writes them in a night file
-(top-level keys ``settle_on``, ``bank`` and ``bonus``: :func:`read_file_keys`,
+(top-level keys ``settle_on``, ``bank``, ``bonus`` and ``tab_cleared``: :func:`read_file_keys`,
 :func:`file_keys`).
 
 Pure: no Flask, no database (``tests/test_layers.py``).
@@ -21,7 +22,9 @@ from companion.games.base import and_
 from companion.night.bonus import BonusGrid, BonusRecord, BonusRound, Roll, SetLucky, check_faces, left_out_of, read_entry
 from companion.money.amounts import chips_text
 from companion.night.bank import Bank, BankAction, BankCheck, BankError, BuyIn, Cancel, CashOut, EveryoneBuysIn, Rebuy
-from companion.games.night_kinds import BANK_KINDS, BONUS_KINDS, MODE_KIND
+from companion.games.night_kinds import BANK_KINDS, BONUS_KINDS, MODE_KIND, TAB_CLEARED
+from companion.night import tab as night_tab
+from companion.night.tab import TabCleared
 
 TALLY, BANK = "tally", "bank"
 SETTLE_ON = {TALLY: "the app's tally", BANK: "chip counts (the bank)"}
@@ -29,6 +32,9 @@ SETTLE_ON = {TALLY: "the app's tally", BANK: "chip counts (the bank)"}
 #: the kinds that settle the night: still recorded once its pot went on to the next night
 SETTLING_KINDS = (MODE_KIND, *BANK_KINDS)
 KINDS = SETTLING_KINDS + BONUS_KINDS
+#: what the night's ledger folds: its own kinds, and the group's tab records against it (which only the
+#: group's service appends: the Bank page's commands never record one)
+FOLDED = KINDS + (TAB_CLEARED,)
 MAX_LUCKY_CHIPS = 1_000_000
 
 
@@ -58,11 +64,23 @@ class NightLedger:
     bonus_log: list[tuple[int, BonusRecord]] = field(default_factory=list)
     #: each grid with the rolls and lucky numbers made under it, as a night file writes them
     rounds: list[dict[str, Any]] = field(default_factory=list)
+    #: (night seq, record) of what the group's tab settled of the night, in the order appended
+    tab: list[tuple[int, TabCleared]] = field(default_factory=list)
     _round: BonusRound | None = None
 
     def __post_init__(self) -> None:
         self.bank = Bank(self.players, self.chip_value, self.currency)
         self.bonus_net = {p: 0 for p in self.players}
+
+    @property
+    def money(self) -> bool:
+        """Whether the night is played for money (amounts of its tab records in its currency), else chips only."""
+        return self.chip_value > 0
+
+    @property
+    def tab_records(self) -> tuple[TabCleared, ...]:
+        """What the group's tab settled of the night, in the order appended."""
+        return tuple(record for _, record in self.tab)
 
     @property
     def settle_on(self) -> str:
@@ -103,6 +121,9 @@ class NightLedger:
                 return self.bank.verify(action)[1]
             except BankError as error:
                 raise IllegalAction(str(error)) from None
+        if kind == TAB_CLEARED:
+            record = night_tab.read(payload, self.players, self.money)
+            return night_tab.describe(record, self.currency, self.money)
         if kind == "bonus_grid":
             grid, lucky_chips = grid_of(payload)
             return f"The Bonus Round's grid: {grid.dice}, lucky numbers pay {lucky_chips}."
@@ -122,6 +143,8 @@ class NightLedger:
             self.chosen = payload["on"]
         elif kind in BANK_KINDS:
             self.bank.push(bank_action(kind, payload), seq=seq)
+        elif kind == TAB_CLEARED:
+            self.tab.append((seq, night_tab.read(payload, self.players, self.money)))
         elif kind == "bonus_grid":
             self.grid, self.lucky_chips = grid_of(payload)
             self._round = BonusRound(self.players, self.grid, self.lucky_chips)
@@ -274,7 +297,7 @@ def describe(kind: str, payload: Mapping[str, Any]) -> str:
 
 #: a bank event in a file: its key (which holds the player, or the chips for everyone) and its kind
 FILE_BANK_KEYS = {"everyone_buys_in": "all_buy_in", "buy_in": "buy_in", "rebuy": "rebuy", "cash_out": "cash_out"}
-FILE_KEYS = ("settle_on", "bank", "bonus")
+FILE_KEYS = ("settle_on", "bank", "bonus", "tab_cleared")
 
 
 def file_keys(ledger: NightLedger) -> dict[str, Any]:
@@ -295,6 +318,8 @@ def file_keys(ledger: NightLedger) -> dict[str, Any]:
         out["bank"] = entries
     if ledger.rounds:
         out["bonus"] = [{**r, "rolls": list(r["rolls"])} for r in ledger.rounds]
+    if ledger.tab:
+        out["tab_cleared"] = night_tab.file_entries(ledger.tab_records, ledger.money)
     return out
 
 
@@ -302,8 +327,8 @@ def read_file_keys(
     data: Mapping[str, Any], players: tuple[str, ...], chip_value: Decimal = Decimal("0"), currency: str = "",
     chip_by_chip: bool = True,
 ) -> tuple[NightLedger, list[tuple[str, dict[str, Any]]]]:
-    """The night ledger a file's ``settle_on``, ``bank`` and ``bonus`` hold, and the events to store
-    for it, in order.  Strict: IllegalAction names the entry and the field.
+    """The night ledger a file's ``settle_on``, ``bank``, ``bonus`` and ``tab_cleared`` hold, and the
+    events to store for it, in order (the tab's records last: they came after the night).  Strict: IllegalAction names the entry and the field.
 
     ``settle_on`` is stored (after the bank's events) only when it says other than the rule
     would (:func:`basis`): a file with bank records and no ``settle_on`` settles on the counts."""
@@ -374,6 +399,9 @@ def read_file_keys(
                 add("bonus_lucky", {"player": action.player, "faces": list(action.faces)}, at)
             else:
                 add("bonus_roll", action.to_dict(), at)
+    if "tab_cleared" in data:
+        for index, (kind, payload) in enumerate(night_tab.read_file_entries(data["tab_cleared"], players, ledger.money)):
+            add(kind, payload, f"'tab_cleared'[{index}]")
     return ledger, events
 
 
@@ -459,7 +487,8 @@ def replay_extras(
     returns the night's balances, or None while the bank does not balance (no payments)."""
     ledger = NightLedger(tuple(seated), Decimal("0"), chip_by_chip=chip_by_chip)
     for seq, (kind, payload) in enumerate(events, start=1):
-        ledger.apply(seq, kind, payload)
+        if kind != TAB_CLEARED:  # settled after the night: its balances are what the night left open
+            ledger.apply(seq, kind, payload)
     tally = {p: games_net.get(p, 0) + ledger.bonus_net.get(p, 0) for p in seated}
     if ledger.rounds:
         summary["bonus"] = {"net_chips": dict(ledger.bonus_net), "rolls": len(ledger.rolls)}

@@ -98,6 +98,26 @@ def report_dict(report: Report) -> dict[str, Any]:
         for p in report.pairwise
     ]
     data["recorded_payments"] = [{"from": p.payer, "to": p.payee, "chips": p.chips} for p in report.recorded]
+    if report.tab is not None:  # only for a night the group's tab settled part of (companion/report/tab.py)
+        tab = report.tab
+
+        def unit(amount: Decimal) -> Any:  # money as a plain decimal, chips (a chips-only night) as an int
+            return _plain(amount) if report.chip_value > 0 else int(amount)
+
+        data["tab"] = {
+            "cleared": [
+                {"player": r.player, "amount": unit(r.amount), "from": r.payer, "to": r.payee, "ref": r.ref}
+                for r in tab.records
+            ],
+            "balances": {name: unit(amount) for name, amount in tab.balances.items()},
+            "still_to_pay": [
+                {"from": p.payer, "to": p.payee, "chips": p.chips, "money": _plain(p.money)} for p in tab.offers
+            ],
+            "through_the_tab": [
+                {"from": r.payer, "to": r.payee, "amount": unit(r.amount)} for r in tab.rest
+            ],
+            "settled": tab.settled,
+        }
     return data
 
 

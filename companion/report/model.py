@@ -34,12 +34,15 @@ __all__ = [
     "Figures",
     "GameLine",
     "GamePart",
+    "NightTab",
     "PairLine",
     "PlanLine",
     "PlayerReport",
     "PotClosing",
     "Report",
     "Section",
+    "TabLine",
+    "TabRest",
     "night_words",
     "ordinal",
     "sum_figures",
@@ -252,6 +255,69 @@ class PairLine:
 
 
 @dataclass(frozen=True)
+class TabLine:
+    """One record of what the group's tab settled of the night, as the report says it.
+
+    ``amount`` is in the night's unit (its currency, or chips on a chips-only night): above zero
+    ``player`` paid off part of what they owed here, below zero received part of what they were owed;
+    ``payer``, ``payee`` and ``ref`` name the tab's payment; an offset (``payer == payee``) set the
+    player's balance here against another night, no money moving."""
+
+    player: str
+    amount: Decimal
+    amount_text: str  # its size, in the night's unit ("5.00 EUR", "12 chips")
+    payer: str
+    payee: str
+    ref: str
+
+    @property
+    def offset(self) -> bool:
+        return self.payer == self.payee
+
+    @property
+    def text(self) -> str:
+        """"Ann paid off 5.00 EUR (Ann's payment to Cat, ref TAB-7)": the line under the tab's heading."""
+        if self.offset:
+            side = "owed" if self.amount > 0 else "was owed"
+            return f"{self.player}: {self.amount_text} of what they {side} here set against another night (ref {self.ref})"
+        done = "paid off" if self.amount > 0 else "received"
+        return f"{self.player} {done} {self.amount_text} ({self.payer}'s payment to {self.payee}, ref {self.ref})"
+
+
+@dataclass(frozen=True)
+class TabRest:
+    """What is left of the night that the table cannot mark paid: ``payer`` owes it and ``payee`` (None: the
+    group's tab, when nobody at this night is owed it) is owed it, but not as a whole number of chips, or
+    not to anyone seated here.  It settles through the group's tab."""
+
+    payer: str | None
+    payee: str | None
+    amount: Decimal
+    amount_text: str
+
+
+@dataclass(frozen=True)
+class NightTab:
+    """The night's settle-up once the group's tab has settled part of it (:mod:`companion.report.tab`).
+
+    ``records``: what the tab settled, in the order appended; ``balances``: each player's balance
+    still open, in the night's unit (what the plan gives or asks − what was marked paid + what the tab
+    cleared; above zero they are owed it); ``offers``: the fewest payments over what remains that the
+    table may *Mark paid* (whole chips, each within what its payer owes and its payee is owed);
+    ``rest``: what remains beyond them, to settle through the group's tab."""
+
+    records: tuple[TabLine, ...]
+    balances: dict[str, Decimal]
+    offers: tuple[PlanLine, ...]
+    rest: tuple[TabRest, ...]
+
+    @property
+    def settled(self) -> bool:
+        """Whether every balance on the night is zero."""
+        return not any(self.balances.values())
+
+
+@dataclass(frozen=True)
 class PotClosing:
     """The night's closing as the report shows it: the balances, and what became of a pot left in play.
 
@@ -325,6 +391,9 @@ class Report:
     #: the night's words, for its totals and its payments: its games' when they all say the same
     #: (:func:`night_words`), else neutral ones
     words: ReportVocabulary = NEUTRAL
+    #: what the group's tab settled of the night, and what remains (None: nothing settled through it;
+    #: then the plan and the pair-by-pair lines are what *Mark paid* offers, as always)
+    tab: NightTab | None = None
 
     @property
     def carried_in_total(self) -> int:
@@ -348,17 +417,23 @@ class Report:
         """Recorded payments that mark no line of ``view`` (the table changed since, or the other view)."""
         return self.unmatched_pairwise if view == "pairwise" else self.unmatched_plan
 
+    def offers(self, view: str) -> tuple[PlanLine, ...] | tuple[PairLine, ...]:
+        """The payments *Mark paid* may offer in ``view``: its lines, or, once the group's tab settled part of the
+        night, the fewest payments over what remains (whatever the view: a line of the night's own plan
+        may be what the tab already settled)."""
+        return self.tab.offers if self.tab is not None else self.lines(view)
+
     def find(self, view: str, payer: str, payee: str, chips: int) -> PlanLine | PairLine | None:
-        """The first line of ``view`` for this payment that is not yet paid, if any."""
-        for line in self.lines(view):
+        """The first payment *Mark paid* offers in ``view`` with these values, not yet paid, if any."""
+        for line in self.offers(view):
             if (line.payer, line.payee, line.chips) == (payer, payee, chips) and not line.paid:
                 return line
         return None
 
     @property
     def settled(self) -> bool:
-        """Whether the recorded payments square everyone."""
-        return not self.remaining
+        """Whether the recorded payments (and the group's tab, if it settled part of the night) square everyone."""
+        return self.tab.settled if self.tab is not None else not self.remaining
 
     @property
     def total_money(self) -> Decimal:

@@ -61,6 +61,7 @@ from companion.service.night_ledger import (
     paid_payments,
     records_chip_by_chip,
     settle_block,
+    tab_records,
     tally_of,
     unsettled_text,
 )
@@ -75,7 +76,7 @@ __all__ = [
     "bank_state", "cashed_out", "describe", "extra_net_chips", "games_net", "ledger_of", "marked_paid",
     "moves_cashed_out", "night_extra", "paid_payments", "record", "records_chip_by_chip",
     "refuse_closing_onto_cashed_out", "refuse_moving_cashed_out", "refuse_reopening_onto_cashed_out", "roll",
-    "roll_dice", "roll_lucky", "settle_block", "settle_on_counts", "settle_up", "tally_of", "unsettled_text", "verify",
+    "roll_dice", "roll_lucky", "settle_block", "settle_on_counts", "settle_up", "tab_records", "tally_of", "unsettled_text", "verify",
 ]
 
 #: what the app fills in when it rolls the grid's dice: a repeat of the roll says only who rolls

@@ -17,13 +17,15 @@ from sqlalchemy import func, select
 
 from companion.db.models import Event, Game, Night
 from companion.extensions import db
-from companion.games import title_of
-from companion.games.night_kinds import BANK_KINDS, GAME_STARTED, GAME_TAKEN_BACK
+from companion.games import IllegalAction, title_of
+from companion.games.night_kinds import BANK_KINDS, GAME_STARTED, GAME_TAKEN_BACK, TAB_CLEARED
 from companion.money.amounts import chips_text
+from companion.night import tab as night_tab
+from companion.night.file import Money
 from companion.night.ledger import describe
 from companion.night.play import NightPlay
 from companion.service.night_ledger import ledger_of
-from companion.service.store import play_at, play_for
+from companion.service.store import money_of, play_at, play_for
 
 #: the Bonus Round's events that roll the app's dice: their answer says what the roll paid
 ROLLS = ("bonus_roll", "bonus_lucky")
@@ -61,8 +63,13 @@ def describe_take_back(payload: Mapping[str, Any], play: NightPlay | None) -> st
             f"in it.{again}")
 
 
-def describe_ledger_event(kind: str, payload: dict[str, Any], play: NightPlay | None = None) -> str:
-    """A night ledger event as the history says it; ``play`` (the night's fold) numbers its games."""
+def describe_ledger_event(
+    kind: str, payload: dict[str, Any], play: NightPlay | None = None, money: Money | None = None
+) -> str:
+    """A night ledger event as the history says it; ``play`` (the night's fold) numbers its games, ``money``
+    (the night's) says a record of the group's tab in its unit."""
+    if kind == TAB_CLEARED:
+        return describe_tab_cleared(payload, play, money)
     if kind == "paid":
         return f"{payload['payer']} paid {payload['payee']} {chips_text(payload['chips'])} (settle-up)."
     if kind == GAME_STARTED:
@@ -70,6 +77,17 @@ def describe_ledger_event(kind: str, payload: dict[str, Any], play: NightPlay | 
     if kind == GAME_TAKEN_BACK:
         return describe_take_back(payload, play)
     return describe(kind, payload)  # the bank's and the Bonus Round's (companion.night.ledger)
+
+
+def describe_tab_cleared(payload: Mapping[str, Any], play: NightPlay | None, money: Money | None) -> str:
+    """ "Settled through the group's tab: Ann paid off 5.00 EUR of what they owed here, …" (docs/group.md)."""
+    money = money or Money()
+    seated = play.seated if play is not None else (str(payload.get("player")),) if isinstance(payload, Mapping) else ()
+    try:
+        record = night_tab.read(payload, seated, money.chip_value > 0)
+    except IllegalAction:  # pragma: no cover - stored events were read when appended
+        return f"Settled through the group's tab: {payload!r}"
+    return night_tab.describe(record, money.currency, money.chip_value > 0)
 
 
 def summary_of(night: Night, seq: int) -> str:
@@ -96,7 +114,7 @@ def summary_of(night: Night, seq: int) -> str:
     if event.kind == "bonus_grid":
         return ledger_of(night).verify(event.kind, event.payload)  # said of the grid alone, whatever came after
     if event.game_id is None:
-        return describe_ledger_event(event.kind, event.payload, play_for(night))
+        return describe_ledger_event(event.kind, event.payload, play_for(night), money_of(night))
     # the record's place in its game's log: how many of that game's events came up to it
     index = db.session.scalar(
         select(func.count()).select_from(Event).where(

@@ -30,7 +30,8 @@ from companion.db.models import Event, Night
 from companion.extensions import db
 from companion.money.settle import Payment, settle_up
 from companion.night.bank import BankCheck
-from companion.night.ledger import BANK, KINDS, NightLedger, extra_line, settle_on_counts
+from companion.night.ledger import BANK, FOLDED, NightLedger, extra_line, settle_on_counts
+from companion.night.tab import TabCleared
 from companion.service.store import derived, keep_derived, play_for
 
 
@@ -38,7 +39,7 @@ def _events(night: Night) -> list[Event]:
     return list(
         db.session.scalars(
             select(Event)
-            .where(Event.night_id == night.id, Event.game_id.is_(None), Event.kind.in_(KINDS + ("paid",)))
+            .where(Event.night_id == night.id, Event.game_id.is_(None), Event.kind.in_(FOLDED + ("paid",)))
             .where(Event.seq <= night.version)
             .order_by(Event.seq)
         )
@@ -54,7 +55,7 @@ def ledger_of(night: Night) -> NightLedger:
         tuple(night.players), Decimal(night.chip_value or 0), night.currency or "", records_chip_by_chip(night)
     )
     for event in _events(night):
-        if event.kind in KINDS:
+        if event.kind in FOLDED:
             ledger.apply(event.seq, event.kind, event.payload)
     keep_derived("night-ledger", night.id, night.version, ledger)
     return ledger
@@ -73,6 +74,11 @@ def paid_payments(night: Night) -> tuple[Payment, ...]:
         .order_by(Event.seq)
     )
     return tuple(Payment(p["payer"], p["payee"], p["chips"]) for p in payloads)
+
+
+def tab_records(night: Night) -> tuple[TabCleared, ...]:
+    """What the group's tab settled of ``night`` at its version (``tab_cleared`` events), in the order appended."""
+    return ledger_of(night).tab_records
 
 
 def marked_paid(night: Night) -> bool:

@@ -1,4 +1,5 @@
-"""Recording at the table: a game's action, and a settle-up payment marked paid.
+"""Recording at the table: a game's action, and a settle-up payment marked paid (at the night, or through the
+group's tab: :func:`tab_cleared_entry`, the check of the night event the group's service appends).
 
 Views translate a request into a call here and the result into a page; rule errors come
 back as :class:`~companion.games.base.IllegalAction`, stale or doubled submits as
@@ -14,6 +15,7 @@ from typing import Any
 
 from companion.db.models import Night
 from companion.games import GAMES, IllegalAction
+from companion.games.night_kinds import TAB_CLEARED
 from companion.night.play import NightPlay
 from companion.service.bank import refuse_moving_cashed_out, verify
 from companion.service.history import describe_ledger_event
@@ -83,3 +85,15 @@ def _verify_payment(night: Night, payload: dict[str, Any]) -> str:
     if isinstance(chips, bool) or not isinstance(chips, int) or chips <= 0:
         raise IllegalAction("a payment is a positive whole number of chips")
     return describe_ledger_event("paid", payload)
+
+
+def tab_cleared_entry(night: Night, payload: dict[str, Any]) -> Entry:
+    """The ``tab_cleared`` event the group's tab appends to ``night`` (``docs/group.md``), checked as the night
+    checks it: read strictly (:func:`companion.night.tab.read`: every key known, the player seated, the amount
+    in the night's unit and never zero); nothing else of it is the night's to refuse (the group decided it
+    against all its nights).  The group's service calls it as a unit of work's ``decide``::
+
+        uow.append(Command(night.id, TAB_CLEARED, payload, version, key, "group"),
+                   lambda night, _play: tab_cleared_entry(night, payload))
+    """
+    return Entry(payload, verify(night, TAB_CLEARED, payload))

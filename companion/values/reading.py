@@ -12,6 +12,7 @@ stored; some made a 500 (issue 21, items 8 to 12).  Now every way in calls these
 * :func:`whole_number`: a count, a seat, a page, chips;
 * :func:`companion.money.amounts.parse_chip_value`: the one decimal the app reads (what a
   chip is worth), the model these follow;
+* :func:`decimal_amount`: an amount written as a string ("2.50", "-0.125", "12"), exact;
 * :func:`text`: a name, a variant's name: what no database stores (NUL, a broken
   character) is refused, never stored to be refused later on import;
 * :func:`iso_date`: a day, as a file writes it (``2025-03-07``): ``date.fromisoformat``
@@ -29,12 +30,13 @@ from __future__ import annotations
 import datetime
 import json
 import re
+from decimal import Decimal
 from typing import Any
 
 from companion.values.limits import unstorable, unstorable_message
 
 __all__ = [
-    "MAX_DIGITS", "SPACES", "Unreadable", "iso_date", "json_document", "shown", "text", "trimmed", "whole_number",
+    "MAX_DIGITS", "SPACES", "Unreadable", "decimal_amount", "iso_date", "json_document", "shown", "text", "trimmed", "whole_number",
 ]
 
 #: More digits than any count at a card table; a longer number is refused before int() sees it.
@@ -43,6 +45,7 @@ MAX_DIGITS = 15
 #: (a full-width or no-break space is not a space a keyboard adds by accident).
 SPACES = " \t\r\n\f\v"
 _WHOLE = re.compile(r"(?P<sign>[+-]?)(?P<digits>[0-9]+)")
+_DECIMAL = re.compile(r"(?P<sign>[+-]?)(?P<int>[0-9]+)(?:\.(?P<frac>[0-9]+))?")
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
@@ -93,6 +96,41 @@ def whole_number(
     if high is not None and number > high:
         raise Unreadable(f"{what} must be at most {high:,}{units}")
     return number
+
+
+def decimal_amount(
+    value: object, what: str = "the amount", *, places: int, signed: bool = True, zero: bool = True
+) -> Decimal:
+    """Read an exact amount written as text ("2.50", "-0.125"; with ``places`` 0 a whole number, "12").
+
+    The same digits as :func:`whole_number` (0-9 only, at most :data:`MAX_DIGITS` before the point,
+    spaces around ignored, one sign in front: ``-`` only when ``signed``), a point and at most
+    ``places`` digits after it (none when ``places`` is 0: chips are whole), no exponent, never a
+    float: a JSON number is refused, so "0.1" is never 0.1000000000000000055.  ``zero`` False
+    refuses 0 (and "-0").  :class:`Unreadable` says what to write instead.
+    """
+    example = "\u201c12\u201d" if places == 0 else "\u201c2.50\u201d"
+    kind = "a whole number" if places == 0 else "a decimal number"
+    if not isinstance(value, str):
+        raise Unreadable(f"{what} must be {kind} written as text, such as {example}")
+    written = trimmed(value)
+    match = _DECIMAL.fullmatch(written)
+    if match is None:
+        raise Unreadable(f"{what} must be {kind} in digits 0-9, such as {example}, not \u201c{shown(written)}\u201d")
+    if match["sign"] == "-" and not signed:
+        raise Unreadable(f"{what} cannot be negative (you entered {shown(written)})")
+    digits = match["int"].lstrip("0") or "0"
+    if len(digits) > MAX_DIGITS:
+        raise Unreadable(f"{what} has more than {MAX_DIGITS} digits before the point")
+    fraction = (match["frac"] or "").rstrip("0")
+    if match["frac"] is not None and places == 0:
+        raise Unreadable(f"{what} is a whole number, with no point: {shown(written)}")
+    if len(fraction) > places:
+        raise Unreadable(f"{what} has at most {places} decimal places, not {shown(written)}")
+    amount = Decimal(f"{match['sign']}{digits}.{fraction}" if fraction else f"{match['sign']}{digits}")
+    if not zero and not amount:
+        raise Unreadable(f"{what} is never zero")
+    return amount + 0  # "-0" reads as 0
 
 
 def text(value: object, what: str = "the text", *, max_length: int, collapse: bool = False) -> str:

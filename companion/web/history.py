@@ -55,7 +55,7 @@ def _history_page(night: Night, flashed: Any) -> str:
         voided={p.number: {seq: p.state.number_of(by) for seq, by in p.state.voided.items()} for p in play.games},
         several=len(play.played()) > 1,  # a game taken back was never played
         shown={p.number: play.shown_number(p.number) for p in play.games},
-        describe=functools.partial(service.describe_ledger_event, play=play),
+        describe=functools.partial(service.describe_ledger_event, play=play, money=service.money_of(night)),
         flashed=flashed,
     )
 

@@ -43,6 +43,7 @@ from companion.values.reading import Unreadable, whole_number
 from companion.report.export import report_csv, report_dict
 from companion.report.model import VIEWS, Report
 from companion.report.parts import build_night_report, games_played_text
+from companion.report.tab import with_tab
 from companion.web import kept_pages
 from companion.web import post_redirect_get
 from companion.web.downloads import Download, attachment, keep_download, kept_download
@@ -76,10 +77,12 @@ def _build_report(night: Night, carried_on: dict[str, int] | None) -> Report:
     # the payments alone, in one query on the night's events (not every event through the ORM: issue 22)
     paid = [(p.payer, p.payee, p.chips) for p in bank_service.paid_payments(night)]
     games = [(p.title, p.state, p.rules, p.close(), p.game) for p in play.played()]  # a game taken back: none
-    return build_night_report(
+    report = build_night_report(
         games, play.seated, chip_value=money.chip_value, currency=money.currency, paid=paid, name=night.name,
         carried_on=carried_on, extra=bank_service.night_extra(night),
     )
+    # what the group's tab settled of the night since: then Mark paid offers only what remains
+    return with_tab(report, bank_service.tab_records(night))
 
 
 def _carried_on(night: Night) -> dict[str, int] | None:

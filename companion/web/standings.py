@@ -15,6 +15,10 @@ from companion.games.web import SCREENS
 from companion.night.standings import NightGameLine, Standings, standings
 
 
+#: what the players' page says of a night the group's tab settled part of (docs/group.md)
+TAB_SETTLED = "Part of this night was settled through the group's tab: the report shows what remains to pay."
+
+
 def standings_of(night: Night, recent: int = 6) -> Standings:
     """The standings of ``night`` at its version, computed once per version in each process.
 
@@ -50,6 +54,8 @@ def standings_of(night: Night, recent: int = 6) -> Standings:
         st = replace(st, plan=state.plan or (), unsettled=bank_service.unsettled_text(night))
     if added is not None:  # the games and the night's own ledger add up to the standings (issue 20, item 4)
         st = replace(st, extra_line=(added[0], tuple((n, added[1].get(n, 0)) for n in play.seated)))
+    if ledger.tab:  # the group's tab settled part of the night: "if settled now, you pay …" would be wrong
+        st = replace(st, unsettled=TAB_SETTLED)
     paid = bank_service.paid_payments(night)
     if paid:  # a payment marked paid shows paid on the players' page too (issue 20, item 8)
         st = replace(st, paid=paid)

@@ -11,7 +11,9 @@ import datetime
 
 import pytest
 
-from companion.values.reading import Unreadable, iso_date, shown, text, whole_number
+from decimal import Decimal
+
+from companion.values.reading import Unreadable, decimal_amount, iso_date, shown, text, whole_number
 
 
 @pytest.mark.parametrize(
@@ -90,3 +92,28 @@ def test_a_day_is_read_in_one_spelling_only():
 def test_any_other_day_is_refused_with_a_sentence(value, says):
     with pytest.raises(Unreadable, match=says):
         iso_date(value, "the night's date")
+
+
+@pytest.mark.parametrize(
+    ("value", "places", "read"),
+    [("5.00", 4, Decimal("5")), (" -0.125 ", 4, Decimal("-0.125")), ("+2.5", 4, Decimal("2.5")), ("12", 0, Decimal(12)),
+     ("-12", 0, Decimal(-12)), ("0.1000", 1, Decimal("0.1"))],
+)
+def test_an_amount_reads_exactly_as_written(value, places, read):
+    assert decimal_amount(value, places=places) == read
+
+
+@pytest.mark.parametrize(
+    ("value", "places", "says"),
+    [(2.5, 4, "must be a decimal number written as text"), ("1e3", 4, "in digits 0-9"), ("\u0663", 4, "in digits 0-9"),
+     ("1_0", 4, "in digits 0-9"), ("1.5", 0, "whole number, with no point"), ("0.12345", 4, "at most 4 decimal places"),
+     ("9" * 16, 4, "more than 15 digits"), ("-0", 4, "never zero"), ("", 4, "in digits 0-9")],
+)
+def test_any_other_amount_is_refused_with_a_sentence(value, places, says):
+    with pytest.raises(Unreadable, match=says):
+        decimal_amount(value, places=places, zero=False)
+
+
+def test_an_amount_that_cannot_be_negative_says_so():
+    with pytest.raises(Unreadable, match="cannot be negative"):
+        decimal_amount("-1.50", places=2, signed=False)
