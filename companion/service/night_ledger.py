@@ -30,7 +30,7 @@ from companion.db.models import Event, Night
 from companion.extensions import db
 from companion.money.settle import Payment, settle_up
 from companion.night.bank import BankCheck
-from companion.night.ledger import BANK, FOLDED, NightLedger, extra_line, settle_on_counts
+from companion.night.ledger import BANK, FOLDED, KINDS, NightLedger, extra_line, settle_on_counts
 from companion.night.tab import TabCleared
 from companion.service.store import derived, keep_derived, play_for
 
