@@ -166,3 +166,67 @@ class KeptRefusal(db.Model):  # type: ignore[name-defined]
     path_digest: Mapped[str] = mapped_column(String(64))
     content: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+
+
+class Group(db.Model):  # type: ignore[name-defined]
+    """A home game's group across nights: its name, its two secret links, and how many records it holds.
+
+    The group's members, their pay handles, the nights it keeps and the payments through its tab
+    are its records (:class:`GroupRecord`), appended only; this row holds what a link finds and
+    the version, which counts the records: the compare-and-set guard of every group command.
+    """
+
+    __tablename__ = "home_group"
+    __table_args__ = (UniqueConstraint("request_key", name="uq_home_group_request_key"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(80))
+    #: the organiser's secret (keeps nights, edits members, marks the tab paid); rotated by replacing it
+    organiser_key: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    #: the members' secret (reads the season and the tab; "I got it" for a payment to them)
+    member_key: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    #: how many records the group holds: the compare-and-set guard against stale submits
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    #: the key of the form that opened (or imported) this group: a doubled tap finds it again
+    request_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    #: a digest of what that form said: the same key with other content is refused
+    request_digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+
+class GroupRecord(db.Model):  # type: ignore[name-defined]
+    """One record of a group (a member added, merged, renamed; a handle set or removed; a night kept;
+    a payment through the tab).  Inserted once, never changed: a correction is a new record."""
+
+    __tablename__ = "group_record"
+    __table_args__ = (
+        UniqueConstraint("group_id", "seq", name="uq_group_record_group_seq"),
+        UniqueConstraint("group_id", "request_key", name="uq_group_record_group_request_key"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    group_id: Mapped[int] = mapped_column(ForeignKey("home_group.id"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(20))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    #: the key the submitting form was made with: the same key twice records once
+    request_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    recorded_by: Mapped[str] = mapped_column(String(40), default="organiser")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class GroupNight(db.Model):  # type: ignore[name-defined]
+    """A night kept in a group, at its place in the group's order.  Inserted once, with the group's
+    ``night_kept`` record; a night is in one group at most (``night_id`` is unique)."""
+
+    __tablename__ = "group_night"
+    __table_args__ = (
+        UniqueConstraint("night_id", name="uq_group_night_night"),
+        UniqueConstraint("group_id", "position", name="uq_group_night_group_position"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    group_id: Mapped[int] = mapped_column(ForeignKey("home_group.id"), index=True)
+    night_id: Mapped[int] = mapped_column(ForeignKey("night.id"))
+    #: 1-based order in the group (the order kept: nights of one date are taken in this order)
+    position: Mapped[int] = mapped_column(Integer)

@@ -16,6 +16,7 @@ from companion import service as services
 from companion.extensions import db
 from companion.db.models import Event, Night
 from pages import TablePage, night_form
+from companion.night.file import Money
 
 SPEC_EXAMPLE = {
     "format": "napalm-hand-history/1",
@@ -375,3 +376,21 @@ def test_a_night_file_of_napalm_nap_and_a_pot_game_imports_whole(client, app):
     assert "Tonight's 3rd game: High Card" in table and "Deal 2: Ben deals. Who won the pot?" in table
     report = json.loads(client.get(f"{response.headers['Location']}/report.json").get_data(as_text=True))
     assert {p["name"]: p["net_chips"] for p in report["players"]} == {"Ann": -3, "Ben": -4, "Cat": 9, "Dan": -2}
+
+
+def test_migration_0007_adds_the_group_tables_and_goes_back_down_keeping_the_nights(make_app, tmp_path):
+    app = make_app(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'at-0006.sqlite'}")
+    with app.app_context():
+        db.drop_all()
+        upgrade(revision="0006")
+        services.open_night("Friday", ["Ann", "Ben"], Money(), {"kind": "napalm", "players": None, "first_dealer": "Ann", "rules": {}})
+        db.session.remove()
+        upgrade()
+        with db.engine.connect() as connection:
+            assert {"home_group", "group_record", "group_night"} <= set(inspect(connection).get_table_names())
+            assert compare_metadata(MigrationContext.configure(connection), db.metadata) == []
+        downgrade(revision="0006")
+        with db.engine.connect() as connection:
+            assert not {"home_group", "group_record", "group_night"} & set(inspect(connection).get_table_names())
+            assert connection.execute(db.text("SELECT name FROM night")).scalars().all() == ["Friday"]
+        upgrade()
