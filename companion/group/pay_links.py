@@ -3,7 +3,7 @@
 Players of settle-up apps ask for "Pay" beside each payment, with the amount filled in: fewer
 typos, fewer "how much was it again?".  A member may give one handle of each kind:
 
-* :class:`PayPalMe`: ``https://paypal.me/<user>/<amount><CUR>``;
+* :class:`PayPalMe`: ``https://paypal.me/<user>/<amount><CUR>`` (PayPal's currencies only);
 * :class:`Revolut`: ``https://revolut.me/<user>?amount=<minor units>&currency=<CUR>&note=<ref>``;
 * :class:`Venmo` (US dollars only): ``https://venmo.com/<user>?txn=pay&amount=<amount>&note=<ref>``;
 * :class:`Iban` with the account holder's name: no link, but the text of an EPC069-12 SEPA credit
@@ -33,8 +33,12 @@ from urllib.parse import quote, urlencode
 from companion.values.reading import Unreadable, text
 
 __all__ = [
+    "EPC_MAX_AMOUNT",
     "EPC_MAX_BYTES",
     "IBAN_LENGTHS",
+    "PAYPAL_CURRENCIES",
+    "PAYPAL_WHOLE_UNIT_CURRENCIES",
+    "WHOLE_UNIT_CURRENCIES",
     "Iban",
     "PayHandle",
     "PayPalMe",
@@ -70,6 +74,16 @@ IBAN_LENGTHS: dict[str, int] = {
 #: Currencies whose smallest unit is the whole unit (ISO 4217 minor unit 0); every other
 #: currency is counted in hundredths (the few of three places are not sent by these services).
 WHOLE_UNIT_CURRENCIES = frozenset({"BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "VND", "VUV", "XAF", "XOF", "XPF"})
+
+#: The currencies PayPal takes (PayPal's list of currency codes; see docs/group.md): a PayPal.Me
+#: link in any other currency would open a page that cannot send it.
+PAYPAL_CURRENCIES = frozenset({
+    "AUD", "BRL", "CAD", "CHF", "CNY", "CZK", "DKK", "EUR", "GBP", "HKD", "HUF", "ILS", "INR",
+    "JPY", "MXN", "MYR", "NOK", "NZD", "PHP", "PLN", "SEK", "SGD", "THB", "TWD", "USD",
+})  # fmt: skip
+#: The currencies PayPal counts in whole units only ("decimal amounts cause an error"), though
+#: ISO 4217 gives the forint and the Taiwan dollar hundredths.
+PAYPAL_WHOLE_UNIT_CURRENCIES = frozenset({"HUF", "JPY", "TWD"})
 
 _PAYPAL = re.compile(r"[A-Za-z0-9]{1,20}")
 _REVOLUT = re.compile(r"[A-Za-z0-9_.-]{3,32}")
@@ -185,11 +199,11 @@ def _currency(currency: str) -> str:
     return code
 
 
-def _plain(amount: Decimal, currency: str) -> str:
+def _plain(amount: Decimal, currency: str, *, whole: frozenset[str] = WHOLE_UNIT_CURRENCIES) -> str:
     """``amount`` as a link writes it: "12.50" (or "1200" in a currency of whole units); finer is refused."""
     if isinstance(amount, bool) or not isinstance(amount, Decimal) or not amount.is_finite() or amount <= 0:
         raise ValueError(f"a pay link's amount is a Decimal above zero, not {amount!r}")
-    step = Decimal(1) if currency in WHOLE_UNIT_CURRENCIES else Decimal("0.01")
+    step = Decimal(1) if currency in whole else Decimal("0.01")
     shown = amount.quantize(step)
     if shown != amount:
         raise ValueError(f"{amount} {currency} is finer than the smallest amount a payment can send ({step} {currency})")
@@ -199,12 +213,17 @@ def _plain(amount: Decimal, currency: str) -> str:
 def pay_url(handle: PayPalMe | Revolut | Venmo, amount: Decimal, currency: str, reference: str) -> str:
     """The link that opens ``handle``'s service to pay them ``amount`` in ``currency``, with ``reference`` as the note.
 
-    PayPal.Me carries no note (its link has no place for one).  Venmo sends US dollars only.
+    PayPal.Me carries no note (its link has no place for one) and takes only PayPal's currencies
+    (the forint, the yen and the Taiwan dollar in whole units).  Revolut reads the amount in minor
+    units (1670 for 16.70).  Venmo sends US dollars only.
     """
     code = _currency(currency)
-    shown = _plain(amount, code)
     if isinstance(handle, PayPalMe):
+        if code not in PAYPAL_CURRENCIES:
+            raise ValueError(f"PayPal does not send {code}")
+        shown = _plain(amount, code, whole=WHOLE_UNIT_CURRENCIES | PAYPAL_WHOLE_UNIT_CURRENCIES)
         return f"https://paypal.me/{quote(handle.username)}/{shown}{code}"
+    shown = _plain(amount, code)
     if isinstance(handle, Revolut):
         minor = int(amount.scaleb(0 if code in WHOLE_UNIT_CURRENCIES else 2))
         query = urlencode({"amount": minor, "currency": code, "note": reference}, quote_via=quote)

@@ -7,6 +7,8 @@ no Flask, no files, no network.
 
 from __future__ import annotations
 
+from html import escape
+
 import qrcode
 from qrcode.constants import ERROR_CORRECT_M
 
@@ -36,7 +38,8 @@ def svg(data: str, *, title: str = "QR code") -> str:
                 runs.append(f"M{start} {y}h{x - start}v1h-{x - start}z")
             else:
                 x += 1
-    escaped = title.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    # quotes too: the title is also an attribute's value, and it may hold a person's name
+    escaped = escape(title, quote=True)
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {size} {size}" '
         f'shape-rendering="crispEdges" role="img" aria-label="{escaped}">'

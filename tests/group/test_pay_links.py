@@ -118,6 +118,17 @@ def test_the_paypal_me_link() -> None:
     assert pay_url(PayPalMe("AnnLee"), D("1.5"), "eur", REFERENCE) == "https://paypal.me/AnnLee/1.50EUR"
 
 
+def test_the_paypal_me_link_only_in_a_currency_paypal_sends() -> None:
+    # PayPal's currency list has no Icelandic krona
+    with pytest.raises(ValueError, match="PayPal does not send ISK"):
+        pay_url(PayPalMe("AnnLee"), D("1000"), "ISK", REFERENCE)
+    # the forint, the yen and the Taiwan dollar in whole units only (PayPal: "decimal amounts cause
+    # an error"), though ISO 4217 gives the forint and the Taiwan dollar hundredths
+    assert pay_url(PayPalMe("AnnLee"), D("1500.00"), "HUF", REFERENCE) == "https://paypal.me/AnnLee/1500HUF"
+    with pytest.raises(ValueError, match=r"finer than the smallest amount a payment can send \(1 TWD\)"):
+        pay_url(PayPalMe("AnnLee"), D("99.50"), "TWD", REFERENCE)
+
+
 def test_the_revolut_link_carries_the_amount_in_minor_units() -> None:
     # 16.70 GBP is 1670 pence; the note is percent-encoded (" " → %20, ":" → %3A)
     assert (
