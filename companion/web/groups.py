@@ -25,22 +25,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from datetime import date
 from decimal import Decimal
 from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, url_for
 from markupsafe import Markup
+from sqlalchemy import select
 
 from companion import service
 from companion.db.brakes import brake
-from companion.db.models import Group, Night
+from companion.db.models import Group, GroupRecord, Night
 from companion.extensions import db
+from companion.games import GAMES
 from companion.games.base import IllegalAction
 from companion.games.web import SCREENS
 from companion.group.chart import running_chart
 from companion.group.file import GroupFileError
 from companion.group.members import MemberError, UnknownMember
+from companion.group.pay_links import Iban, PayHandle
 from companion.group.season import ALL_TIME, Period
 from companion.group.tab import Overpayment, TabPayment
 from companion.money.amounts import format_money
@@ -50,6 +52,7 @@ from companion.web import post_redirect_get, qr
 from companion.web.addresses import shared_url
 from companion.web.downloads import attachment
 from companion.web.forms import (
+    HANDLE_KINDS,
     KEY_PATTERN,
     GroupForm,
     GroupImportForm,
@@ -60,20 +63,23 @@ from companion.web.forms import (
     NightBaseForm,
     RemoveHandleForm,
     RenameForm,
+    RotateForm,
     SettleForm,
     TabPaidForm,
     fresh,
     move_seat_up,
     night_form_class,
 )
+from companion.web.pay_offers import PayOffers, pay_offers
 from companion.web.links import KEY_CHARS, MAX_KEY_LENGTH, keeper_night
 from companion.web.security import RotationMemory, client_id, reject_unknown_link
-from companion.web.this_browser import device_label, remember
+from companion.web.this_browser import remember
 
 bp = Blueprint("groups", __name__)
 
-#: what the service refuses with, each a form error with its message and nothing changed
-REFUSED = (IllegalAction, MemberError, UnknownMember, Overpayment, Unreadable, ValueError)
+#: what the service refuses with (service.GROUP_REFUSALS), and a payment that cannot be (a payer paying
+#: themselves: ValueError); each is a form error with its message, and nothing changed
+REFUSED = (IllegalAction, MemberError, UnknownMember, Overpayment, Unreadable, GroupFileError, ValueError)
 #: a group's organiser link as pasted: the whole address, or the key alone
 ORGANISER_LINK = re.compile(r"(?:^|/g/)([A-Za-z0-9_-]{16,64})/?(?:[?#].*)?$")
 
@@ -141,15 +147,9 @@ def period_args(period: Period) -> dict[str, str]:
     return {"period": "range", "from": str(period.start), "to": str(period.end)}
 
 
-def period_choices(days: Iterable[date]) -> list[tuple[str, str]]:
-    """(value, label) of the periods the filter offers: all time, each year and each month with nights, newest first."""
-    years = sorted({d.year for d in days}, reverse=True)
-    months = sorted({(d.year, d.month) for d in days}, reverse=True)
-    out = [("all", "All time")]
-    for year in years:
-        out.append((str(year), str(year)))
-        out += [(f"{y}-{m:02d}", Period.month(y, m).label) for y, m in months if y == year]
-    return out
+def period_choices(periods: Iterable[Period]) -> list[tuple[str, str]]:
+    """(value, label) of the periods the filter offers: all time, then each year and each month with nights."""
+    return [("all", "All time"), *((period_args(p)["period"], p.label) for p in periods)]
 
 
 # --- what the pages show ------------------------------------------------------------------------
@@ -189,17 +189,42 @@ def charts_of(view: Any) -> list[tuple[str, Markup]]:
     return out
 
 
-def _night_rows(view: Any) -> list[dict[str, Any]]:
-    """The group's nights, newest first, each with its players' page (never its scorekeeper link)."""
-    rows = []
-    for entry in view.nights:
-        result, night_id = entry[0], entry[1]
-        night = db.session.get(Night, night_id)
-        rows.append({"result": result, "night": night})
-    return list(reversed(rows))
+def _night_rows(view: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The group's nights that count, newest first, and those still in play, each with its players'
+    link (never its scorekeeper link: the members' page must not hand it out)."""
+    ids = [k.night_id for k in view.nights] + [n.night_id for n in view.in_play]
+    keys = {i: k for i, k in db.session.execute(select(Night.id, Night.viewer_key).where(Night.id.in_(ids)))} if ids else {}
+    counted = [{"result": k.result, "id": k.night_id, "viewer_key": keys[k.night_id]} for k in reversed(view.nights)]
+    in_play = [{"name": n.name, "date": n.date, "reason": n.reason, "viewer_key": keys[n.night_id]} for n in view.in_play]
+    return counted, in_play
 
 
-def _render(template: str, group: Group, view: Any, period: Period, *, organiser: bool, status: int = 200,
+def handle_words(kind: str, handle: PayHandle) -> str:
+    """A member's pay handle as the members' list says it: "PayPal.Me AnnLee", "IBAN DE89 … (Ann Lee)"."""
+    if isinstance(handle, Iban):
+        return f"IBAN {handle.grouped} ({handle.holder}{', BIC ' + handle.bic if handle.bic else ''})"
+    return f"{dict(HANDLE_KINDS).get(kind, kind)} {handle.username}"
+
+
+def offers_maker(group: Group, view: Any) -> Callable[[TabPayment], PayOffers | None]:
+    """The *Pay* offers beside a payment of the tab: the payee's handles, this group's pages only."""
+
+    def offers(payment: TabPayment) -> PayOffers | None:
+        handles = view.handles.get(payment.payee)
+        if not handles:
+            return None
+        # a chips-only night's payment: no offer, and the organiser is told why
+        return pay_offers(handles, payment.amount, payment.unit or "", reference(group))
+
+    return offers
+
+
+def reference(group: Group) -> str:
+    """What a payment through the tab says it is for, where the service has room: the group's name."""
+    return f"{group.name}: the tab"[:80]
+
+
+def _render(group: Group, view: Any, period: Period, *, organiser: bool, status: int = 200,
             message: str | None = None, forms: Mapping[str, Any] | None = None) -> tuple[str, int]:
     """The organiser's or the members' page of ``group`` over ``period``."""
     rivalry = None
@@ -212,6 +237,7 @@ def _render(template: str, group: Group, view: Any, period: Period, *, organiser
     url, warning = members_url(group)
     key = group.organiser_key if organiser else group.member_key
     endpoint = "groups.organiser" if organiser else "groups.members"
+    nights, in_play = _night_rows(view)
     return render_template(
         "groups/organiser.html" if organiser else "groups/members.html",
         group=group,
@@ -220,12 +246,17 @@ def _render(template: str, group: Group, view: Any, period: Period, *, organiser
         endpoint=endpoint,
         period=period,
         period_args=period_args(period),
-        choices=period_choices(_days(view)),
+        choices=period_choices(view.periods),
         rivalry=rivalry,
         first=first,
         second=second,
         charts=charts_of(view),
-        nights=_night_rows(view),
+        nights=nights,
+        in_play=in_play,
+        offers_for=offers_maker(group, view),
+        handle_words=handle_words,
+        rotate=RotateForm(formdata=None),
+        rotate_key=service.new_key(),
         members_link=url,
         link_warning=warning,
         forms=forms or {},
@@ -237,10 +268,6 @@ def _render(template: str, group: Group, view: Any, period: Period, *, organiser
         organiser=organiser,
         message=message,
     ), status
-
-
-def _days(view: Any) -> list[date]:
-    return [entry[0].date for entry in view.nights]
 
 
 def _pay_form(cls: type[TabPaidForm], version: int, payment: TabPayment) -> TabPaidForm:
@@ -277,11 +304,26 @@ def _organiser_forms(version: int, kept: post_redirect_get.Refusal | None) -> di
 # --- making a group -----------------------------------------------------------------------------
 
 
+@bp.get("/groups")
+def start():  # type: ignore[no-untyped-def]
+    """Make a group or import one: the home page's forms, shown again with what a refused one said."""
+    kept = post_redirect_get.recall()
+    group_form = GroupForm(formdata=None)
+    import_form = GroupImportForm(formdata=None)
+    status = 200
+    if kept is not None:
+        kept.refill(import_form if kept.form == "group_import" else group_form)
+        status = kept.status
+    group_form.request_key.data = service.new_key()
+    import_form.request_key.data = service.new_key()
+    return render_template("groups/start.html", group_form=group_form, group_import_form=import_form), status
+
+
 @bp.post("/groups")
 def create():  # type: ignore[no-untyped-def]
     """ "Make a group" on the home page: its name; the organiser's page next."""
     form = GroupForm()
-    here = url_for("home.index")
+    here = url_for("groups.start")
     if form.validate():
         try:
             group = service.open_group(form.name.data, request_key=form.request_key.data or None)
@@ -299,7 +341,7 @@ def create():  # type: ignore[no-untyped-def]
 def import_group():  # type: ignore[no-untyped-def]
     """A group file (companion-group/1) made into a new group with its own links."""
     form = GroupImportForm()
-    here = url_for("home.index")
+    here = url_for("groups.start")
     limit = current_app.extensions["companion_import_limit"]
     brake(limit, client_id(), "imports")
     if form.validate():
@@ -336,8 +378,7 @@ def _page(group: Group, organiser: bool):  # type: ignore[no-untyped-def]
         status, message = kept.status, kept.message or message
     forms = _organiser_forms(view.version, kept) if organiser else {}
     return _render(
-        "groups/organiser.html" if organiser else "groups/members.html", group, view, period,
-        organiser=organiser, status=status, message=message, forms=forms,
+        group, view, period, organiser=organiser, status=status, message=message, forms=forms,
     )
 
 
@@ -478,7 +519,11 @@ def tab_settle(key: str):  # type: ignore[no-untyped-def]
     unit = form.unit.data or None
     if not form.validate():
         return _refuse(group, form, "settle", 422, f"The plan could not be settled: {_errors(form)}.")
-    if form.version.data != group.version:  # the plan shown is not the plan now: nothing is guessed
+    if form.version.data != group.version:
+        if _recorded(group, form.request_key.data):  # the same tap again (a double tap, a resend): done once
+            flash("Already recorded: the plan was marked paid.")
+            return redirect(_back(group), code=303)
+        # the plan shown is not the plan now: nothing is guessed
         return _refuse(group, form, "settle", 409, "The tab changed since this page was shown; nothing was recorded.")
     plan = service.group_view(group).tab.plan.get(unit, ())
     if not plan:
@@ -489,6 +534,14 @@ def tab_settle(key: str):  # type: ignore[no-untyped-def]
                                 request_key=form.request_key.data),
         f"every payment in {unit_text(unit)} is marked paid ({len(plan)}).",
     )
+
+
+def _recorded(group: Group, request_key: str) -> bool:
+    """Whether a submit with ``request_key`` is already recorded in ``group``."""
+    found = db.session.scalar(
+        select(GroupRecord.id).where(GroupRecord.group_id == group.id, GroupRecord.request_key == request_key).limit(1)
+    )
+    return found is not None
 
 
 @bp.post("/m/<key>/got-it")
@@ -554,7 +607,7 @@ def export(key: str):  # type: ignore[no-untyped-def]
 
 def _new_night_form(group: Group, formdata: Any = None) -> NightBaseForm:
     defaults = service.next_night_defaults(group)
-    kind = defaults.first_game if defaults.first_game in SCREENS else next(iter(SCREENS))
+    kind = defaults.kind if defaults.kind in SCREENS and defaults.kind in GAMES else next(k for k in GAMES if k in SCREENS)
     form = night_form_class(SCREENS[kind].rules_fields)(formdata=formdata)
     form.game.data = kind
     if formdata is None:
@@ -562,9 +615,8 @@ def _new_night_form(group: Group, formdata: Any = None) -> NightBaseForm:
             field.data = name
         if defaults.first_dealer in defaults.players:
             form.first_dealer.data = str(list(defaults.players).index(defaults.first_dealer) + 1)
-        rules = getattr(defaults, "rules", None)
-        if rules:
-            SCREENS[kind].fill_rules(form, rules)
+        if defaults.rules and kind == defaults.kind:
+            SCREENS[kind].fill_rules(form, defaults.rules)
         form.chip_value.data = f"{defaults.chip_value.normalize():f}" if defaults.chip_value else ""
         form.currency.data = defaults.currency or form.currency.data
         form.request_key.data = service.new_key()
@@ -609,14 +661,14 @@ def start_night(key: str):  # type: ignore[no-untyped-def]
     if form.validate():
         limit.hit(client_id())
         try:
-            night = service.open_night(
+            night = service.open_night_in_group(
+                group.id,
                 form.name.data or "",
                 form.players(),
                 Money(form.chip_value_decimal(), (form.currency.data or "").strip()),
                 {"kind": kind, "players": None, "first_dealer": form.first_dealer_name() or None,
                  "rules": SCREENS[kind].rules_from_form(form), "carried_in": None},
                 request_key=form.request_key.data or None,
-                group_id=group.id,
             )
         except REFUSED as error:
             form.seat_1.errors = [*form.seat_1.errors, str(error)]
@@ -641,12 +693,6 @@ def _pasted_group(link: str) -> Group | None:
     if group is None:
         limit.hit(client_id())
     return group
-
-
-def unknown_names(night: Night, group: Group) -> list[str]:
-    """The night's players no member of ``group`` goes by."""
-    known = service.group_view(group).members
-    return [name for name in night.players if name not in known]
 
 
 @bp.get("/k/<key>/group")
@@ -702,9 +748,9 @@ def keep_night(key: str):  # type: ignore[no-untyped-def]
                                              request_key=f"{request_key[:48]}-m{index}")
                 version = step.version
             service.keep_night(group.id, night.id, version, request_key, add_new=tuple(add_new))
-        except UnknownMember:
+        except UnknownMember as error:
             db.session.rollback()
-            names = unknown_names(night, group)
+            names = list(getattr(error, "names", (error.name,)))
             for i in range(1, 8):
                 getattr(form, f"name_{i}").data = names[i - 1] if i <= len(names) else ""
                 getattr(form, f"as_{i}").data = ""
