@@ -20,6 +20,8 @@ GAME_STARTED = "game"
 GAME_TAKEN_BACK = "game_taken_back"
 #: a settle-up payment marked made
 PAID = "paid"
+#: part of a player's balance on the night settled through the group's tab (companion.group.tab)
+TAB_CLEARED = "tab_cleared"
 #: the night settles on the tally or on chip counts
 MODE_KIND = "settle_on"
 #: the chip bank's events (companion.night.ledger)
@@ -27,7 +29,7 @@ BANK_KINDS = ("buy_in", "rebuy", "all_buy_in", "cash_out", "bank_cancel")
 #: the Bonus Round's events (companion.night.ledger)
 BONUS_KINDS = ("bonus_grid", "bonus_roll", "bonus_lucky")
 #: a night's ledger events (no game's): settle-up payments, the setting and the bank's
-LEDGER_KINDS = (PAID, MODE_KIND, *BANK_KINDS)
+LEDGER_KINDS = (PAID, MODE_KIND, *BANK_KINDS, TAB_CLEARED)
 
 #: every kind the night records itself: no game may use one of these
 NIGHT_KINDS: frozenset[str] = frozenset((GAME_STARTED, GAME_TAKEN_BACK, *LEDGER_KINDS, *BONUS_KINDS))

@@ -14,11 +14,44 @@ one module per job, each importing only those listed before it:
 * :mod:`~companion.service.nights`: open, import, export, replace the links, carry the pot on;
 * :mod:`~companion.service.bank`: the bank and the Bonus Round's commands;
 * :mod:`~companion.service.night_games`: start, take back and set up the night's games;
-* :mod:`~companion.service.recording`: a game's action, a payment marked paid.
+* :mod:`~companion.service.recording`: a game's action, a payment marked paid;
+* :mod:`~companion.service.group_nights`: a stored night as the group sees it, kept per version;
+* :mod:`~companion.service.groups`: a group across nights: open one, keep nights, its members and
+  pay handles, its tab, its page's view, its group file.
 """
 
 from companion.games import IllegalAction
 from companion.games.night_kinds import GAME_STARTED
+from companion.group.season import ALL_TIME, Period
+from companion.group.tab import Overpayment, TabPayment
+from companion.service.groups import (
+    GROUP_REFUSALS,
+    HANDLE_KINDS,
+    GroupView,
+    KeptNight,
+    NextNightDefaults,
+    NightInPlay,
+    UnknownPlayers,
+    add_member,
+    export_group,
+    group_for_member,
+    group_for_organiser,
+    group_of_night,
+    group_view,
+    handles_for_night,
+    import_group,
+    keep_night,
+    merge_members,
+    next_night_defaults,
+    open_group,
+    open_night_in_group,
+    pay_tab,
+    remove_handle,
+    rename_member,
+    rivalry_view,
+    rotate_group_link,
+    set_handle,
+)
 from companion.service.history import describe_ledger_event, event_for_key
 from companion.service.night_games import next_game_defaults, start_game, take_back_game, update_setup
 from companion.service.nights import (
@@ -45,9 +78,11 @@ from companion.service.store import (
     table_for,
     warm_up,
 )
-from companion.service.uow import KeyConflict, Recorded, StaleTable, new_key
+from companion.service.uow import GroupRecorded, KeyConflict, Recorded, StaleTable, new_key
 
 __all__ = [
+    "add_member",
+    "ALL_TIME",
     "cache_weight",
     "carried_from_of",
     "carry_pot",
@@ -58,27 +93,56 @@ __all__ = [
     "describe_ledger_event",
     "event_for_key",
     "events_of",
+    "export_group",
     "export_history",
     "GAME_STARTED",
+    "group_for_member",
+    "group_for_organiser",
+    "group_of_night",
+    "GROUP_REFUSALS",
+    "group_view",
+    "GroupRecorded",
+    "GroupView",
+    "HANDLE_KINDS",
+    "handles_for_night",
     "IllegalAction",
+    "import_group",
     "import_history",
     "keep_derived",
+    "keep_night",
+    "KeptNight",
     "KeyConflict",
     "mark_paid",
+    "merge_members",
     "money_of",
     "new_key",
     "next_game_defaults",
+    "next_night_defaults",
     "next_night_of",
+    "NextNightDefaults",
+    "NightInPlay",
+    "open_group",
     "open_night",
+    "open_night_in_group",
+    "Overpayment",
+    "pay_tab",
+    "Period",
     "play_for",
     "played_games",
     "record",
     "Recorded",
+    "remove_handle",
+    "rename_member",
+    "rivalry_view",
+    "rotate_group_link",
     "rotate_link",
+    "set_handle",
     "StaleTable",
     "start_game",
     "table_for",
+    "TabPayment",
     "take_back_game",
+    "UnknownPlayers",
     "update_setup",
     "warm_up",
 ]

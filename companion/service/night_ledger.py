@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from sqlalchemy import select
 
@@ -57,6 +58,11 @@ def ledger_of(night: Night) -> NightLedger:
             ledger.apply(event.seq, event.kind, event.payload)
     keep_derived("night-ledger", night.id, night.version, ledger)
     return ledger
+
+
+def ledger_events(night: Night) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """The night's setting, bank and Bonus Round events at ``night.version``, in order, as a night file holds them."""
+    return tuple((event.kind, event.payload) for event in _events(night) if event.kind in KINDS)
 
 
 def paid_payments(night: Night) -> tuple[Payment, ...]:

@@ -51,7 +51,7 @@ def game_row(position: int, setup: GameSetup) -> Game:
     )
 
 
-def _new_night(name: str, players: list[str], money: nightfile.Money, first: Mapping[str, Any]) -> Night:
+def new_night(name: str, players: list[str], money: nightfile.Money, first: Mapping[str, Any]) -> Night:
     check_night_fields(name, players, money)
     seated = validate_seating(players)
     setup, *_ = set_up_game(
@@ -88,7 +88,7 @@ def open_night(
     """
     said = digest("create", name, players, str(money.chip_value), money.currency, dict(first))
     with UnitOfWork() as uow:
-        return uow.add_night(request_key, said, lambda: _new_night(name, players, money, first))[0]
+        return uow.add_night(request_key, said, lambda: new_night(name, players, money, first))[0]
 
 
 def rotate_link(night: Night, which: str) -> None:
@@ -139,40 +139,50 @@ def import_history(
             f"game {played.number} of this night is {played.title}, which the app cannot show at the table yet "
             "(flask --app companion replay reads the file whole)"
         )
-    first = parsed.play.games[0].setup
 
     def make() -> Night:
-        night = _new_night(
-            name or parsed.name or "Imported night",
-            list(parsed.players),
-            parsed.money,
-            {"kind": first.kind, "players": list(first.players), "first_dealer": first.first_dealer,
-             "rules": dict(first.rules), "carried_in": first.carried_in},
-        )
-        events: list[Event] = []
-        for played in parsed.play.games:
-            if played.number == 1:
-                game = night.games[0]
-            else:
-                game = game_row(played.number, played.setup)
-                night.games.append(game)
-                events.append(Event(game=game, kind=GAME_STARTED,
-                                    payload={**played.setup.as_dict(), "position": played.number}))
-                if played.taken_back:  # nothing recorded in it: its start, then its taking back
-                    events.append(Event(kind=GAME_TAKEN_BACK,
-                                        payload={"position": played.number, "kind": played.setup.kind}))
-            for action in played.game.live_actions(played.state):
-                kind, payload = played.game.to_event(action)
-                events.append(Event(game=game, kind=kind, payload=payload))
-        events.extend(Event(kind=kind, payload=payload) for kind, payload in parsed.ledger_events)  # bank, Bonus Round
-        for seq, event in enumerate(events, start=1):
-            event.seq, event.recorded_by = seq, "import"
-        night.version = len(events)
-        night.events = events
-        return night
+        return night_from_file(parsed, name or parsed.name or "Imported night")
 
     with UnitOfWork() as uow:
         return uow.add_night(request_key, said, make)[0]
+
+
+def night_from_file(
+    parsed: nightfile.NightFile, name: str, more: Sequence[tuple[str, dict[str, Any]]] = (), recorded_by: str = "import"
+) -> Night:
+    """A new night's row holding ``parsed`` (a night file, read and replayed): its games and every event, then
+    ``more`` (the night's own events a group file adds: payments marked paid, the tab's records), numbered in order.
+    Raises IllegalAction when its seating or settings cannot be stored; writes nothing (the unit adds it)."""
+    first = parsed.play.games[0].setup
+    night = new_night(
+        name,
+        list(parsed.players),
+        parsed.money,
+        {"kind": first.kind, "players": list(first.players), "first_dealer": first.first_dealer,
+         "rules": dict(first.rules), "carried_in": first.carried_in},
+    )
+    events: list[Event] = []
+    for played in parsed.play.games:
+        if played.number == 1:
+            game = night.games[0]
+        else:
+            game = game_row(played.number, played.setup)
+            night.games.append(game)
+            events.append(Event(game=game, kind=GAME_STARTED,
+                                payload={**played.setup.as_dict(), "position": played.number}))
+            if played.taken_back:  # nothing recorded in it: its start, then its taking back
+                events.append(Event(kind=GAME_TAKEN_BACK,
+                                    payload={"position": played.number, "kind": played.setup.kind}))
+        for action in played.game.live_actions(played.state):
+            kind, payload = played.game.to_event(action)
+            events.append(Event(game=game, kind=kind, payload=payload))
+    events.extend(Event(kind=kind, payload=payload) for kind, payload in parsed.ledger_events)  # bank, Bonus Round
+    events.extend(Event(kind=kind, payload=payload) for kind, payload in more)
+    for seq, event in enumerate(events, start=1):
+        event.seq, event.recorded_by = seq, recorded_by
+    night.version = len(events)
+    night.events = events
+    return night
 
 
 def export_history(night: Night) -> str:
@@ -293,7 +303,7 @@ def carry_pot(night: Night, expected_version: int, request_key: str | None = Non
                 "kind": plan.game.kind, "players": list(plan.game.players), "first_dealer": plan.first_dealer,
                 "rules": dict(plan.game.rules), "carried_in": plan.carried_in,
             }
-            new = _new_night(plan.name, list(old.players), money_of(old), first)
+            new = new_night(plan.name, list(old.players), money_of(old), first)
             new.carried_from = night_id
             return new
 

@@ -20,6 +20,9 @@ after a lost answer, and another phone's submit at the same moment:
 * **the version compare-and-set**: a command made for an older version of the table changes
   nothing (:class:`StaleTable`); the version moves on with each event, in the same
   transaction;
+* **a group's command** (:meth:`UnitOfWork.group_command`): the group's row locked, the same
+  key and version checks on the group's records, and the night events a tab payment appends
+  to several nights in the same transaction, each night's version moving on;
 * **the one commit point**, :meth:`UnitOfWork.commit`, after which the process's kept folds
   follow what was committed (:func:`companion.service.store.advance`).
 """
@@ -30,9 +33,9 @@ import contextlib
 import hashlib
 import json
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 
@@ -40,7 +43,7 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from companion.db.engine import write_transaction
-from companion.db.models import Event, Game, Night
+from companion.db.models import Event, Game, Group, GroupRecord, Night
 from companion.extensions import db
 from companion.games import IllegalAction
 from companion.games.night_kinds import LEDGER_KINDS
@@ -314,13 +317,15 @@ class UnitOfWork:
         request_digest: str,
         make: Callable[[], Night],
         found_instead: Callable[[], Night | None] = lambda: None,
+        also: Callable[[Night], None] | None = None,
     ) -> tuple[Night, bool]:
         """Add and commit the night ``make`` builds, once per request key: (the night, whether this unit added it).
 
         ``found_instead``: a night that stands for it already (a pot carried on by another
         phone), answered instead.  When a unique constraint refuses the commit (the same key,
         or ``found_instead``'s night, committed at the same moment by another request), the
-        other request won: answer with its night.
+        other request won: answer with its night.  ``also``: what else the same commit writes
+        with the new night (its row flushed, so it has its id): kept in a group, say.
         """
         if request_key is not None:
             earlier = self.started_by(request_key, request_digest)
@@ -332,6 +337,9 @@ class UnitOfWork:
         night = make()  # validates: raises before anything is written
         night.request_key, night.request_digest = request_key, (request_digest if request_key else None)
         db.session.add(night)
+        if also is not None:
+            db.session.flush()
+            also(night)
         try:
             self.commit()
         except IntegrityError:
@@ -342,6 +350,189 @@ class UnitOfWork:
                 raise
             return earlier, False
         return night, True
+
+
+    # --- the group's commands -----------------------------------------------------------------
+
+    def group(self, group_id: int) -> Group:
+        """``group_id``'s group at its latest version, its row locked until the unit ends (PostgreSQL; SQLite's
+        ``BEGIN IMMEDIATE`` holds off every other writer): the group's commands take turns."""
+        group = db.session.get(Group, group_id, with_for_update=True, populate_existing=True)
+        if group is None:
+            raise IllegalAction("this group does not exist")
+        return group
+
+    def group_command(self, command: GroupCommand, decide: GroupDecide) -> GroupRecorded:
+        """Carry out a group command once per request key, only at the version its form was made for; commit.
+
+        In this order: what the form said must be storable; the group's row is locked; the same
+        key again answers with the first result (the same key with another command:
+        :class:`KeyConflict`); a stale version is refused (:class:`StaleTable`); then the
+        command's own check (``decide``, which may lock and read nights through this unit)
+        says what to write.  Its records are appended (the last one carries the request key),
+        its night events appended to their nights (each night's version moving on), its nights
+        kept; then the one commit.  Anything refused on the way writes nothing.
+        """
+        check_storable(command.said, "the form")
+        group = self.group(command.group_id)
+        repeated = self._group_answered(group, command)
+        if repeated is not None:
+            return repeated
+        if command.expected_version != group.version:
+            raise StaleTable(group.version)
+        entry = decide(self, group)
+        if not entry.records:
+            raise IllegalAction("nothing to record")
+        check_storable([payload for _, payload in entry.records], "the form")
+        self.add_group_records(group, entry.records, command.request_key, command.recorded_by)
+        for night_id, events in entry.night_events.items():
+            self.add_night_events(self.night(night_id), events, command.recorded_by)
+        version = group.version
+        try:
+            self.commit()
+        except IntegrityError:  # pragma: no cover - the row is locked: only a writer outside every unit gets here
+            self._rollback()
+            locked = self.group(command.group_id)
+            repeated = self._group_answered(locked, command)
+            if repeated is not None:
+                return repeated
+            raise StaleTable(locked.version) from None
+        return GroupRecorded(version=version, summary=entry.summary)
+
+    def _group_answered(self, group: Group, command: GroupCommand) -> GroupRecorded | None:
+        if command.request_key is None:
+            return None
+        record = db.session.scalar(
+            select(GroupRecord).where(GroupRecord.group_id == group.id, GroupRecord.request_key == command.request_key)
+        )
+        if record is None:
+            return None
+        asked = {key: value for key, value in record.payload.items() if key not in command.filled_in}
+        if record.kind != command.kind or asked != command.said:
+            raise KeyConflict()
+        return GroupRecorded(version=record.seq, summary=command.summary_again, repeated=True)
+
+    def add_group_records(
+        self,
+        group: Group,
+        records: Sequence[tuple[str, dict[str, Any]]],
+        request_key: str | None,
+        recorded_by: str,
+    ) -> None:
+        """Append ``records`` to ``group`` (locked) after its version, moving the version on by as many
+        (compare-and-set: :class:`StaleTable` if another writer moved it); the last carries ``request_key``."""
+        start = group.version
+        result = db.session.execute(
+            update(Group).where(Group.id == group.id, Group.version == start).values(version=start + len(records))
+        )
+        if result.rowcount != 1:  # pragma: no cover - the row is locked
+            raise StaleTable(start)
+        for offset, (kind, payload) in enumerate(records, start=1):
+            last = offset == len(records)
+            db.session.add(
+                GroupRecord(
+                    group_id=group.id, seq=start + offset, kind=kind, payload=payload,
+                    request_key=request_key if last else None, recorded_by=recorded_by[:40],
+                )
+            )
+        group.version = start + len(records)
+
+    def add_night_events(self, night: Night, events: Sequence[tuple[str, dict[str, Any]]], recorded_by: str) -> None:
+        """Append the night's own (ledger) ``events`` to ``night`` (locked through :meth:`night`), its version
+        moving on by as many; the kept fold follows once committed.  IllegalAction when the night is full."""
+        start = night.version
+        _check_room_for(night, len(events))
+        self.compare_and_set(night, start, start + len(events))
+        for offset, (kind, payload) in enumerate(events, start=1):
+            db.session.add(
+                Event(night_id=night.id, game_id=None, seq=start + offset, kind=kind, payload=payload,
+                      request_key=None, recorded_by=recorded_by[:40])
+            )
+            night_id, seq, version = night.id, start + offset, start + offset - 1
+            self._after_commit.append(
+                lambda n=night_id, v=version, k=kind, p=payload, s=seq: store.advance(n, v, k, p, s, None)
+            )
+        night.version = start + len(events)
+
+    def group_started_by(self, request_key: str, request_digest: str) -> Group | None:
+        """The group the form with ``request_key`` opened, if any; KeyConflict if it said something else."""
+        group = db.session.scalar(select(Group).where(Group.request_key == request_key))
+        if group is not None and group.request_digest != request_digest:
+            raise KeyConflict()
+        return group
+
+    def add_group(
+        self, request_key: str | None, request_digest: str, make: Callable[[], Group], then: Callable[[Group], None]
+    ) -> Group:
+        """Add and commit the group ``make`` builds, and what ``then`` writes with it (its row flushed), once per
+        request key; the same key again (or at the same moment) answers with the group the first one opened."""
+        if request_key is not None:
+            earlier = self.group_started_by(request_key, request_digest)
+            if earlier is not None:
+                return earlier
+        group = make()
+        group.request_key, group.request_digest = request_key, (request_digest if request_key else None)
+        group.version = 0
+        db.session.add(group)
+        db.session.flush()
+        then(group)
+        try:
+            self.commit()
+        except IntegrityError:
+            self._rollback()
+            earlier = self.group_started_by(request_key, request_digest) if request_key is not None else None
+            if earlier is None:
+                raise
+            return earlier
+        return group
+
+
+@dataclass(frozen=True)
+class GroupRecorded:
+    """What a successful (or repeated) group command did: the group's version after it, in a sentence."""
+
+    version: int
+    summary: str
+    repeated: bool = False
+
+
+@dataclass(frozen=True)
+class GroupCommand:
+    """One submit of a group's page, as its form sent it.
+
+    ``kind`` and ``said`` are the record that carries the request key (the command's last), but for
+    what the app fills in (``filled_in``: a payment's reference); ``summary_again`` answers a repeat.
+    """
+
+    group_id: int
+    kind: str
+    said: dict[str, Any]
+    expected_version: int
+    request_key: str | None = None
+    recorded_by: str = "organiser"
+    filled_in: tuple[str, ...] = ()
+    summary_again: str = "Already recorded."
+
+
+@dataclass(frozen=True)
+class GroupEntry:
+    """What a group command, checked against the group at its version, writes: its records in order
+    (the last one is the command's own, ``GroupCommand.kind``), and night events per night id."""
+
+    records: tuple[tuple[str, dict[str, Any]], ...]
+    summary: str
+    night_events: dict[int, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)
+
+
+#: a group command's own check: given the unit (to lock and read nights) and the group (locked, at the
+#: version the form was made for), what it writes, or IllegalAction (or a group rule's error) saying why not
+GroupDecide = Callable[[UnitOfWork, Group], GroupEntry]
+
+
+def _check_room_for(night: Night, more: int) -> None:
+    """Room in a night for ``more`` of its own ledger events (a tab payment's records)."""
+    if night.version + more > limits.MAX_RECORDS + limits.RECORDS_FOR_SETTLING:
+        raise IllegalAction(f"night {night.name!r} holds too many records to take the tab's")
 
 
 def _check_room(night: Night, kind: str) -> None:

@@ -1,0 +1,89 @@
+"""A stored night as the group sees it: its :class:`~companion.group.nights.NightResult`, kept per version.
+
+The group's season, rivalries and tab read nights only as ``NightResult`` values.  A stored
+night is made into one exactly as a night file is (:func:`companion.group.result.night_result`,
+the report page's own report): its fold (:func:`~companion.service.store.play_for`), its money,
+its own ledger events (the bank, the Bonus Round) and the payments marked paid at it, gathered
+here from the database into a :class:`~companion.night.file.NightFile`; the records the group's
+tab appended against it are its ``tab_cleared`` events.  Nothing else is read, so the group never
+disagrees with the night's report.
+
+A night's first ``version`` events never change, so neither does its result: it is kept per
+(night id, version) beside the night's fold (:func:`~companion.service.store.derived`), and a
+group of two hundred nights builds only the nights that moved on since it was last shown.
+
+Which nights count, where the issue is silent: a night with nothing recorded yet, and a night
+settling on chip counts whose bank does not balance yet, have no payments to owe: they are
+"in play" (:data:`NightResult` None, with the reason), listed apart and counted nowhere.  A
+night's date is the day it was started (UTC), or the day its group file gave it when imported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+from sqlalchemy import select
+
+from companion.db.models import Event, Night
+from companion.extensions import db
+from companion.games.night_kinds import TAB_CLEARED
+from companion.group.nights import Cleared, NightResult
+from companion.group.result import NotSettled, night_result
+from companion.night.file import NightFile
+from companion.service.night_ledger import ledger_events, paid_payments
+from companion.service.store import derived, keep_derived, money_of, play_for
+
+#: what a night is while it cannot be counted yet: nothing recorded
+NOTHING_YET = "nothing is recorded yet"
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A night as the group sees it (``result``), or why it cannot be counted yet (``in_play``)."""
+
+    result: NightResult | None
+    in_play: str = ""
+
+
+def night_file_of(night: Night) -> NightFile:
+    """``night`` at its version as a read night file: its name, fold, money and own ledger events."""
+    return NightFile(night.name, play_for(night), money_of(night), ledger_events=ledger_events(night))
+
+
+def cleared_of(night: Night) -> tuple[Cleared, ...]:
+    """The records the group's tab appended against ``night`` (its ``tab_cleared`` events), in order.
+
+    ``member`` is the night's seat name, as the event holds it (a member's name is one of theirs)."""
+    payloads = db.session.scalars(
+        select(Event.payload)
+        .where(Event.night_id == night.id, Event.kind == TAB_CLEARED, Event.seq <= night.version)
+        .order_by(Event.seq)
+    )
+    return tuple(
+        Cleared(str(night.id), p["player"], Decimal(p["amount"]), p["payer"], p["payee"]) for p in payloads
+    )
+
+
+def counted(night: Night) -> Counted:
+    """``night`` as the group sees it at its version (kept per version in this process)."""
+    kept = derived("group-result", night.id, night.version)
+    if kept is not None:
+        return kept  # type: ignore[no-any-return]
+    if night.version == 0:
+        return Counted(None, NOTHING_YET)
+    try:
+        found = Counted(
+            night_result(
+                night_file_of(night),
+                night_id=str(night.id),
+                date=night.created_at.date(),
+                title=night.name,
+                paid=paid_payments(night),
+                cleared=cleared_of(night),
+            )
+        )
+    except NotSettled as error:
+        found = Counted(None, str(error))
+    keep_derived("group-result", night.id, night.version, found)
+    return found

@@ -1,0 +1,753 @@
+"""A group across nights, stored: open one, keep nights in it, its members and pay handles, its tab.
+
+The group's pure core (:mod:`companion.group`) says what a group is; this module stores it and
+builds it back.  A group is a row (:class:`~companion.db.models.Group`: its name, two secret
+links, its version) and its records, appended only (:class:`~companion.db.models.GroupRecord`):
+
+* ``member_added`` ``{name}``, ``member_merged`` ``{kept, merged}``, ``member_renamed`` ``{old, new}``
+  (the member records :func:`companion.group.members.members_from` folds; names as shown then);
+* ``handle_set`` ``{member, kind, value}`` and ``handle_removed`` ``{member, kind}`` (a member's pay
+  handles, :mod:`companion.group.pay_links`; a handle follows its member through a rename or a
+  merge, the kept member's own handle winning);
+* ``night_kept`` ``{night_id}``, written with the night's :class:`~companion.db.models.GroupNight` row;
+* ``tab_paid`` ``{payer, payee, amount, unit, ref, confirmed_by}``: a payment through the tab,
+  written with the ``tab_cleared`` events it appends to the nights it clears
+  (:func:`companion.group.tab.pay` decides which), in the same unit of work.
+
+Every command goes through the unit of work (:meth:`~companion.service.uow.UnitOfWork.group_command`):
+the group's row locked, its version compared and set, the request key answered once.  What a
+command refuses is one of :data:`GROUP_REFUSALS`, with a sentence for the page.  The views
+(:func:`group_view`, :func:`rivalry_view`) build every night's
+:class:`~companion.group.nights.NightResult` from the stored night (:mod:`.group_nights`, kept
+per version).  See docs/group.md ("Stored").
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from types import MappingProxyType
+from typing import Any
+
+from sqlalchemy import func, select
+
+from companion.db.models import Group, GroupNight, GroupRecord, Night
+from companion.extensions import db
+from companion.games import IllegalAction
+from companion.games.night_kinds import PAID, TAB_CLEARED
+from companion.group import file as groupfile
+from companion.group.members import (
+    Added,
+    MemberError,
+    MemberRecord,
+    Members,
+    Merged,
+    Renamed,
+    UnknownMember,
+    member_name,
+    members_from,
+    name_key,
+)
+from companion.group.nights import Cleared, NightResult
+from companion.group.pay_links import Iban, PayHandle, PayPalMe, Revolut, Venmo, read_iban, read_paypal_me, read_revolut, read_venmo
+from companion.group.season import ALL_TIME, Period, Rivalry, Season, rivalry, season, seated_members
+from companion.group.tab import Overpayment, Tab, TabPayment, pay, tab
+from companion.night import file as nightfile
+from companion.service.group_nights import Counted, counted, night_file_of
+from companion.service.night_ledger import paid_payments
+from companion.service.nights import new_night, night_from_file
+from companion.service.uow import GroupCommand, GroupEntry, GroupRecorded, UnitOfWork, digest, end_reads, new_key
+from companion.values.limits import MAX_NIGHT_NAME
+from companion.values.reading import Unreadable, text
+
+__all__ = [
+    "GROUP_REFUSALS", "GroupView", "HANDLE_KINDS", "KeptNight", "NextNightDefaults", "NightInPlay", "UnknownPlayers",
+    "add_member", "export_group", "group_for_member", "group_for_organiser", "group_of_night", "group_view",
+    "handles_for_night", "import_group", "keep_night", "merge_members", "next_night_defaults",
+    "open_group", "open_night_in_group", "pay_tab", "remove_handle", "rename_member", "rivalry_view",
+    "rotate_group_link", "set_handle",
+]
+
+#: the kinds of pay handle a member may give, one each, in the order shown
+HANDLE_KINDS = ("paypal", "revolut", "venmo", "iban")
+#: each kind's key in the group file (companion-group/1)
+_FILE_KEYS = {"paypal": "paypal_me", "revolut": "revolut", "venmo": "venmo", "iban": "iban"}
+#: the organiser confirms a payment; a payee confirms with their member name ("I got it")
+ORGANISER = "organiser"
+#: what a night's tab records say they were recorded by
+TAB_RECORDER = "group tab"
+#: the reference of the tab's records made from a group file (which keeps no payment references)
+IMPORTED_REF = "imported with the group file"
+MAX_REF = 80
+
+
+class UnknownPlayers(UnknownMember):
+    """Players of a night no member goes by: add them (``add_new``) or merge them into a member first."""
+
+    def __init__(self, names: Sequence[str], members: Iterable[str]) -> None:
+        known = ", ".join(members) or "none yet"
+        listed = ", ".join(repr(n) for n in names)
+        LookupError.__init__(
+            self, f"no member of the group is called {listed} (members: {known}); add or merge each first"
+        )
+        self.name = names[0]
+        self.names = tuple(names)
+
+
+#: every refusal of a group command, each with a sentence for the page (nothing was written)
+GROUP_REFUSALS: tuple[type[Exception], ...] = (
+    IllegalAction, Unreadable, MemberError, UnknownMember, Overpayment, groupfile.GroupFileError,
+)
+
+
+# --- reading a group back ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Folded:
+    """The group's records folded: its member records, members, and each member's handles."""
+
+    records: tuple[MemberRecord, ...]
+    members: Members
+    handles: Mapping[str, Mapping[str, PayHandle]]
+
+
+def _records(group_id: int) -> list[GroupRecord]:
+    return list(db.session.scalars(select(GroupRecord).where(GroupRecord.group_id == group_id).order_by(GroupRecord.seq)))
+
+
+def _member_record(kind: str, payload: Mapping[str, Any]) -> MemberRecord | None:
+    if kind == "member_added":
+        return Added(payload["name"])
+    if kind == "member_merged":
+        return Merged(payload["kept"], payload["merged"])
+    if kind == "member_renamed":
+        return Renamed(payload["old"], payload["new"])
+    return None
+
+
+def _fold(rows: Iterable[tuple[str, Mapping[str, Any]]]) -> _Folded:
+    """Members and handles from the records in order (each handle follows its member's renames and merges)."""
+    records: list[MemberRecord] = []
+    handles: dict[str, dict[str, PayHandle]] = {}
+    for kind, payload in rows:
+        record = _member_record(kind, payload)
+        if record is not None:
+            before = members_from(records) if not isinstance(record, Added) else None
+            records.append(record)
+            if isinstance(record, Renamed) and before is not None:
+                old = before.member(record.old)
+                if old in handles:
+                    handles[member_name(record.new)] = handles.pop(old)
+            elif isinstance(record, Merged) and before is not None:
+                kept, merged = before.member(record.kept), before.member(record.merged)
+                theirs = handles.pop(merged, {})
+                handles.setdefault(kept, {})
+                for k, h in theirs.items():
+                    handles[kept].setdefault(k, h)
+        elif kind == "handle_set":
+            handles.setdefault(payload["member"], {})[payload["kind"]] = _handle(payload["kind"], payload["value"])
+        elif kind == "handle_removed":
+            handles.get(payload["member"], {}).pop(payload["kind"], None)
+    members = members_from(records)
+    shown = {
+        member: MappingProxyType({k: held[k] for k in HANDLE_KINDS if k in held})
+        for member in members.names
+        if (held := handles.get(member))
+    }
+    return _Folded(tuple(records), members, MappingProxyType(shown))
+
+
+def _folded(group_id: int) -> _Folded:
+    return _fold((r.kind, r.payload) for r in _records(group_id))
+
+
+def _handle(kind: str, value: Mapping[str, Any]) -> PayHandle:
+    """A handle of ``kind`` read from what a form (or a record) says: ``{"username"}``, or an IBAN's
+    ``{"iban", "holder", "bic"}``."""
+    if not isinstance(value, Mapping):
+        raise Unreadable("a pay handle is given as its fields")
+    if kind == "iban":
+        return read_iban(value.get("iban", ""), value.get("holder", ""), value.get("bic", "") or "")
+    readers = {"paypal": read_paypal_me, "revolut": read_revolut, "venmo": read_venmo}
+    if kind not in readers:
+        raise IllegalAction(f"a pay handle is one of {', '.join(HANDLE_KINDS)}, not {kind!r}")
+    return readers[kind](value.get("username", ""))
+
+
+def _handle_value(handle: PayHandle) -> dict[str, str]:
+    if isinstance(handle, Iban):
+        return {"iban": handle.iban, "holder": handle.holder, "bic": handle.bic}
+    return {"username": handle.username}
+
+
+def _kind_of(handle: PayHandle) -> str:
+    return {PayPalMe: "paypal", Revolut: "revolut", Venmo: "venmo", Iban: "iban"}[type(handle)]
+
+
+def _kept_nights(group_id: int, lock: UnitOfWork | None = None) -> list[Night]:
+    """The group's nights in the order kept; through ``lock`` their rows are locked (ids in order)."""
+    ids = list(
+        db.session.scalars(select(GroupNight.night_id).where(GroupNight.group_id == group_id).order_by(GroupNight.position))
+    )
+    if lock is not None:
+        for night_id in sorted(ids):  # one order for every writer: no two units wait on each other
+            lock.night(night_id)
+        return [lock.night(night_id) for night_id in ids]
+    nights = {n.id: n for n in db.session.scalars(select(Night).where(Night.id.in_(ids)))} if ids else {}
+    return [nights[i] for i in ids]
+
+
+# --- the view of a group -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KeptNight:
+    """A night of the group that counts: what the group sees of it, and the stored night it is."""
+
+    result: NightResult
+    night_id: int
+    name: str
+    date: datetime.date
+
+
+@dataclass(frozen=True)
+class NightInPlay:
+    """A night of the group that cannot be counted yet, and why (nothing recorded, the bank not balanced,
+    a player no member goes by)."""
+
+    night_id: int
+    name: str
+    date: datetime.date
+    reason: str
+
+
+@dataclass(frozen=True)
+class GroupView:
+    """Everything a group's page shows, at the group's ``version``."""
+
+    version: int
+    name: str
+    members: Members
+    nights: tuple[KeptNight, ...]  # oldest first (nights of one date in the order kept)
+    in_play: tuple[NightInPlay, ...]
+    season: Season
+    tab: Tab  # over every night, whatever the period
+    handles: Mapping[str, Mapping[str, PayHandle]]  # member -> kind -> handle, only members who gave one
+    periods: tuple[Period, ...]  # each year with a night, newest first, each followed by its months, newest first
+
+
+def _counted_nights(nights: Sequence[Night], members: Members) -> tuple[list[KeptNight], list[NightInPlay]]:
+    kept: list[KeptNight] = []
+    in_play: list[NightInPlay] = []
+    for night in nights:
+        found: Counted = counted(night)
+        date = night.created_at.date()
+        if found.result is None:
+            in_play.append(NightInPlay(night.id, night.name, date, found.in_play))
+            continue
+        try:
+            seated_members(found.result, members)
+        except (UnknownMember, MemberError) as error:
+            in_play.append(NightInPlay(night.id, night.name, date, str(error)))
+            continue
+        kept.append(KeptNight(found.result, night.id, night.name, date))
+    kept.sort(key=lambda k: k.date)  # stable: nights of one date keep the order kept
+    return kept, in_play
+
+
+def _periods(dates: Iterable[datetime.date]) -> tuple[Period, ...]:
+    months = sorted({(d.year, d.month) for d in dates}, reverse=True)
+    out: list[Period] = []
+    for year in sorted({y for y, _ in months}, reverse=True):
+        out.append(Period.year(year))
+        out.extend(Period.month(year, m) for y, m in months if y == year)
+    return tuple(out)
+
+
+def group_view(group: Group, period: Period = ALL_TIME) -> GroupView:
+    """The group as its pages show it: members, nights (those in play apart), the season of ``period``, the tab."""
+    folded = _folded(group.id)
+    kept, in_play = _counted_nights(_kept_nights(group.id), folded.members)
+    results = [k.result for k in kept]
+    return GroupView(
+        version=group.version,
+        name=group.name,
+        members=folded.members,
+        nights=tuple(kept),
+        in_play=tuple(in_play),
+        season=season(results, folded.members, period),
+        tab=tab(results, folded.members),
+        handles=folded.handles,
+        periods=_periods(k.date for k in kept),
+    )
+
+
+def rivalry_view(group: Group, first: str, second: str, period: Period = ALL_TIME) -> Rivalry:
+    """What passed between two members night after night (:func:`companion.group.season.rivalry`)."""
+    folded = _folded(group.id)
+    kept, _ = _counted_nights(_kept_nights(group.id), folded.members)
+    return rivalry([k.result for k in kept], folded.members, first, second, period)
+
+
+def group_for_organiser(key: str) -> Group | None:
+    return db.session.scalar(select(Group).where(Group.organiser_key == key)) if key else None
+
+
+def group_for_member(key: str) -> Group | None:
+    return db.session.scalar(select(Group).where(Group.member_key == key)) if key else None
+
+
+def group_of_night(night: Night) -> Group | None:
+    """The group ``night`` is kept in, if any (one at most)."""
+    return db.session.scalar(select(Group).join(GroupNight, GroupNight.group_id == Group.id).where(GroupNight.night_id == night.id))
+
+
+def handles_for_night(night: Night) -> Mapping[str, Mapping[str, PayHandle]]:
+    """Each seat of ``night`` whose member gave a pay handle → that member's handles (kind → handle)."""
+    group = group_of_night(night)
+    if group is None:
+        return MappingProxyType({})
+    folded = _folded(group.id)
+    out = {}
+    for seat in night.players:
+        if seat in folded.members and folded.members.member(seat) in folded.handles:
+            out[seat] = folded.handles[folded.members.member(seat)]
+    return MappingProxyType(out)
+
+
+# --- opening a group, its links ------------------------------------------------------------------
+
+
+def _group_name(name: object) -> str:
+    read = text(name, "the group's name", max_length=MAX_NIGHT_NAME, collapse=True)
+    if not read:
+        raise Unreadable("the group's name cannot be empty")
+    return read
+
+
+def _new_group(name: str) -> Group:
+    return Group(name=name, organiser_key=new_key(), member_key=new_key(), version=0)
+
+
+def _refuse_kept(night_id: int) -> None:
+    """IllegalAction when the night is kept in a group already (a night is in one group at most)."""
+    if db.session.scalar(select(GroupNight.id).where(GroupNight.night_id == night_id)) is not None:
+        raise IllegalAction("this night is already kept in a group")
+
+
+def _keep(uow: UnitOfWork, group: Group, night_id: int) -> None:
+    """The night's row in the group, after the nights kept so far."""
+    position = db.session.scalar(select(func.max(GroupNight.position)).where(GroupNight.group_id == group.id)) or 0
+    db.session.add(GroupNight(group_id=group.id, night_id=night_id, position=position + 1))
+
+
+def open_group(name: str, request_key: str | None = None, from_night: Night | None = None) -> Group:
+    """A new group; with ``from_night``, that night is kept in it and its players are its first members.
+
+    The same request key again finds the group the first one opened.  Refused (nothing written):
+    an empty or too long name; a night already kept in a group.
+    """
+    read = _group_name(name)
+    night_id = from_night.id if from_night is not None else None
+    with UnitOfWork() as uow:
+
+        def then(group: Group) -> None:
+            if night_id is None:
+                return
+            night = uow.night(night_id)
+            _refuse_kept(night_id)
+            records: list[tuple[str, dict[str, Any]]] = [("member_added", {"name": member_name(p)}) for p in night.players]
+            members_from(_member_record(k, p) for k, p in records)  # type: ignore[misc]  # checks two seats are not one name
+            records.append(("night_kept", {"night_id": night_id}))
+            uow.add_group_records(group, records, None, ORGANISER)
+            _keep(uow, group, night_id)
+
+        return uow.add_group(request_key, digest("group", read, night_id), lambda: _new_group(read), then)
+
+
+def rotate_group_link(group: Group, which: str) -> None:
+    """Replace the organiser's or the members' secret; the old link stops working."""
+    if which not in ("organiser", "members"):
+        raise IllegalAction("choose the organiser's or the members' link")
+    group_id = group.id
+    with UnitOfWork() as uow:
+        locked = uow.group(group_id)
+        if which == "organiser":
+            locked.organiser_key = new_key()
+        else:
+            locked.member_key = new_key()
+        uow.commit()
+
+
+# --- members and handles -------------------------------------------------------------------------
+
+
+def _member_command(
+    group_id: int, kind: str, payload: dict[str, Any], expected_version: int, request_key: str | None, summary: str,
+    check: Any = None,
+) -> GroupRecorded:
+    """Append one member or handle record, once per key, at the version expected; ``check(folded)`` may refuse."""
+
+    def decide(uow: UnitOfWork, group: Group) -> GroupEntry:
+        rows = [(r.kind, r.payload) for r in _records(group.id)]
+        before = _fold(rows)
+        if check is not None:
+            check(before)
+        try:
+            after = _fold([*rows, (kind, payload)])
+        except MemberError as error:  # "member record 7: ...": said without its position
+            raise MemberError(str(error).partition(": ")[2] or str(error)) from None
+        _refuse_one_member_twice_at_a_night(group.id, after.members)
+        return GroupEntry(((kind, payload),), summary)
+
+    command = GroupCommand(group_id, kind, payload, expected_version, request_key, summary_again=summary)
+    with UnitOfWork() as uow:
+        return uow.group_command(command, decide)
+
+
+def _refuse_one_member_twice_at_a_night(group_id: int, members: Members) -> None:
+    """MemberError when two players of one kept night would be one member (a wrong merge)."""
+    for night in _kept_nights(group_id):
+        seen: dict[str, str] = {}
+        for seat in night.players:
+            if seat not in members:
+                continue
+            member = members.member(seat)
+            if member in seen:
+                raise MemberError(
+                    f"{seen[member]!r} and {seat!r} both played {night.name!r}: they cannot be one member"
+                )
+            seen[member] = seat
+
+
+def add_member(group_id: int, name: str, expected_version: int, request_key: str | None) -> GroupRecorded:
+    """A new member (refused when a member already goes by that name)."""
+    read = member_name(name)
+    return _member_command(group_id, "member_added", {"name": read}, expected_version, request_key, f"{read} joined the group")
+
+
+def merge_members(group_id: int, kept: str, merged: str, expected_version: int, request_key: str | None) -> GroupRecorded:
+    """``merged`` is the same person as ``kept``: their nights count for ``kept`` from now on.
+
+    Refused: a name no member goes by, a member merged with itself, two names that played one night."""
+    folded = _folded(group_id)
+    one, other = folded.members.member(member_name(kept)), folded.members.member(member_name(merged))
+    payload = {"kept": one, "merged": other}
+    return _member_command(group_id, "member_merged", payload, expected_version, request_key, f"{other} is now {one}")
+
+
+def rename_member(group_id: int, old: str, new: str, expected_version: int, request_key: str | None) -> GroupRecorded:
+    """The member ``old`` is shown as ``new``; their nights still count for them."""
+    folded = _folded(group_id)
+    member = folded.members.member(member_name(old))
+    read = member_name(new, "the new name")
+    payload = {"old": member, "new": read}
+    return _member_command(group_id, "member_renamed", payload, expected_version, request_key, f"{member} is now called {read}")
+
+
+def set_handle(
+    group_id: int, member: str, kind: str, value: Mapping[str, str], expected_version: int, request_key: str | None
+) -> GroupRecorded:
+    """``member``'s pay handle of ``kind`` ("paypal", "revolut", "venmo": ``{"username"}``; "iban":
+    ``{"iban", "holder", "bic"}``), read by its reader; it replaces the one they gave before."""
+    if kind not in HANDLE_KINDS:
+        raise IllegalAction(f"a pay handle is one of {', '.join(HANDLE_KINDS)}, not {kind!r}")
+    who = _folded(group_id).members.member(member_name(member))
+    handle = _handle(kind, value)
+    payload = {"member": who, "kind": kind, "value": _handle_value(handle)}
+    return _member_command(group_id, "handle_set", payload, expected_version, request_key, f"{who}'s {kind} is set")
+
+
+def remove_handle(group_id: int, member: str, kind: str, expected_version: int, request_key: str | None) -> GroupRecorded:
+    """``member`` no longer gives a pay handle of ``kind`` (refused when they gave none)."""
+    who = _folded(group_id).members.member(member_name(member))
+
+    def check(folded: _Folded) -> None:
+        if kind not in folded.handles.get(who, {}):
+            raise IllegalAction(f"{who} gives no {kind} handle")
+
+    payload = {"member": who, "kind": kind}
+    return _member_command(group_id, "handle_removed", payload, expected_version, request_key, f"{who}'s {kind} is removed", check)
+
+
+# --- keeping nights ------------------------------------------------------------------------------
+
+
+def _member_records_for(players: Sequence[str], members: Members, add_new: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
+    """The ``member_added`` records a night's players need: UnknownPlayers when one is neither a member nor
+    in ``add_new``; refused when ``add_new`` names someone who did not play, or a member already."""
+    wanted = {name_key(member_name(n)): n for n in add_new}
+    seats = {name_key(p): p for p in players}
+    for key, name in wanted.items():
+        if key not in seats:
+            raise IllegalAction(f"{name!r} did not play this night")
+        if seats[key] in members:
+            raise MemberError(f"{seats[key]!r} is already {members.member(seats[key])!r}")
+    unknown = [p for p in players if p not in members and name_key(p) not in wanted]
+    if unknown:
+        raise UnknownPlayers(unknown, members.names)
+    return [("member_added", {"name": member_name(p)}) for p in players if name_key(p) in wanted]
+
+
+def _check_seating(players: Sequence[str], members: Members, what: str) -> None:
+    seen: dict[str, str] = {}
+    for seat in players:
+        member = members.member(seat)
+        if member in seen:
+            raise MemberError(f"{seen[member]!r} and {seat!r} both play {what}: they cannot be one member ({member!r})")
+        seen[member] = seat
+
+
+def keep_night(
+    group_id: int, night_id: int, expected_version: int, request_key: str | None, add_new: tuple[str, ...] = ()
+) -> GroupRecorded:
+    """Keep a night in the group: its players must be members (or be added, ``add_new``).
+
+    Refused (nothing written): a player no member goes by and not in ``add_new``
+    (:class:`UnknownPlayers`, listing them), two players who are one member, a night already
+    kept in a group (this one or another), a stale version.
+    """
+
+    def decide(uow: UnitOfWork, group: Group) -> GroupEntry:
+        night = db.session.get(Night, night_id)
+        if night is None:
+            raise IllegalAction("this night does not exist")
+        _refuse_kept(night_id)
+        rows = [(r.kind, r.payload) for r in _records(group.id)]
+        members = _fold(rows).members
+        added = _member_records_for(night.players, members, add_new)
+        after = _fold([*rows, *added]).members
+        _check_seating(night.players, after, repr(night.name))
+        _keep(uow, group, night_id)
+        return GroupEntry((*added, ("night_kept", {"night_id": night_id})), f"{night.name} is kept in the group")
+
+    command = GroupCommand(group_id, "night_kept", {"night_id": night_id}, expected_version, request_key,
+                           summary_again="The night is kept in the group.")
+    with UnitOfWork() as uow:
+        return uow.group_command(command, decide)
+
+
+def open_night_in_group(
+    group_id: int,
+    name: str,
+    players: list[str],
+    money: nightfile.Money,
+    first: Mapping[str, Any],
+    request_key: str | None = None,
+    add_new: tuple[str, ...] = (),
+) -> Night:
+    """A new night started from the group's page, kept in the group in the same unit of work (both or neither).
+
+    As :func:`companion.service.nights.open_night`, and its players must be members (or in ``add_new``).
+    """
+    said = digest("create", name, players, str(money.chip_value), money.currency, dict(first), "group", group_id, list(add_new))
+    with UnitOfWork() as uow:
+
+        def then(night: Night) -> None:
+            group = uow.group(group_id)
+            rows = [(r.kind, r.payload) for r in _records(group.id)]
+            added = _member_records_for(night.players, _fold(rows).members, add_new)
+            _check_seating(night.players, _fold([*rows, *added]).members, "this night")
+            uow.add_group_records(group, [*added, ("night_kept", {"night_id": night.id})], None, ORGANISER)
+            _keep(uow, group, night.id)
+
+        return uow.add_night(request_key, said, lambda: new_night(name, players, money, first), also=then)[0]
+
+
+@dataclass(frozen=True)
+class NextNightDefaults:
+    """What a new night from the group's page starts with: the last night's players in their seats (by their
+    member names), the first dealer one seat on, its chip value, currency and first game."""
+
+    name: str
+    players: tuple[str, ...]
+    first_dealer: str
+    chip_value: Decimal
+    currency: str
+    kind: str | None  # the first game's kind (None: the group has no night yet)
+    rules: Mapping[str, Any] = field(default_factory=dict)
+
+
+def next_night_defaults(group: Group) -> NextNightDefaults:
+    """The next night as the last one was, the deal one seat on (the group's members when it has no night)."""
+    members = _folded(group.id).members
+    nights = _kept_nights(group.id)
+    if not nights:
+        names = members.names
+        return NextNightDefaults(group.name, names, names[0] if names else "", Decimal(0), "", None)
+    last = nights[-1]
+    shown = [members.member(p) if p in members else p for p in last.players]
+    game = last.games[0]
+    seat = last.players.index(game.first_dealer) if game.first_dealer in last.players else -1
+    dealer = shown[(seat + 1) % len(shown)]
+    return NextNightDefaults(
+        group.name, tuple(shown), dealer, Decimal(last.chip_value or 0), last.currency or "", game.kind,
+        MappingProxyType(dict(game.rules)),
+    )
+
+
+# --- the tab -------------------------------------------------------------------------------------
+
+
+def _amount_text(amount: Decimal, unit: str | None) -> str:
+    """An amount as a record holds it: whole chips ("12", "-12"), or exact money ("2.50", "0.125")."""
+    return f"{int(amount)}" if unit is None else f"{amount:f}"
+
+
+def _ref(group_name: str, seq: int) -> str:
+    tail = f" · tab #{seq}"
+    return group_name[: MAX_REF - len(tail)].rstrip() + tail
+
+
+def _records_of(payments: Sequence[TabPayment], cleared: Sequence[Cleared], members: Members) -> list[list[Cleared]]:
+    """``cleared`` (as :func:`~companion.group.tab.pay` returns them) split per payment, in order; the offsets
+    after them are the last list."""
+    out: list[list[Cleared]] = []
+    rest = list(cleared)
+    for payment in payments:
+        payer, payee = members.member(payment.payer), members.member(payment.payee)
+        mine: list[Cleared] = []
+        paid = received = Decimal(0)
+        while rest and (paid < payment.amount or received < payment.amount):
+            record = rest[0]
+            if record.offset or (record.payer, record.payee) != (payer, payee):
+                break
+            if record.amount > 0:
+                paid += record.amount
+            else:
+                received -= record.amount
+            mine.append(rest.pop(0))
+        out.append(mine)
+    out.append(rest)
+    return out
+
+
+def pay_tab(
+    group_id: int,
+    payments: Sequence[TabPayment],
+    expected_version: int,
+    request_key: str | None,
+    confirmed_by: str = ORGANISER,
+) -> GroupRecorded:
+    """Payments through the tab: one ``tab_paid`` record each, and the ``tab_cleared`` events they append to the
+    nights they clear (oldest first, :func:`companion.group.tab.pay`), in one unit of work, or nothing at all.
+
+    ``confirmed_by`` is "organiser", or the payee's member name ("I got it", from the members' page: then
+    every payment must be to them).  Refused (nothing written): :class:`Overpayment`, a name no member goes
+    by, a payee confirming another's payment, a stale version.
+    """
+    if not payments:
+        raise IllegalAction("choose at least one payment")
+
+    def decide(uow: UnitOfWork, group: Group) -> GroupEntry:
+        folded = _folded(group.id)
+        members = folded.members
+        confirmer = ORGANISER if confirmed_by == ORGANISER else members.member(member_name(confirmed_by))
+        if confirmer != ORGANISER and any(members.member(p.payee) != confirmer for p in payments):
+            raise IllegalAction(f"{confirmer} can say only that they got a payment to them")
+        nights = _kept_nights(group.id, lock=uow)
+        kept, _ = _counted_nights(nights, members)
+        results = {k.result.night_id: k.result for k in kept}
+        cleared = pay(list(results.values()), members, payments)
+        per_payment = _records_of(payments, cleared, members)
+        records: list[tuple[str, dict[str, Any]]] = []
+        refs: list[str] = []
+        for offset, payment in enumerate(payments, start=1):
+            ref = _ref(group.name, group.version + offset)
+            refs.append(ref)
+            records.append(("tab_paid", {
+                "payer": members.member(payment.payer), "payee": members.member(payment.payee),
+                "amount": _amount_text(payment.amount, payment.unit), "unit": payment.unit or "",
+                "ref": ref, "confirmed_by": confirmer,
+            }))
+        events: dict[int, list[tuple[str, dict[str, Any]]]] = {}
+        for ref, batch in zip([*refs, refs[-1]], per_payment):
+            for record in batch:
+                result = results[record.night_id]
+                seat = {m: s for s, m in seated_members(result, members).items()}[members.member(record.member)]
+                events.setdefault(int(record.night_id), []).append((TAB_CLEARED, {
+                    "player": seat, "amount": _amount_text(record.amount, result.unit),
+                    "payer": record.payer, "payee": record.payee, "ref": ref,
+                }))
+        shown = "; ".join(
+            f"{r[1]['payer']} paid {r[1]['payee']} {r[1]['amount']} {r[1]['unit'] or 'chips'}" for r in records
+        )
+        return GroupEntry(tuple(records), f"{shown} (through the tab)", dict(sorted(events.items())))
+
+    # what the key's record (the last payment's) says, names as the group shows them (read before the unit: a
+    # name no member goes by is refused here, and the unit reads the members again under the group's lock)
+    members = _folded(group_id).members
+    last = payments[-1]
+    said = {"payer": members.member(last.payer), "payee": members.member(last.payee),
+            "amount": _amount_text(last.amount, last.unit), "unit": last.unit or "",
+            "confirmed_by": confirmed_by if confirmed_by == ORGANISER else members.member(member_name(confirmed_by))}
+    command = GroupCommand(group_id, "tab_paid", said, expected_version, request_key, recorded_by=confirmed_by,
+                           filled_in=("ref",), summary_again="The payment is recorded.")
+    with UnitOfWork() as uow:
+        return uow.group_command(command, decide)
+
+
+# --- the group file ------------------------------------------------------------------------------
+
+
+def export_group(group: Group) -> str:
+    """The group as a ``companion-group/1`` file (docs/group-file.md): its member records, handles, and every
+    night that counts (a night in play is left out: the file holds nights that settle)."""
+    folded = _folded(group.id)
+    nights = _kept_nights(group.id)
+    kept, _ = _counted_nights(nights, folded.members)
+    by_id = {n.id: n for n in nights}
+    entries = tuple(
+        groupfile.GroupNight(k.date, night_file_of(by_id[k.night_id]), paid_payments(by_id[k.night_id]), k.result)
+        for k in kept
+    )
+    handles = {m: tuple(h.values()) for m, h in folded.handles.items()}
+    return groupfile.dumps(
+        groupfile.GroupFile(group.name, folded.records, folded.members, MappingProxyType(handles), entries)
+    )
+
+
+def import_group(text_: str | bytes, request_key: str | None = None) -> Group:
+    """A new group from a ``companion-group/1`` file: its members, handles and nights (each a new night, with its
+    payments marked paid and the tab's records), in one unit of work; nothing stored when the file is refused
+    (:class:`~companion.group.file.GroupFileError` names where) or a night cannot be stored."""
+    raw = text_.encode("utf-8", "surrogatepass") if isinstance(text_, str) else text_
+    said = digest("import group", hashlib.sha256(raw).hexdigest())
+    end_reads()  # read and replay the whole file before the write transaction begins
+    parsed = groupfile.loads(raw)
+    with UnitOfWork() as uow:
+
+        def then(group: Group) -> None:
+            records: list[tuple[str, dict[str, Any]]] = [_stored_member_record(r) for r in parsed.records]
+            for member, handles in parsed.handles.items():
+                records += [("handle_set", {"member": member, "kind": _kind_of(h), "value": _handle_value(h)}) for h in handles]
+            for entry in parsed.nights:
+                seats = {m: s for s, m in seated_members(entry.result, parsed.members).items()}
+                more = [(PAID, {"payer": p.payer, "payee": p.payee, "chips": p.chips}) for p in entry.paid]
+                more += [(TAB_CLEARED, {
+                    "player": seats[parsed.members.member(c.member)], "amount": _amount_text(c.amount, entry.result.unit),
+                    "payer": c.payer, "payee": c.payee, "ref": IMPORTED_REF,
+                }) for c in entry.cleared]
+                night = night_from_file(entry.night, entry.night.name or entry.result.title, more)
+                night.created_at = datetime.datetime.combine(entry.date, datetime.time())
+                db.session.add(night)
+                db.session.flush()
+                records.append(("night_kept", {"night_id": night.id}))
+                _keep(uow, group, night.id)
+                db.session.flush()
+            if records:
+                uow.add_group_records(group, records, None, "import")
+
+        return uow.add_group(request_key, said, lambda: _new_group(parsed.name), then)
+
+
+def _stored_member_record(record: MemberRecord) -> tuple[str, dict[str, Any]]:
+    if isinstance(record, Added):
+        return "member_added", {"name": record.name}
+    if isinstance(record, Merged):
+        return "member_merged", {"kept": record.kept, "merged": record.merged}
+    return "member_renamed", {"old": record.old, "new": record.new}

@@ -1,0 +1,341 @@
+"""A group stored: its nights, members, handles and tab through the service, every figure worked by hand.
+
+The nights are played on chip counts (a game of Poker with real betting: the night settles on
+counts − chips bought), so each player's net is what they cashed out less the 50 they bought in:
+
+* N1, 2025-01-10, EUR at 0.25 a chip: Ann 58, Ben 50, Dan 42 → Ann +8, Ben 0, Dan −8;
+  in money Ann +2.00, Dan −2.00; plan: Dan pays Ann 2.00.
+* N2, 2025-02-14, EUR at 0.10 a chip: Ann 50, Ben 80, Cat 40, Dan 30 → Ann 0, Ben +30, Cat −10,
+  Dan −20; in money Ben +3.00, Cat −1.00, Dan −2.00; plan: Cat pays Ben 1.00, Dan pays Ben 2.00.
+* N3, 2025-02-21, chips only: Ann 45, Cat 55 → Ann −5, Cat +5; plan: Ann pays Cat 5 chips.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from collections.abc import Mapping
+from decimal import Decimal as D
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select, update
+
+from companion import service
+from companion.db.models import Event, Group, GroupNight, GroupRecord, Night
+from companion.extensions import db
+from companion.group.members import MemberError
+from companion.group.pay_links import Iban, PayPalMe
+from companion.group.season import Period
+from companion.group.tab import Overpayment, TabPayment
+from companion.night.file import Money
+from companion.service import bank
+
+KEY = "k" * 43
+OTHER_KEY = "o" * 43
+
+
+def poker(first_dealer: str) -> dict[str, Any]:
+    return {"kind": "betting", "players": None, "first_dealer": first_dealer, "rules": {"variant": "Texas hold'em"}}
+
+
+def played_night(name: str, counts: Mapping[str, int], money: Money, day: datetime.date) -> Night:
+    """A night on chip counts: everyone buys in 50, then cashes out ``counts`` (a player's net: count − 50)."""
+    players = list(counts)
+    night = service.open_night(name, players, money, poker(players[0]))
+    bank.record(night.id, "all_buy_in", {"chips": 50}, 0, None)
+    for version, (player, chips) in enumerate(counts.items(), start=1):
+        bank.record(night.id, "cash_out", {"player": player, "chips": chips}, version, None)
+    # the day it was played (the service dates a night by the day it was started)
+    db.session.execute(update(Night).where(Night.id == night.id).values(created_at=datetime.datetime.combine(day, datetime.time(20))))
+    db.session.commit()
+    return db.session.get(Night, night.id)
+
+
+EUR25, EUR10, CHIPS = Money(D("0.25"), "EUR"), Money(D("0.10"), "EUR"), Money(D(0), "")
+
+
+def group_of_three(app) -> tuple[int, list[int]]:  # type: ignore[no-untyped-def]
+    """The group "Fridays" opened from N1 (Ann, Ben, Dan its first members), Cat added, N2 and N3 kept."""
+    n1 = played_night("N1", {"Ann": 58, "Ben": 50, "Dan": 42}, EUR25, datetime.date(2025, 1, 10))
+    n2 = played_night("N2", {"Ann": 50, "Ben": 80, "Cat": 40, "Dan": 30}, EUR10, datetime.date(2025, 2, 14))
+    n3 = played_night("N3", {"Ann": 45, "Cat": 55}, CHIPS, datetime.date(2025, 2, 21))
+    group = service.open_group("Fridays", from_night=n1)
+    assert group.version == 4  # Ann, Ben, Dan added; N1 kept
+    service.add_member(group.id, "Cat", 4, None)
+    service.keep_night(group.id, n2.id, 5, None)
+    service.keep_night(group.id, n3.id, 6, None)
+    return group.id, [n1.id, n2.id, n3.id]
+
+
+def group(group_id: int) -> Group:
+    db.session.rollback()
+    return db.session.get(Group, group_id)
+
+
+def versions(night_ids: list[int]) -> list[int]:
+    db.session.rollback()
+    return [db.session.get(Night, i).version for i in night_ids]
+
+
+def tab_events(night_id: int) -> list[dict[str, Any]]:
+    return list(db.session.scalars(select(Event.payload).where(Event.night_id == night_id, Event.kind == "tab_cleared").order_by(Event.seq)))
+
+
+def test_a_group_of_nights_with_different_chip_values_adds_up_its_season_and_its_tab(app):
+    with app.app_context():
+        group_id, (n1, n2, n3) = group_of_three(app)
+        view = service.group_view(group(group_id))
+        assert (view.version, view.name, view.members.names) == (7, "Fridays", ("Ann", "Ben", "Dan", "Cat"))
+        assert [(k.night_id, k.name, k.date) for k in view.nights] == [
+            (n1, "N1", datetime.date(2025, 1, 10)), (n2, "N2", datetime.date(2025, 2, 14)), (n3, "N3", datetime.date(2025, 2, 21))
+        ]
+        assert view.in_play == ()
+        ann, ben, dan, cat = view.season.rows
+        # Ann: +8 at 0.25 (2.00), 0 at 0.10, −5 chips only → chips 3, EUR 2.00, chips only −5, 3 nights
+        assert (ann.nights_played, ann.total.chips, dict(ann.total.money), ann.total.chips_only) == (3, 3, {"EUR": D("2.00")}, -5)
+        # Ben: 0 and +30 at 0.10 (3.00) → chips 30, EUR 3.00
+        assert (ben.nights_played, ben.total.chips, dict(ben.total.money)) == (2, 30, {"EUR": D("3.00")})
+        # Dan: −8 at 0.25 (−2.00), −20 at 0.10 (−2.00) → chips −28, EUR −4.00
+        assert (dan.nights_played, dan.total.chips, dict(dan.total.money)) == (2, -28, {"EUR": D("-4.00")})
+        # Cat: −10 at 0.10 (−1.00), +5 chips only
+        assert (cat.nights_played, cat.total.chips, dict(cat.total.money), cat.total.chips_only) == (2, -5, {"EUR": D("-1.00")}, 5)
+        # the tab: EUR Ann +2.00, Ben +3.00, Cat −1.00, Dan −2.00 − 2.00 = −4.00; chips: Ann −5, Cat +5
+        assert dict(view.tab.balances["EUR"]) == {"Ann": D("2.00"), "Ben": D("3.00"), "Dan": D("-4.00"), "Cat": D("-1.00")}
+        assert dict(view.tab.balances[None]) == {"Ann": D(-5), "Cat": D(5)}
+        # no two balances of the four sum to zero: three payments at the fewest
+        assert len(view.tab.plan["EUR"]) == 3
+        assert view.tab.plan[None] == (TabPayment("Ann", "Cat", None, D(5)),)
+        # the years and months with nights, newest first
+        assert view.periods == (Period.year(2025), Period.month(2025, 2), Period.month(2025, 1))
+        february = service.group_view(group(group_id), Period.month(2025, 2)).season
+        # February: N2 and N3 only: Ann 0 and −5; Dan −20 (−2.00)
+        assert (february.row("Ann").nights_played, february.row("Ann").total.chips) == (2, -5)
+        assert dict(february.row("Dan").total.money) == {"EUR": D("-2.00")}
+
+
+def test_a_rivalry_is_what_passed_between_two_members(app):
+    with app.app_context():
+        group_id, _ = group_of_three(app)
+        rivalry = service.rivalry_view(group(group_id), "Ann", "dan")
+        # N1 only: Dan's 8 chips went to Ann (0.25 each: 2.00); N2: nothing passed between them
+        assert [(n.title, n.chips, n.money) for n in rivalry.nights] == [("N1", 8, D("2.00"))]
+
+
+def test_keep_night_refuses_a_name_no_member_goes_by_and_takes_it_with_add_new(app):
+    with app.app_context():
+        group_id, _ = group_of_three(app)
+        n4 = played_night("N4", {"Ann": 60, "Eve": 40}, CHIPS, datetime.date(2025, 3, 7))
+        with pytest.raises(service.UnknownPlayers) as refused:
+            service.keep_night(group_id, n4.id, 7, None)
+        assert refused.value.names == ("Eve",) and "'Eve'" in str(refused.value) and "Ann, Ben, Dan, Cat" in str(refused.value)
+        assert group(group_id).version == 7  # nothing written
+        recorded = service.keep_night(group_id, n4.id, 7, KEY, add_new=("Eve",))
+        # two records: Eve added, N4 kept
+        assert (recorded.version, recorded.repeated) == (9, False)
+        view = service.group_view(group(group_id))
+        assert view.members.names == ("Ann", "Ben", "Dan", "Cat", "Eve")
+        assert view.season.row("Eve").total.chips_only == -10
+
+
+def test_a_night_already_in_a_group_is_refused(app):
+    with app.app_context():
+        group_id, (n1, _, _) = group_of_three(app)
+        with pytest.raises(service.IllegalAction, match="already kept"):
+            service.keep_night(group_id, n1, 7, None)
+        other = service.open_group("Saturdays")
+        with pytest.raises(service.IllegalAction, match="already kept"):
+            service.keep_night(other.id, n1, 0, None)
+        with pytest.raises(service.IllegalAction, match="already kept"):
+            service.open_group("Sundays", from_night=db.session.get(Night, n1))
+        assert db.session.scalar(select(func.count()).select_from(GroupNight)) == 3
+        assert db.session.scalar(select(func.count()).select_from(Group)) == 2  # Sundays was not opened
+
+
+def test_merging_two_names_of_one_person_counts_their_nights_together(app):
+    with app.app_context():
+        group_id, _ = group_of_three(app)
+        n4 = played_night("N4", {"Ann": 60, "Danny": 40}, CHIPS, datetime.date(2025, 3, 7))
+        service.keep_night(group_id, n4.id, 7, None, add_new=("Danny",))
+        # Dan and Ben both played N1: they cannot be one person
+        with pytest.raises(MemberError, match="both played"):
+            service.merge_members(group_id, "Dan", "Ben", 9, None)
+        recorded = service.merge_members(group_id, "dan", "DANNY", 9, None)
+        assert recorded.version == 10
+        view = service.group_view(group(group_id))
+        assert view.members.names == ("Ann", "Ben", "Dan", "Cat")
+        # Dan: N1 −8, N2 −20, and Danny's N4 −10 chips only
+        assert (view.season.row("Dan").nights_played, view.season.row("Dan").total.chips_only) == (3, -10)
+        service.rename_member(group_id, "Dan", "Daniel", 10, None)
+        view = service.group_view(group(group_id))
+        assert view.members.names == ("Ann", "Ben", "Daniel", "Cat") and view.season.row("Daniel").nights_played == 3
+
+
+def test_a_tab_payment_clears_the_payers_oldest_nights_first(app):
+    with app.app_context():
+        group_id, (n1, n2, n3) = group_of_three(app)
+        before = versions([n1, n2, n3])
+        recorded = service.pay_tab(group_id, [TabPayment("Dan", "Ben", "EUR", D("3.00"))], 7, KEY)
+        assert (recorded.version, recorded.repeated) == (8, False)
+        ref = "Fridays · tab #8"
+        # Dan owes 2.00 on N1 (the oldest) and 2.00 on N2: 2.00 clears N1, the other 1.00 part of N2;
+        # Ben is owed 3.00 on N2 alone: all of it; no member is left with balances of both signs
+        assert tab_events(n1) == [{"player": "Dan", "amount": "2.00", "payer": "Dan", "payee": "Ben", "ref": ref}]
+        assert tab_events(n2) == [
+            {"player": "Dan", "amount": "1.00", "payer": "Dan", "payee": "Ben", "ref": ref},
+            {"player": "Ben", "amount": "-3.00", "payer": "Dan", "payee": "Ben", "ref": ref},
+        ]
+        assert versions([n1, n2, n3]) == [before[0] + 1, before[1] + 2, before[2]]
+        (paid,) = db.session.scalars(select(GroupRecord).where(GroupRecord.kind == "tab_paid"))
+        assert paid.payload == {"payer": "Dan", "payee": "Ben", "amount": "3.00", "unit": "EUR", "ref": ref, "confirmed_by": "organiser"}
+        view = service.group_view(group(group_id))
+        # left: Ann +2.00 (N1), Cat −1.00 (N2), Dan −1.00 (N2)
+        assert dict(view.tab.balances["EUR"]) == {"Ann": D("2.00"), "Dan": D("-1.00"), "Cat": D("-1.00")}
+        assert view.tab.plan["EUR"] == (TabPayment("Cat", "Ann", "EUR", D("1.00")), TabPayment("Dan", "Ann", "EUR", D("1.00")))
+        # a part payment ("I got it" from Ann): Cat pays 0.50 of her 1.00 on N2; Ann's N1 credit goes down by it
+        service.pay_tab(group_id, [TabPayment("Cat", "Ann", "EUR", D("0.50"))], 8, None, confirmed_by="ann")
+        assert tab_events(n1)[-1] == {"player": "Ann", "amount": "-0.50", "payer": "Cat", "payee": "Ann", "ref": "Fridays · tab #9"}
+        assert tab_events(n2)[-1] == {"player": "Cat", "amount": "0.50", "payer": "Cat", "payee": "Ann", "ref": "Fridays · tab #9"}
+        view = service.group_view(group(group_id))
+        assert dict(view.tab.balances["EUR"]) == {"Ann": D("1.50"), "Dan": D("-1.00"), "Cat": D("-0.50")}
+
+
+def test_an_overpayment_or_a_stale_version_writes_nothing(app):
+    with app.app_context():
+        group_id, nights = group_of_three(app)
+        before = versions(nights)
+        # Ann is owed 2.00 in EUR: Dan cannot pay her 3.00 through the tab
+        with pytest.raises(Overpayment, match="Ann is owed 2.00"):
+            service.pay_tab(group_id, [TabPayment("Dan", "Ann", "EUR", D("3.00"))], 7, KEY)
+        # the first of two payments can be made, the second cannot: neither is
+        with pytest.raises(Overpayment):
+            service.pay_tab(group_id, [TabPayment("Dan", "Ben", "EUR", D("3.00")), TabPayment("Cat", "Ben", "EUR", D("0.50"))], 7, KEY)
+        with pytest.raises(service.StaleTable):
+            service.pay_tab(group_id, [TabPayment("Dan", "Ben", "EUR", D("3.00"))], 6, None)
+        with pytest.raises(service.IllegalAction, match="only that they got a payment to them"):
+            service.pay_tab(group_id, [TabPayment("Dan", "Ben", "EUR", D("3.00"))], 7, None, confirmed_by="Ann")
+        assert group(group_id).version == 7 and versions(nights) == before
+        assert db.session.scalar(select(func.count()).select_from(Event).where(Event.kind == "tab_cleared")) == 0
+
+
+def test_a_doubled_request_key_records_once(app):
+    with app.app_context():
+        group_id, nights = group_of_three(app)
+        payment = [TabPayment("Dan", "Ben", "EUR", D("3.00"))]
+        first = service.pay_tab(group_id, payment, 7, KEY)
+        again = service.pay_tab(group_id, payment, 7, KEY)
+        assert (again.version, again.repeated) == (first.version, True)
+        assert group(group_id).version == 8 and len(tab_events(nights[1])) == 2
+        with pytest.raises(service.KeyConflict):
+            service.pay_tab(group_id, [TabPayment("Cat", "Ben", "EUR", D("1.00"))], 8, KEY)
+        added = service.add_member(group_id, "Eve", 8, OTHER_KEY)
+        assert service.add_member(group_id, "Eve", 8, OTHER_KEY) == service.GroupRecorded(added.version, added.summary, True)
+        assert group(group_id).version == 9
+
+
+def test_open_group_with_the_same_request_key_is_one_group(app):
+    with app.app_context():
+        first = service.open_group("Fridays", KEY)
+        assert service.open_group("Fridays", KEY).id == first.id
+        with pytest.raises(service.KeyConflict):
+            service.open_group("Saturdays", KEY)
+        with pytest.raises(service.GROUP_REFUSALS):
+            service.open_group("   ")
+        assert db.session.scalar(select(func.count()).select_from(Group)) == 1
+
+
+def test_the_links_find_the_group_and_rotating_one_retires_it(app):
+    with app.app_context():
+        opened = service.open_group("Fridays")
+        organiser, members = opened.organiser_key, opened.member_key
+        assert service.group_for_organiser(organiser).id == opened.id and service.group_for_member(members).id == opened.id
+        assert service.group_for_organiser(members) is None and service.group_for_member(organiser) is None
+        service.rotate_group_link(group(opened.id), "members")
+        assert service.group_for_member(members) is None and service.group_for_organiser(organiser).id == opened.id
+        service.rotate_group_link(group(opened.id), "organiser")
+        assert service.group_for_organiser(organiser) is None
+        with pytest.raises(service.IllegalAction):
+            service.rotate_group_link(group(opened.id), "keeper")
+
+
+def test_handles_are_set_read_and_follow_their_member_onto_a_nights_seats(app):
+    with app.app_context():
+        group_id, (n1, _, _) = group_of_three(app)
+        service.set_handle(group_id, "Ann", "paypal", {"username": "@AnnLee"}, 7, None)
+        service.set_handle(group_id, "ann", "iban", {"iban": "DE89 3704 0044 0532 0130 00", "holder": "Ann Lee", "bic": ""}, 8, None)
+        with pytest.raises(service.GROUP_REFUSALS):
+            service.set_handle(group_id, "Ben", "iban", {"iban": "DE89 3704 0044 0532 0130 01", "holder": "Ben"}, 9, None)
+        assert service.group_view(group(group_id)).handles == {
+            "Ann": {"paypal": PayPalMe("AnnLee"), "iban": Iban("DE89370400440532013000", "Ann Lee")}
+        }
+        assert dict(service.handles_for_night(db.session.get(Night, n1))) == {
+            "Ann": {"paypal": PayPalMe("AnnLee"), "iban": Iban("DE89370400440532013000", "Ann Lee")}
+        }
+        service.remove_handle(group_id, "Ann", "paypal", 9, None)
+        with pytest.raises(service.IllegalAction, match="gives no paypal"):
+            service.remove_handle(group_id, "Ann", "paypal", 10, None)
+        service.rename_member(group_id, "Ann", "Annie", 10, None)
+        assert service.group_view(group(group_id)).handles == {"Annie": {"iban": Iban("DE89370400440532013000", "Ann Lee")}}
+        assert service.group_of_night(db.session.get(Night, n1)).id == group_id
+
+
+def test_the_next_night_seats_the_last_nights_players_and_passes_the_deal_one_seat_on(app):
+    with app.app_context():
+        group_id, _ = group_of_three(app)
+        defaults = service.next_night_defaults(group(group_id))
+        # N3 (the last kept): Ann and Cat, Ann dealt first → Cat deals first; chips only; Poker
+        assert (defaults.players, defaults.first_dealer, defaults.chip_value, defaults.currency, defaults.kind) == (
+            ("Ann", "Cat"), "Cat", D(0), "", "betting"
+        )
+        night = service.open_night_in_group(
+            group_id, "N5", list(defaults.players), Money(defaults.chip_value, defaults.currency),
+            {"kind": defaults.kind, "players": None, "first_dealer": defaults.first_dealer, "rules": dict(defaults.rules)}, KEY,
+        )
+        assert service.group_of_night(night).id == group_id and group(group_id).version == 8
+        view = service.group_view(group(group_id))
+        assert [(p.name, p.reason) for p in view.in_play] == [("N5", "nothing is recorded yet")]
+        # a name no member goes by: neither the night nor the record is written
+        with pytest.raises(service.UnknownPlayers):
+            service.open_night_in_group(group_id, "N6", ["Ann", "Zoe"], CHIPS, poker("Ann"))
+        assert db.session.scalar(select(func.count()).select_from(Night)) == 4 and group(group_id).version == 8
+
+
+def test_export_then_import_gives_the_same_group(app):
+    with app.app_context():
+        group_id, _ = group_of_three(app)
+        service.set_handle(group_id, "Ann", "paypal", {"username": "AnnLee"}, 7, None)
+        service.pay_tab(group_id, [TabPayment("Dan", "Ben", "EUR", D("3.00"))], 8, None)
+        exported = service.export_group(group(group_id))
+        document = json.loads(exported)
+        assert [n["date"] for n in document["nights"]] == ["2025-01-10", "2025-02-14", "2025-02-21"]
+        # the tab's records against N2, as worked out in the test above
+        assert document["nights"][1]["cleared"] == [
+            {"member": "Dan", "amount": "1.00", "from": "Dan", "to": "Ben"},
+            {"member": "Ben", "amount": "-3.00", "from": "Dan", "to": "Ben"},
+        ]
+        copy = service.import_group(exported, KEY)
+        assert service.import_group(exported, KEY).id == copy.id  # a doubled upload imports once
+        assert copy.id != group_id and service.export_group(group(copy.id)) == exported
+        view = service.group_view(group(copy.id))
+        assert dict(view.tab.balances["EUR"]) == {"Ann": D("2.00"), "Dan": D("-1.00"), "Cat": D("-1.00")}
+        # a refused file stores nothing
+        with pytest.raises(service.GROUP_REFUSALS):
+            service.import_group(exported.replace('"Fridays"', '""'))
+        assert db.session.scalar(select(func.count()).select_from(Group)) == 2
+
+
+def test_a_nights_result_is_built_once_per_version(app, monkeypatch):
+    from companion.service import group_nights
+
+    built: list[str] = []
+    real = group_nights.night_result
+    monkeypatch.setattr(group_nights, "night_result", lambda night, **kw: built.append(kw["title"]) or real(night, **kw))
+    with app.app_context():
+        group_id, _ = group_of_three(app)
+        service.group_view(group(group_id))
+        service.group_view(group(group_id))
+        assert built == ["N1", "N2", "N3"]  # the second view found all three kept
+        service.pay_tab(group_id, [TabPayment("Dan", "Ben", "EUR", D("3.00"))], 7, None)
+        built.clear()
+        service.group_view(group(group_id))
+        assert built == ["N1", "N2"]  # the nights the payment moved on; N3 is as it was
