@@ -1,7 +1,7 @@
 """The web layer: blueprints that turn a request into a service call and state into a page.
 
 One blueprint per feature (home, table, history, share, setup, next_game, players,
-report, bank, bonus, choice), none importing another: what several share is in a
+report, bank, bonus, choice, groups), none importing another: what several share is in a
 module of its own (links, standings, this_browser, forms, ledger_pages), beside the
 HTTP machinery (live_poll, kept_pages, post_redirect_get, tap_guard, security, hosts, …).
 :func:`init_app` registers them and the error pages.
@@ -48,6 +48,7 @@ def init_app(app: Flask) -> None:
     from companion.web import bank
     from companion.web import bonus
     from companion.web import choice
+    from companion.web import groups
     from companion.web import history
     from companion.web import home
     from companion.web import live_poll
@@ -70,6 +71,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(bank.bp)
     app.register_blueprint(bonus.bp)
     app.register_blueprint(choice.bp)
+    app.register_blueprint(groups.bp)
     from jinja2 import ChoiceLoader
 
     from companion.games.web import GameTemplates, rules_text

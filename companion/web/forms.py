@@ -330,3 +330,123 @@ class GridForm(ActionForm):
     bonus_chips = StringField("chips each", validators=[Length(max=12)])
     anti_cells = StringField("Anti-bonus cells: the dealer pays everyone", validators=[Length(max=200)])
     anti_chips = StringField("chips each", validators=[Length(max=12)])
+
+
+# --- the group's pages (web/groups.py) -------------------------------------------------------------
+
+#: the longest group name a row holds (home_group.name)
+MAX_GROUP_NAME = 80
+
+
+class GroupForm(KnownFieldsOnly, StartForm):
+    """Make a group: its name; the request key makes a doubled tap one group."""
+
+    name = StringField(
+        "Name of the group",
+        validators=[InputRequired("give the group a name"), Length(max=MAX_GROUP_NAME), readable],
+    )
+
+
+class GroupImportForm(KnownFieldsOnly, StartForm):
+    file = FileField(
+        "Group file (.json)",
+        validators=[FileRequired("choose a file"), FileAllowed(["json"], "a group file ends in .json")],
+    )
+
+
+def _member_field(label: str) -> StringField:
+    return StringField(label, validators=[InputRequired(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
+
+
+class MemberForm(KnownFieldsOnly, ActionForm):
+    """A new member of the group."""
+
+    name = _member_field("New member's name")
+
+
+class RenameForm(KnownFieldsOnly, ActionForm):
+    member = _member_field("Member")
+    new = _member_field("New name")
+
+
+class MergeForm(KnownFieldsOnly, ActionForm):
+    """Two names that are one person: ``merged``'s nights count for ``kept`` from now on."""
+
+    kept = _member_field("Keep")
+    merged = _member_field("and count as them")
+
+
+#: the kinds of pay handle, as the service names them, with the words the page uses
+HANDLE_KINDS = (("paypal", "PayPal.Me"), ("revolut", "Revolut"), ("venmo", "Venmo"), ("iban", "Bank transfer (IBAN)"))
+
+
+class HandleForm(KnownFieldsOnly, ActionForm):
+    """A member's pay handle of one kind: a username or link, or an IBAN with its holder (and a BIC)."""
+
+    member = _member_field("Member")
+    kind = SelectField("How they are paid", choices=list(HANDLE_KINDS))
+    handle = StringField("Username, link or IBAN", validators=[InputRequired(), Length(max=200), readable])
+    holder = StringField("Account holder (IBAN only)", validators=[Optional(), Length(max=70), readable])
+    bic = StringField("BIC (IBAN only, optional)", validators=[Optional(), Length(max=11), readable])
+
+
+class RemoveHandleForm(KnownFieldsOnly, ActionForm):
+    member = _member_field("Member")
+    kind = SelectField(choices=list(HANDLE_KINDS))
+
+
+def _amount(form: FlaskForm, field: StringField) -> None:
+    """An amount paid, read as every decimal of money is (exact, at most four places, a dot)."""
+    try:
+        field.parsed = parse_chip_value(field.data or "")
+    except ValueError as error:
+        raise ValidationError(str(error).replace("what one chip is worth", "the amount paid").replace(
+            "A chip value", "An amount")) from None
+    if not field.parsed:
+        raise ValidationError("an amount paid is more than zero")
+
+
+class TabPaidForm(KnownFieldsOnly, ActionForm):
+    """One payment of the tab's plan made, in full or in part (the amount as typed)."""
+
+    payer = _member_field("Payer")
+    payee = _member_field("Payee")
+    unit = HiddenField()  # the currency, or "" for the chips of chips-only nights
+    amount = StringField("Amount", validators=[Length(max=24), _amount])
+
+    def amount_decimal(self) -> Decimal:
+        return getattr(self.amount, "parsed", Decimal(0))
+
+
+class SettleForm(KnownFieldsOnly, ActionForm):
+    """The whole plan of one unit paid ("Settle the month"), as it stood at the form's version."""
+
+    unit = HiddenField()
+
+
+class KeepNightForm(KnownFieldsOnly, StartForm):
+    """Keep a night in a group: a new one (its name), or one whose organiser link is pasted.
+
+    When the night seats names no member goes by, the page asks about each (``name_<i>``): a
+    new member (``as_<i>`` empty) or one of the members (``as_<i>`` their name), and carries
+    the group's ``version`` it asked at.
+    """
+
+    name = StringField("Name of a new group", validators=[Optional(), Length(max=MAX_GROUP_NAME), readable])
+    link = StringField("Organiser link of the group", validators=[Optional(), Length(max=400), readable])
+    version = WholeNumberField(validators=[Optional(), NumberRange(min=0)])
+    name_1, name_2, name_3, name_4, name_5, name_6, name_7 = (
+        HiddenField(validators=[Optional(), Length(max=MAX_NAME_LENGTH)]) for _ in range(MAX_PLAYERS)
+    )
+    as_1, as_2, as_3, as_4, as_5, as_6, as_7 = (
+        StringField(validators=[Optional(), Length(max=MAX_NAME_LENGTH)]) for _ in range(MAX_PLAYERS)
+    )
+
+    def answers(self) -> list[tuple[str, str]]:
+        """(a night's name no member goes by, "" to add it or the member it is), as answered."""
+        out = []
+        for i in range(1, MAX_PLAYERS + 1):
+            name = (getattr(self, f"name_{i}").data or "").strip()
+            if name:
+                out.append((name, (getattr(self, f"as_{i}").data or "").strip()))
+        return out

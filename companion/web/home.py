@@ -18,7 +18,15 @@ from companion.games.web import SCREENS
 from companion.night.file import Money
 from companion.web import kept_pages
 from companion.web import post_redirect_get
-from companion.web.forms import ImportForm, NightBaseForm, move_seat_up, night_form_class, picked_another_game
+from companion.web.forms import (
+    GroupForm,
+    GroupImportForm,
+    ImportForm,
+    NightBaseForm,
+    move_seat_up,
+    night_form_class,
+    picked_another_game,
+)
 from companion.web.security import client_id
 from companion.web.this_browser import known_nights
 
@@ -77,6 +85,9 @@ def _home(form: NightBaseForm | None = None, import_form: ImportForm | None = No
         return render_template(
             "home/index.html", form=form, import_form=import_form, nights=nights,
             kind=kind, rules_template=SCREENS[kind].rules_template, first_games=first_games(),
+            # a group's two forms (web/groups.py answers them, and shows their refusals at /groups)
+            group_form=GroupForm(formdata=None, request_key=service.new_key()),
+            group_import_form=GroupImportForm(formdata=None, request_key=service.new_key()),
             **({"flashed": flashed} if flashed is not None else {}),
         )
 

@@ -98,8 +98,9 @@ def set_headers(response: Response) -> Response:
     headers.setdefault("X-Content-Type-Options", "nosniff")
     headers.setdefault("X-Frame-Options", "DENY")
     headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
-    if request.path.startswith(("/k/", "/p/")):
-        headers.setdefault("Cache-Control", "no-store")  # both links' pages hold a secret link's standings
+    if request.path.startswith(("/k/", "/p/", "/g/", "/m/")):
+        # a night's two links' pages, and a group's two (organiser's, members'), hold a secret link's figures
+        headers.setdefault("Cache-Control", "no-store")
         headers.setdefault("X-Robots-Tag", "noindex")
     elif request.path in LISTS_LINKS or request.path.startswith("/players/"):
         # the front door, the past nights and a player's history list this browser's scorekeeper

@@ -15,8 +15,8 @@ from flask import Blueprint, Response, abort, current_app, flash, redirect, rend
 from companion import service
 from companion.db.models import Night
 from companion.web import qr
+from companion.web.addresses import shared_url
 from companion.web.forms import KEY_PATTERN, RotateForm
-from companion.web.hosts import lan_address
 from companion.web.links import keeper_night
 from companion.web.security import RotationMemory
 from companion.web.this_browser import remember
@@ -26,29 +26,7 @@ bp = Blueprint("share", __name__, url_prefix="/k/<key>")
 
 def players_url(night: Night) -> tuple[str, str | None]:
     """The players' link as other phones must open it, and a warning when they can't."""
-    path = url_for("players.show", key=night.viewer_key)
-    base = current_app.config.get("PUBLIC_BASE_URL", "").rstrip("/")
-    if base:
-        return base + path, None
-    host = request.host.lower()
-    hostname = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-    # this machine only: loopback, and the "any address" a server listens on (make run
-    # prints http://0.0.0.0:5000/, which a browser on this machine opens happily)
-    if hostname in ("localhost", "127.0.0.1", "[::1]", "0.0.0.0", "[::]") or hostname.startswith("127.") or (
-        hostname.endswith(".localhost")
-    ):
-        lan = lan_address()
-        port = host.rsplit(":", 1)[1] if ":" in host and not host.endswith("]") else ""
-        # the LAN address reaches this server only when it listens on every interface
-        # (``serve`` records where it listens; make run uses 0.0.0.0)
-        if lan and current_app.config.get("LISTEN_HOST") in ("0.0.0.0", "::"):
-            return f"{request.scheme}://{lan}{':' + port if port else ''}{path}", None
-        return (
-            request.host_url.rstrip("/") + path,
-            "This link points at this machine itself (localhost), so other phones cannot open it. "
-            "Start the app on the local network (make run) or set COMPANION_PUBLIC_BASE_URL.",
-        )
-    return request.host_url.rstrip("/") + path, None
+    return shared_url(url_for("players.show", key=night.viewer_key))
 
 
 @bp.get("/share")

@@ -12,7 +12,7 @@ import zxingcpp
 from companion.db import brakes as ratelimit
 from companion.web import qr
 from companion.web import security
-from companion.web import share as share_views
+from companion.web import addresses
 from security.support import Site, random_key
 
 LAN = "http://192.168.1.20:5000"
@@ -79,7 +79,7 @@ def test_the_qr_code_decodes_to_the_players_link_the_share_page_shows(site, clie
      "http://0.0.0.0:5000", "http://LOCALHOST:5000", "http://companion.localhost:5000"],
 )
 def test_a_link_to_this_machine_itself_never_shows_without_a_warning(base_url, site, client, monkeypatch):
-    monkeypatch.setattr(share_views, "lan_address", lambda: None)
+    monkeypatch.setattr(addresses, "lan_address", lambda: None)
     night = site.seat()
     shown, warning, decoded = share(client, night.keeper, base_url)
     assert decoded == shown
@@ -87,7 +87,7 @@ def test_a_link_to_this_machine_itself_never_shows_without_a_warning(base_url, s
 
 
 def test_on_this_machine_the_qr_code_uses_the_local_network_address(site, client, monkeypatch):
-    monkeypatch.setattr(share_views, "lan_address", lambda: "192.168.1.7")
+    monkeypatch.setattr(addresses, "lan_address", lambda: "192.168.1.7")
     site.app.config["LISTEN_HOST"] = "0.0.0.0"  # as `flask serve` (make run) records it
     night = site.seat()
     shown, warning, decoded = share(client, night.keeper, "http://127.0.0.1:5000")
@@ -100,7 +100,7 @@ def test_a_server_that_listens_on_this_machine_only_never_offers_its_lan_address
     listening_on, site, client, monkeypatch
 ):
     """Served on 127.0.0.1 (or by a server that did not say where), the LAN address would not answer."""
-    monkeypatch.setattr(share_views, "lan_address", lambda: "192.168.1.7")
+    monkeypatch.setattr(addresses, "lan_address", lambda: "192.168.1.7")
     site.app.config["LISTEN_HOST"] = listening_on
     night = site.seat()
     shown, warning, decoded = share(client, night.keeper, "http://127.0.0.1:5000")
@@ -109,7 +109,7 @@ def test_a_server_that_listens_on_this_machine_only_never_offers_its_lan_address
 
 
 def test_a_public_address_from_the_config_is_used_as_it_is(make_app, monkeypatch):
-    monkeypatch.setattr(share_views, "lan_address", lambda: None)
+    monkeypatch.setattr(addresses, "lan_address", lambda: None)
     site = Site(make_app(PUBLIC_BASE_URL="https://poker.example.org/"))
     night = site.seat()
     shown, warning, decoded = share(site.app.test_client(), night.keeper, "http://127.0.0.1:5000")

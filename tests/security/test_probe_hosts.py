@@ -6,13 +6,13 @@ from __future__ import annotations
 import pytest
 
 from companion.web import hosts
-from companion.web import share as share_views
+from companion.web import addresses
 
 
 @pytest.fixture
 def lan(monkeypatch):
     """This machine is 192.168.1.7 on the local network, called "den"."""
-    monkeypatch.setattr(share_views, "lan_address", lambda: "192.168.1.7")
+    monkeypatch.setattr(addresses, "lan_address", lambda: "192.168.1.7")
     monkeypatch.setattr(hosts, "machine_hosts", lambda listen_host: {"192.168.1.7", "den", "den.local"})
 
 

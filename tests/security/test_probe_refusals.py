@@ -71,6 +71,7 @@ def against_the_rules(endpoint: str, data: dict[str, Any]) -> dict[str, Any]:
         "bonus.lucky": {"player": MARK},
         "bonus.grid": {"cell_1": "", "anti_cells": MARK},
         "bank.setting": {"on": MARK},
+        "groups.keep_night": {"name": "", "link": f"https://example.org/g/{MARK}"},  # no group's link
     }[endpoint]
     if endpoint == "home.import_night":
         import io

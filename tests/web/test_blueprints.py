@@ -4,7 +4,8 @@ A blueprint imports no other: what two features share has a module of its own
 (companion/web/links.py, standings.py, this_browser.py, forms.py, ledger_pages.py), so
 each feature can be read, and changed, alone.  Each blueprint's pages are in its own
 folder of templates/.  The addresses are the ones phones have bookmarked and the tests
-use: the list below is every route the app had before the split, with its methods.
+use: the list below is every route the app had before the split, with its methods, and the
+group's pages added since.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def test_every_feature_has_its_blueprint():
     assert BLUEPRINTS == {
         "home": "home", "table": "table", "history": "history", "share": "share", "night_setup": "setup",
         "next_game": "next_game", "players": "players", "report": "report", "bank": "bank", "bonus": "bonus",
-        "choice": "choice",
+        "choice": "choice", "groups": "groups",
     }
 
 
@@ -92,6 +93,15 @@ ROUTES = {
     ("/k/<key>/paid", "POST"), ("/k/<key>/carry", "POST"),
     ("/p/<key>", "GET"), ("/p/<key>/live", "GET"), ("/p/<key>/me", "GET"),
     ("/p/<key>/report", "GET"), ("/p/<key>/report.csv", "GET"), ("/p/<key>/report.json", "GET"),
+    # the group's pages (issue 25): made from the home page, the organiser's and the members' links,
+    # and a night kept in a group from its scorekeeper's link
+    ("/groups", "GET"), ("/groups", "POST"), ("/groups/import", "POST"),
+    ("/g/<key>", "GET"), ("/g/<key>/members/add", "POST"), ("/g/<key>/members/rename", "POST"),
+    ("/g/<key>/members/merge", "POST"), ("/g/<key>/handles", "POST"), ("/g/<key>/handles/remove", "POST"),
+    ("/g/<key>/tab/paid", "POST"), ("/g/<key>/tab/settle", "POST"), ("/g/<key>/members-qr.svg", "GET"),
+    ("/g/<key>/rotate", "POST"), ("/g/<key>/export.json", "GET"), ("/g/<key>/new-night", "GET"),
+    ("/g/<key>/nights", "POST"), ("/m/<key>", "GET"), ("/m/<key>/got-it", "POST"),
+    ("/k/<key>/group", "GET"), ("/k/<key>/group", "POST"),
 }
 
 

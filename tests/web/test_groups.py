@@ -1,0 +1,505 @@
+"""The group's pages: the organiser's, the members', and a night kept in a group (companion/web/groups.py).
+
+The group is the group file of tests/group/three_nights.py, imported through the home page's form;
+its figures are worked out by hand there:
+
+* night 1 (2025-03-07, EUR at 0.25): Ann +4 (+1.00), Ben -6 (-1.50), Cat +2 (+0.50), Dan 0; settled at the night;
+* night 2 (2025-03-14, EUR at 0.25): Ann -3 (-0.75), Ben -4 (-1.00), Cat +9 (+2.25), Daniel -2 (-0.50); the plan
+  Ann pays Cat 0.75, Ben pays Cat 1.00 (marked paid), Daniel pays Cat 0.50 (cleared through the tab);
+* night 3 (2025-03-21, chips only): Ann -10, Ben +10, Cat 0; Ann pays Ben 10 chips, unpaid.
+
+Members: Ann, Benjamin (Ben renamed), Cat, Dan (Daniel merged into him).  Cat is paid by PayPal.Me
+"CatLee" and by IBAN DE89 3704 0044 0532 0130 00 (Cat Lee); Benjamin by Venmo "ben-jamin".
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from html import unescape
+from html.parser import HTMLParser
+
+import pytest
+
+from companion.db.models import Group, GroupRecord, Night
+from companion.extensions import db
+from group.three_nights import group_document
+
+
+def import_group(client, document=None) -> str:  # type: ignore[no-untyped-def]
+    """Import the group file through the home page's form; the organiser's page's address."""
+    home = client.get("/").get_data(as_text=True)
+    key = re.search(r'action="/groups/import".*?name="request_key" type="hidden" value="([^"]+)"', home, re.S)
+    assert key, "no group import form on the home page"
+    body = json.dumps(document or group_document()).encode()
+    response = client.post(
+        "/groups/import", data={"file": (io.BytesIO(body), "group.json"), "request_key": key[1]},
+        content_type="multipart/form-data",
+    )
+    assert response.status_code == 303, response.get_data(as_text=True)
+    return response.headers["Location"]
+
+
+@pytest.fixture
+def organiser(client) -> str:  # type: ignore[no-untyped-def]
+    return import_group(client)
+
+
+def page(client, url: str, status: int = 200) -> str:  # type: ignore[no-untyped-def]
+    response = client.get(url)
+    assert response.status_code == status, response.get_data(as_text=True)[:2000]
+    return response.get_data(as_text=True)
+
+
+def row(html: str, member: str) -> str:
+    found = re.search(rf'<tr data-member="{re.escape(member)}">(.*?)</tr>', html, re.S)
+    assert found, f"no row for {member}"
+    return found.group(1)
+
+
+def text(html: str) -> str:
+    """What the page says, without its tags."""
+    return unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)).strip())
+
+
+def stamp(html: str, action: str, marker: str = "") -> dict[str, str]:
+    """The version and request key of the form posting to ``action`` (the one holding ``marker``)."""
+    forms = re.findall(rf'<form method="post" action="{re.escape(action)}"[^>]*>(.*?)</form>', html, re.S)
+    forms = [f for f in forms if marker in f]
+    assert forms, f"no form posting to {action} with {marker!r}"
+    version = re.search(r'name="version"[^>]*value="(\d+)"', forms[0])
+    key = re.search(r'name="request_key"[^>]*value="([^"]+)"', forms[0])
+    assert version and key
+    return {"version": version[1], "request_key": key[1]}
+
+
+def records(app, kind: str | None = None) -> list[GroupRecord]:  # type: ignore[no-untyped-def]
+    with app.app_context():
+        query = db.session.query(GroupRecord).order_by(GroupRecord.id)
+        return [r for r in query.all() if kind is None or r.kind == kind]
+
+
+def member_key(app) -> str:  # type: ignore[no-untyped-def]
+    with app.app_context():
+        return db.session.query(Group).one().member_key
+
+
+# --- the organiser's page -----------------------------------------------------------------------
+
+
+def test_the_season_table_member_by_member(client, organiser):
+    html = page(client, organiser)
+    # Ann: nights 1, 2, 3; chips 4 - 3 - 10 = -9; EUR 1.00 - 0.75 = +0.25; chips-only night -10
+    ann = text(row(html, "Ann"))
+    assert ann.startswith("Ann 3 ") and "+0.25 EUR" in ann and "\u221210 chips" in ann and ann.endswith("-9")
+    # Benjamin (played as Ben): chips -6 - 4 + 10 = 0; EUR -1.50 - 1.00 = -2.50; chips-only +10
+    ben = text(row(html, "Benjamin"))
+    assert ben.startswith("Benjamin 3 ") and "\u22122.50 EUR" in ben and "+10 chips" in ben and ben.endswith(" 0")
+    # Cat: chips 2 + 9 + 0 = 11; EUR 0.50 + 2.25 = +2.75; chips-only 0
+    cat = text(row(html, "Cat"))
+    assert cat.startswith("Cat 3 ") and "+2.75 EUR" in cat and cat.endswith("+11")
+    # Dan (night 2 as Daniel): chips 0 - 2 = -2; EUR 0.00 - 0.50 = -0.50; no chips-only night
+    dan = text(row(html, "Dan"))
+    assert dan.startswith("Dan 2 ") and "\u22120.50 EUR" in dan and "chips" not in dan and dan.endswith("-2")
+
+
+def test_each_members_games_best_and_worst_night(client, organiser):
+    html = page(client, organiser)
+    cat = re.search(r'<article class="player-card member-card"[^>]*data-member="Cat">(.*?)</article>', html, re.S)
+    assert cat
+    said = text(cat[1])
+    # Cat's EUR nights: +0.50 (night 1), +2.25 (night 2): best night 2, worst night 1; her chips night: 0
+    assert "Best night in EUR: " in said and "(2025-03-14) +2.25 EUR" in said
+    assert "Worst night in EUR: " in said and "(2025-03-07) +0.50 EUR" in said
+    assert "Best night in chips: " in said and "(2025-03-21) 0 chips" in said
+
+
+def test_a_month_shows_only_its_nights_and_a_range_both_ends_included(client, organiser):
+    html = page(client, organiser + "?period=2025-03")
+    assert "Season: March 2025" in html
+    html = page(client, organiser + "?period=range&from=2025-03-08&to=2025-03-14")
+    # night 2 alone: Ann -0.75, chips -3
+    assert "Season: 2025-03-08 to 2025-03-14" in html
+    assert text(row(html, "Ann")) == "Ann 1 \u22120.75 EUR -3"
+    # the filter offers all time, the year and the month with nights
+    assert '<option value="2025">2025</option>' in html and '<option value="2025-03">March 2025</option>' in html
+
+
+def test_a_period_that_cannot_be_read_is_a_400_with_a_message(client, organiser):
+    html = page(client, organiser + "?period=range&from=2025-03-30&to=2025-03-01", 400)
+    assert "That period cannot be shown" in html and "Season: all time" in html
+    assert "That period cannot be shown" in page(client, organiser + "?period=march", 400)
+
+
+def test_the_chart_is_drawn_per_unit_with_its_label(client, organiser):
+    html = page(client, organiser)
+    # the euro nights: Ann +1.00 then +0.25; Benjamin -1.50, -2.50; Cat +0.50, +2.75; Dan 0, -0.50
+    assert 'aria-label="Running totals over all time, in EUR: Ann +0.25; Benjamin \u22122.50; Cat +2.75; Dan \u22120.50"' in html
+    # the chips-only night: Ann -10, Benjamin +10, Cat 0 (Dan did not play it: no line)
+    assert 'aria-label="Running totals over all time, in chips: Ann \u221210; Benjamin +10; Cat 0"' in html
+
+
+def test_the_tab_shows_who_owes_whom_with_one_plan_per_unit(client, organiser):
+    html = page(client, organiser)
+    # EUR: only Ann's 0.75 to Cat of night 2 is open (Ben's was marked paid, Daniel's cleared through the tab)
+    assert re.findall(r'data-payer="([^"]+)" data-payee="([^"]+)" data-amount="([^"]+)"', html) == [
+        ("Ann", "Cat", "0.75"), ("Ann", "Benjamin", "10")]
+    assert "Ann owes 0.75 EUR" in text(html) and "Cat is owed 0.75 EUR" in text(html)
+    assert "Ann owes 10 chips" in text(html) and "Benjamin is owed 10 chips" in text(html)
+    # Cat's pay offers, with the amount: PayPal.Me and the SEPA code (euros)
+    assert 'href="https://paypal.me/CatLee/0.75EUR"' in html and "Pay by bank transfer" in html
+    # a chips-only payment offers no link, and the organiser is told why
+    assert "played for chips" in html
+
+
+def test_the_nights_link_to_their_players_pages_never_to_the_scorekeepers(app, client, organiser):
+    html = page(client, organiser)
+    with app.app_context():
+        nights = db.session.query(Night).order_by(Night.id).all()
+        assert len(nights) == 3
+        for night in nights:
+            assert f"/p/{night.viewer_key}/report" in html
+            assert night.keeper_key not in html
+    members = page(client, f"/m/{member_key(app)}")
+    with app.app_context():
+        for night in db.session.query(Night).all():
+            assert f"/p/{night.viewer_key}/report" in members and night.keeper_key not in members
+
+
+def test_a_rivalry_of_two_members(client, organiser):
+    html = page(client, organiser + "?first=Ann&second=Cat")
+    said = text(html)
+    assert "Ann against Cat" in said
+    # night 2 pair by pair (tests/night/test_file.py): Ann pays Cat 3 chips (0.75)
+    assert "\u22120.75 EUR" in said
+    html = page(client, organiser + "?first=Ann&second=Nobody", 400)
+    assert "That rivalry cannot be shown" in html
+
+
+# --- the secret links ---------------------------------------------------------------------------
+
+
+def test_a_wrong_key_and_the_members_key_are_404_on_the_organisers_pages(app, client, organiser):
+    assert client.get("/g/" + "x" * 43).status_code == 404
+    assert client.get("/m/" + "x" * 43).status_code == 404
+    members = member_key(app)
+    assert client.get(f"/g/{members}").status_code == 404
+    assert client.get(f"/g/{members}/export.json").status_code == 404
+    assert client.get(f"/g/{members}/new-night").status_code == 404
+    # the organiser's key does not open the members' page either: each link its own
+    assert client.get("/m/" + organiser.rsplit("/", 1)[1]).status_code == 404
+
+
+def test_the_groups_pages_are_never_cached_indexed_or_sent_as_referrer(app, client, organiser):
+    for url in (organiser, f"/m/{member_key(app)}"):
+        response = client.get(url)
+        assert response.headers["Cache-Control"] == "no-store"
+        assert response.headers["X-Robots-Tag"] == "noindex"
+        assert response.headers["Referrer-Policy"] == "no-referrer"
+
+
+def test_the_members_key_cannot_post_the_organisers_forms(app, client, organiser):
+    html = page(client, organiser)
+    members = member_key(app)
+    before = len(records(app))
+    data = {**stamp(html, f"{organiser}/members/add"), "name": "Eve"}
+    assert client.post(f"/g/{members}/members/add", data=data).status_code == 404
+    data = {**stamp(html, f"{organiser}/tab/paid", "Cat"), "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.75"}
+    assert client.post(f"/g/{members}/tab/paid", data=data).status_code == 404
+    assert len(records(app)) == before
+
+
+def test_the_members_qr_code_and_a_new_members_link(app, client, organiser):
+    old = member_key(app)
+    svg = client.get(f"{organiser}/members-qr.svg")
+    assert svg.status_code == 200 and svg.mimetype == "image/svg+xml"
+    html = page(client, organiser)
+    key = re.search(r'action="[^"]+/rotate">.*?name="request_key" value="([^"]+)"', html, re.S)
+    assert key
+    response = client.post(f"{organiser}/rotate", data={"which": "members", "request_key": key[1]})
+    assert response.status_code == 303
+    assert member_key(app) != old and client.get(f"/m/{old}").status_code == 404
+    assert client.get(f"/m/{member_key(app)}").status_code == 200
+
+
+# --- the forms: each refusal is a 4xx with a message, and nothing changes -------------------------
+
+
+def test_add_rename_and_merge_members(app, client, organiser):
+    html = page(client, organiser)
+    response = client.post(f"{organiser}/members/add", data={**stamp(html, f"{organiser}/members/add"), "name": "Eve"})
+    assert response.status_code == 303
+    html = page(client, organiser)
+    assert "Recorded: Eve is a member." in html and 'data-member="Eve"' in html
+    response = client.post(f"{organiser}/members/rename",
+                           data={**stamp(html, f"{organiser}/members/rename"), "member": "Eve", "new": "Evelyn"})
+    html = page(client, organiser)
+    assert "Eve is now Evelyn" in html and "<strong>Evelyn</strong>" in html
+    response = client.post(f"{organiser}/members/merge",
+                           data={**stamp(html, f"{organiser}/members/merge"), "kept": "Ann", "merged": "Evelyn"})
+    assert response.status_code == 303
+    html = page(client, organiser)
+    assert "<strong>Evelyn</strong>" not in html
+
+
+@pytest.mark.parametrize("action, data, said", [
+    ("members/add", {"name": "ann"}, "already"),  # "ann" is Ann
+    ("members/add", {"name": ""}, "This field is required"),
+    ("members/add", {"name": "A" * 25}, "at most 24 characters"),
+    ("members/rename", {"member": "Ann", "new": "Cat"}, "merge the two"),
+    ("members/rename", {"member": "Zed", "new": "Zoe"}, "no member"),
+    ("members/merge", {"kept": "Ann", "merged": "ann"}, "nothing to merge"),
+    ("handles", {"member": "Ann", "kind": "paypal", "handle": "not a name!"}, "PayPal"),
+    ("handles", {"member": "Ann", "kind": "iban", "handle": "DE00370400440532013000", "holder": "Ann"}, "IBAN"),
+    ("handles", {"member": "Ann", "kind": "bitcoin", "handle": "x"}, "Not a valid choice"),
+    ("tab/paid", {"payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.80"}, "owes 0.75"),
+    ("tab/paid", {"payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0"}, "more than zero"),
+    ("tab/paid", {"payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "1,5"}, "Use a dot"),
+    ("tab/paid", {"payer": "Ann", "payee": "Ann", "unit": "EUR", "amount": "0.75"}, "cannot pay themselves"),
+    ("tab/paid", {"payer": "Ann", "payee": "Benjamin", "unit": "", "amount": "2.5"}, "whole number"),
+])
+def test_a_refused_form_is_a_4xx_with_its_message_and_changes_nothing(app, client, organiser, action, data, said):
+    html = page(client, organiser)
+    before = len(records(app))
+    response = client.post(f"{organiser}/{action}", data={**stamp(html, f"{organiser}/{action}"), **data})
+    assert response.status_code == 422, response.status_code
+    assert said in response.get_data(as_text=True)
+    assert len(records(app)) == before
+
+
+def test_a_stale_form_is_a_409_and_records_nothing(app, client, organiser):
+    html = page(client, organiser)
+    first = stamp(html, f"{organiser}/members/add")
+    second = stamp(html, f"{organiser}/members/add")
+    assert client.post(f"{organiser}/members/add", data={**first, "name": "Eve"}).status_code == 303
+    before = len(records(app))
+    response = client.post(f"{organiser}/members/add", data={**second, "request_key": "k" * 43, "name": "Fay"})
+    assert response.status_code == 409
+    assert len(records(app)) == before
+
+
+def test_mark_paid_records_once_for_a_doubled_submit(app, client, organiser):
+    html = page(client, organiser)
+    data = {**stamp(html, f"{organiser}/tab/paid", 'value="Cat"'), "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.75"}
+    assert client.post(f"{organiser}/tab/paid", data=data).status_code == 303
+    assert client.post(f"{organiser}/tab/paid", data=data).status_code == 303  # the same tap again
+    assert len(records(app, "tab_paid")) == 1
+    html = page(client, organiser)
+    assert "Already recorded" in html
+    # EUR is square: only the chips payment is left
+    assert re.findall(r'data-payer="([^"]+)" data-payee="([^"]+)" data-amount="([^"]+)"', html) == [("Ann", "Benjamin", "10")]
+
+
+def test_a_part_paid_leaves_the_rest_owed(app, client, organiser):
+    html = page(client, organiser)
+    data = {**stamp(html, f"{organiser}/tab/paid", 'value="Benjamin"'), "payer": "Ann", "payee": "Benjamin", "unit": "",
+            "amount": "4"}
+    assert client.post(f"{organiser}/tab/paid", data=data).status_code == 303
+    html = page(client, organiser)
+    # 10 - 4 = 6 chips still owed
+    assert ("Ann", "Benjamin", "6") in re.findall(r'data-payer="([^"]+)" data-payee="([^"]+)" data-amount="([^"]+)"', html)
+
+
+def test_settle_the_month_marks_the_whole_plan(app, client):
+    # night 2 with nothing marked paid at the night: Ann owes Cat 0.75 and Ben (Benjamin) owes her 1.00
+    document = group_document()
+    document["nights"][1]["paid"] = []
+    organiser = import_group(client, document)
+    html = page(client, organiser)
+    plan = re.findall(r'data-payer="([^"]+)" data-payee="([^"]+)" data-amount="([^"]+)"', html)
+    assert plan == [("Ann", "Cat", "0.75"), ("Benjamin", "Cat", "1.00"), ("Ann", "Benjamin", "10")]
+    assert "Settle the month: mark all 2 payments in EUR paid" in html
+    data = {**stamp(html, f"{organiser}/tab/settle", 'value="EUR"'), "unit": "EUR"}
+    assert client.post(f"{organiser}/tab/settle", data=data).status_code == 303
+    assert client.post(f"{organiser}/tab/settle", data=data).status_code == 303  # doubled: once
+    html = page(client, organiser)
+    assert re.findall(r'data-payer="([^"]+)" data-payee="([^"]+)"', html) == [("Ann", "Benjamin")]
+    assert [(r.payload["payer"], r.payload["payee"], r.payload["amount"]) for r in records(app, "tab_paid")] == [
+        ("Ann", "Cat", "0.75"), ("Benjamin", "Cat", "1.00")]
+
+
+def test_settle_the_month_from_a_page_shown_before_a_payment_is_a_409(app, client):
+    document = group_document()
+    document["nights"][1]["paid"] = []
+    organiser = import_group(client, document)
+    html = page(client, organiser)
+    paid = {**stamp(html, f"{organiser}/tab/paid", 'value="Cat"'), "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.75"}
+    assert client.post(f"{organiser}/tab/paid", data=paid).status_code == 303
+    response = client.post(f"{organiser}/tab/settle", data={**stamp(html, f"{organiser}/tab/settle"), "unit": "EUR"})
+    assert response.status_code == 409 and "nothing was recorded" in response.get_data(as_text=True)
+    assert len(records(app, "tab_paid")) == 1
+
+
+# --- the members' page ------------------------------------------------------------------------------
+
+
+def test_the_members_page_reads_the_season_and_offers_i_got_it_to_the_payee(app, client, organiser):
+    url = f"/m/{member_key(app)}"
+    html = page(client, url)
+    assert "+2.75 EUR" in text(row(html, "Cat"))
+    assert 'href="https://paypal.me/CatLee/0.75EUR"' in html  # the handles on the group's pages
+    assert "I got it (Cat)" in html and "Mark paid" not in html
+    assert "/members/add" not in html and "/rotate" not in html and "export.json" not in html
+    data = {**stamp(html, f"{url}/got-it", 'value="Cat"'), "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.75"}
+    assert client.post(f"{url}/got-it", data=data).status_code == 303
+    assert client.post(f"{url}/got-it", data=data).status_code == 303  # doubled: once
+    paid = records(app, "tab_paid")
+    assert len(paid) == 1 and paid[0].payload["confirmed_by"] == "Cat"
+
+
+def test_handles_are_never_shown_on_a_nights_own_pages(app, client, organiser):
+    with app.app_context():
+        night = db.session.query(Night).order_by(Night.id).all()[1]
+        keeper, viewer = night.keeper_key, night.viewer_key
+    for url in (f"/k/{keeper}/report", f"/p/{viewer}/report"):
+        assert "CatLee" not in page(client, url)
+
+
+# --- making a group, keeping a night in one, a new night from the group ------------------------------
+
+
+class Fields(HTMLParser):
+    """The values a browser would send for the first form posting to ``action``: inputs, selects, text."""
+
+    def __init__(self, action: str) -> None:
+        super().__init__()
+        self.action, self.inside, self.select = action, False, None
+        self.values: dict[str, str] = {}
+
+    def handle_starttag(self, tag, attrs):  # type: ignore[no-untyped-def]
+        a = dict(attrs)
+        if tag == "form" and a.get("action") == self.action and not self.values:
+            self.inside = True
+        elif not self.inside:
+            return
+        elif tag == "input" and a.get("name") and a.get("type") not in ("submit", "checkbox", "radio", "file"):
+            self.values.setdefault(a["name"], a.get("value") or "")
+        elif tag == "input" and a.get("type") in ("checkbox", "radio") and "checked" in a:
+            self.values[a["name"]] = a.get("value") or "y"
+        elif tag == "select":
+            self.select = a.get("name")
+        elif tag == "option" and self.select and ("selected" in a or self.select not in self.values):
+            self.values[self.select] = a.get("value") or ""
+
+    def handle_endtag(self, tag):  # type: ignore[no-untyped-def]
+        if tag == "form":
+            self.inside = False
+        elif tag == "select":
+            self.select = None
+
+
+def form_fields(html: str, action: str) -> dict[str, str]:
+    parser = Fields(action)
+    parser.feed(html)
+    assert parser.values, f"no form posting to {action}"
+    return parser.values
+
+
+def import_night(client, document) -> str:  # type: ignore[no-untyped-def]
+    """Import a night file; its scorekeeper link's key."""
+    response = client.post("/import", data={"file": (io.BytesIO(json.dumps(document).encode()), "night.json")},
+                           content_type="multipart/form-data")
+    assert response.status_code == 303
+    return response.headers["Location"].rsplit("/", 1)[1]
+
+
+def test_make_a_group_from_the_home_page_once_for_a_doubled_tap(app, client):
+    home = page(client, "/")
+    fields = form_fields(home, "/groups")
+    assert client.post("/groups", data={**fields, "name": "Friday poker"}).status_code == 303
+    response = client.post("/groups", data={**fields, "name": "Friday poker"})
+    with app.app_context():
+        group = db.session.query(Group).one()
+        assert group.name == "Friday poker"
+    assert response.headers["Location"] == f"/g/{group.organiser_key}"
+    assert "Friday poker" in page(client, response.headers["Location"])
+
+
+def test_a_group_without_a_name_is_refused_and_made_not(app, client):
+    fields = form_fields(page(client, "/"), "/groups")
+    response = client.post("/groups", data={**fields, "name": ""})
+    assert response.status_code == 422 and "give the group a name" in response.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.query(Group).count() == 0
+
+
+def test_a_group_file_that_cannot_be_read_is_refused_and_stores_nothing(app, client):
+    document = group_document()
+    document["members"].append({"added": "ann"})  # Ann already
+    fields = form_fields(page(client, "/"), "/groups/import")
+    response = client.post("/groups/import", data={**fields, "file": (io.BytesIO(json.dumps(document).encode()), "g.json")},
+                           content_type="multipart/form-data")
+    assert response.status_code == 422 and "members[" in response.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.query(Group).count() == 0 and db.session.query(Night).count() == 0
+
+
+def test_keep_a_finished_night_in_a_new_group(app, client):
+    from night.test_file import TWO_GAMES
+
+    key = import_night(client, TWO_GAMES)
+    report = page(client, f"/k/{key}/report")
+    assert f'href="/k/{key}/group">Keep this night in a group</a>' in report
+    with app.app_context():
+        viewer = db.session.query(Night).one().viewer_key
+    assert f"/k/{key}/group" not in page(client, f"/p/{viewer}/report")  # the players' report never offers it
+    assert client.get(f"/k/{viewer}/group").status_code == 403
+    fields = form_fields(page(client, f"/k/{key}/group"), f"/k/{key}/group")
+    response = client.post(f"/k/{key}/group", data={**fields, "name": "Friday poker"})
+    assert response.status_code == 303
+    html = page(client, response.headers["Location"])
+    # TWO_GAMES: Ann +4 (+1.00), Ben -6 (-1.50), Cat +2 (+0.50), Dan 0
+    assert text(row(html, "Ann")).startswith("Ann 1 +1.00 EUR")
+    assert text(row(html, "Ben")).startswith("Ben 1 \u22121.50 EUR")
+    assert "kept in the group" in page(client, f"/k/{key}/group")
+
+
+def test_keep_a_night_in_a_group_by_its_organiser_link_asking_about_new_names(app, client, organiser):
+    from night.test_file import TWO_GAMES
+
+    # the night seats "Kat" (who is Cat) and "Eve" (new) beside Ann and Ben (Benjamin's old name)
+    night = json.loads(json.dumps(TWO_GAMES).replace('"Cat"', '"Kat"').replace('"Dan"', '"Eve"'))
+    key = import_night(client, night)
+    fields = form_fields(page(client, f"/k/{key}/group"), f"/k/{key}/group")
+    before = len(records(app))
+    response = client.post(f"/k/{key}/group", data={**fields, "link": "http://localhost" + organiser})
+    assert response.status_code == 422
+    asked = response.get_data(as_text=True)
+    assert "not members of the group yet" in asked and len(records(app)) == before
+    answer = form_fields(asked, f"/k/{key}/group")
+    assert {answer["name_1"], answer["name_2"]} == {"Kat", "Eve"}
+    kat = "1" if answer["name_1"] == "Kat" else "2"
+    response = client.post(f"/k/{key}/group", data={**answer, f"as_{kat}": "Cat"})
+    assert response.status_code == 303 and response.headers["Location"] == organiser
+    html = page(client, organiser)
+    # Cat's fourth night, as Kat: +2 chips (+0.50); Eve is a new member with Dan's 0
+    assert text(row(html, "Cat")).startswith("Cat 4 ")
+    assert text(row(html, "Eve")).startswith("Eve 1 ")
+
+
+def test_a_pasted_link_that_is_no_groups_is_refused(app, client, organiser):
+    from night.test_file import TWO_GAMES
+
+    key = import_night(client, TWO_GAMES)
+    fields = form_fields(page(client, f"/k/{key}/group"), f"/k/{key}/group")
+    response = client.post(f"/k/{key}/group", data={**fields, "link": f"http://localhost/m/{member_key(app)}"})
+    assert response.status_code == 422 and "not a group's organiser link" in text(response.get_data(as_text=True))
+    response = client.post(f"/k/{key}/group", data={**fields})
+    assert response.status_code == 422 and "Give the new group a name" in response.get_data(as_text=True)
+
+
+def test_a_new_night_from_the_group_is_the_second_tap_and_is_kept_in_the_group(app, client, organiser):
+    html = page(client, organiser)
+    assert f'href="{organiser}/new-night"' in html  # the first tap
+    setup = page(client, f"{organiser}/new-night")
+    fields = form_fields(setup, f"{organiser}/nights")
+    # the last night (POKER_ON_COUNTS): Ann, Ben (now Benjamin), Cat; Ann dealt first: Benjamin deals first now
+    assert (fields["seat_1"], fields["seat_2"], fields["seat_3"], fields["seat_4"]) == ("Ann", "Benjamin", "Cat", "")
+    assert fields["first_dealer"] == "2" and fields["chip_value"] == "" and fields["game"] == "napalm"
+    response = client.post(f"{organiser}/nights", data=fields)  # the second tap: Start the night
+    assert response.status_code == 303 and response.headers["Location"].startswith("/k/")
+    assert client.post(f"{organiser}/nights", data=fields).headers["Location"] == response.headers["Location"]
+    with app.app_context():
+        assert db.session.query(Night).count() == 4
+    assert len(records(app, "night_kept")) == 4
