@@ -42,7 +42,7 @@ from .members import Members
 from .nights import Cleared, NightResult, Unit, check_amount
 from .season import in_order, seated_members
 
-__all__ = ["Owed", "Overpayment", "Tab", "TabPayment", "pay", "tab", "with_cleared"]
+__all__ = ["Owed", "Overpayment", "Tab", "TabPayment", "check_marked", "open_on", "pay", "tab", "with_cleared"]
 
 #: money is counted in units of 0.0001 (the finest a chip value, and so any amount, can be)
 SCALE = 10**MAX_DECIMAL_PLACES
@@ -133,6 +133,43 @@ def _open_units(nights: Sequence[NightResult], members: Members) -> dict[Unit, l
         rows = out.setdefault(night.unit, [])
         rows.extend((night, member, units) for member, units in balance.items() if units)
     return out
+
+
+def _open_on_units(night: NightResult) -> dict[str, int]:
+    balance = dict.fromkeys(night.net, 0)
+    for transfer in night.planned:
+        units = _units(transfer.amount, night.unit)
+        balance[transfer.payer] -= units
+        balance[transfer.payee] += units
+    for transfer in night.paid:
+        units = _units(transfer.amount, night.unit)
+        balance[transfer.payer] += units
+        balance[transfer.payee] -= units
+    for record in night.cleared:
+        if record.member not in balance:
+            raise ValueError(f"night {night.night_id!r} holds a tab record of {record.member}, who did not play it")
+        balance[record.member] += _units(record.amount, night.unit)
+    return balance
+
+
+def open_on(night: NightResult) -> dict[str, Decimal]:
+    """Each seat's balance still open on ``night``, in its unit: what its plan gives them (+) or asks of them
+    (−), less what was marked paid there, plus what the group's tab has cleared there since."""
+    return {seat: _amount(units, night.unit) for seat, units in _open_on_units(night).items()}
+
+
+def check_marked(night: NightResult, payer: str, payee: str, amount: Decimal) -> None:
+    """:class:`Overpayment` unless ``payer`` still owes at least ``amount`` on ``night`` and ``payee`` is still owed
+    at least as much: a payment marked paid at a night of a group settles only what is open there, so that
+    it never settles again what the tab already cleared (docs/group.md, "A payment marked at a night")."""
+    balance = _open_on_units(night)
+    units, unit = _units(amount, night.unit), night.unit or "chips"
+    owes, owed = -balance.get(payer, 0), balance.get(payee, 0)
+    shown = f"not {_amount(units, night.unit)} {unit}"
+    if units > owes:
+        raise Overpayment(f"{payer} owes {_amount(max(owes, 0), night.unit)} {unit} at this night, {shown}")
+    if units > owed:
+        raise Overpayment(f"{payee} is owed {_amount(max(owed, 0), night.unit)} {unit} at this night, {shown}")
 
 
 def tab(nights: Iterable[NightResult], members: Members, *, exact_limit: int = 15) -> Tab:

@@ -339,6 +339,17 @@ def _refuse_kept(night_id: int) -> None:
         raise IllegalAction("this night is already kept in a group")
 
 
+#: the largest id a row can have (a 32-bit integer column): a larger number names no night
+MAX_ID = 2**31 - 1
+
+
+def _check_night_id(night_id: object) -> None:
+    """IllegalAction for a night id that cannot name a stored night (not a whole number, or out of the column's
+    range: PostgreSQL would refuse to compare it), as for an id that names none."""
+    if isinstance(night_id, bool) or not isinstance(night_id, int) or not 1 <= night_id <= MAX_ID:
+        raise IllegalAction("this night does not exist")
+
+
 def _keep(uow: UnitOfWork, group: Group, night_id: int) -> None:
     """The night's row in the group, after the nights kept so far."""
     position = db.session.scalar(select(func.max(GroupNight.position)).where(GroupNight.group_id == group.id)) or 0
@@ -512,10 +523,12 @@ def keep_night(
     kept in a group (this one or another), a stale version.
     """
 
+    _check_night_id(night_id)
+
     def decide(uow: UnitOfWork, group: Group) -> GroupEntry:
-        night = db.session.get(Night, night_id)
-        if night is None:
-            raise IllegalAction("this night does not exist")
+        # locked after the group's row (the one order every writer takes): a payment marked at the night at the
+        # same moment is seen by the group once kept, or sees the night kept (then checked against the tab)
+        night = uow.night(night_id)
         _refuse_kept(night_id)
         rows = [(r.kind, r.payload) for r in _records(group.id)]
         members = _fold(rows).members

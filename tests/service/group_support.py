@@ -74,6 +74,7 @@ def versions(night_ids: list[int]) -> list[int]:
 
 
 def tab_events(night_id: int) -> list[dict[str, Any]]:
+    db.session.rollback()
     return list(db.session.scalars(select(Event.payload).where(Event.night_id == night_id, Event.kind == "tab_cleared").order_by(Event.seq)))
 
 
