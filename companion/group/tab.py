@@ -35,14 +35,19 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from types import MappingProxyType
 
-from companion.money.amounts import MAX_DECIMAL_PLACES
+from companion.money.amounts import MAX_DECIMAL_PLACES, parse_chip_value
 from companion.money.settle import settle_up
+from companion.values.limits import MAX_CHIP_VALUE
+from companion.values.reading import Unreadable, shown, text, trimmed, whole_number
 
-from .members import Members
+from .members import Members, member_name
 from .nights import Cleared, NightResult, Unit, check_amount
 from .season import in_order, seated_members
 
-__all__ = ["Owed", "Overpayment", "Tab", "TabPayment", "check_marked", "open_on", "pay", "tab", "with_cleared"]
+__all__ = [
+    "MAX_PAYMENT", "Owed", "Overpayment", "Tab", "TabPayment", "check_marked", "check_payment", "open_on", "pay", "read_payment", "tab",
+    "with_cleared",
+]
 
 #: money is counted in units of 0.0001 (the finest a chip value, and so any amount, can be)
 SCALE = 10**MAX_DECIMAL_PLACES
@@ -65,6 +70,63 @@ class TabPayment:
         if self.payer == self.payee:
             raise ValueError(f"{self.payer} cannot pay themselves")
         check_amount(self.amount, self.unit, "a payment")
+
+
+#: the largest payment the tab takes, in chips or in money (far beyond what a home game's tab owes): a larger
+#: amount is refused as it is read, before anything adds it up
+MAX_PAYMENT = MAX_CHIP_VALUE
+#: a currency is written as a night's is: a short text ("EUR", "$")
+MAX_CURRENCY = 8
+
+
+def read_payment(payer: object, payee: object, unit: object, amount: object) -> TabPayment:
+    """A payment through the tab as a form (or any way in) gives it, read by the app's one reader of each kind.
+
+    Names as a table reads them (:func:`~companion.group.members.member_name`); ``unit`` a currency as a
+    night writes it, or None for chips; ``amount`` the text typed: whole chips (:func:`whole_number`) or
+    money read as a chip value is (:func:`~companion.money.amounts.parse_chip_value`: digits and one dot,
+    at most four places), above zero and at most :data:`MAX_PAYMENT`.  :class:`Unreadable` otherwise.
+    """
+    who, to = member_name(payer, "who paid"), member_name(payee, "who was paid")
+    if unit is not None:
+        unit = text(unit, "the currency", max_length=MAX_CURRENCY)
+    if unit is None:
+        chips = whole_number(amount, "the amount", low=1, high=int(MAX_PAYMENT), unit="chips")
+        return _checked(who, to, None, Decimal(chips))
+    if not isinstance(amount, str):
+        raise Unreadable(f"the amount must be written in digits, such as 2.50 {unit}")
+    try:
+        money = parse_chip_value(amount)
+    except ValueError:
+        raise Unreadable(
+            f"the amount must be a number of {unit} such as 2.50 (a dot before at most "
+            f"{MAX_DECIMAL_PLACES} decimal places), not \u201c{shown(trimmed(amount))}\u201d"
+        ) from None
+    if not money:
+        raise Unreadable("the amount must be more than zero")
+    return _checked(who, to, unit, money)
+
+
+def check_payment(payment: object) -> TabPayment:
+    """``payment`` if it is a :class:`TabPayment` whose names and amount :func:`read_payment` would have read
+    as they are; :class:`Unreadable` otherwise (what a caller that made its own TabPayment must pass too)."""
+    if not isinstance(payment, TabPayment):
+        raise Unreadable("a payment through the tab names who paid whom, how much and in what")
+    who, to = member_name(payment.payer, "who paid"), member_name(payment.payee, "who was paid")
+    if payment.unit is not None:
+        text(payment.unit, "the currency", max_length=MAX_CURRENCY)
+        if not payment.unit or payment.unit != payment.unit.strip():
+            raise Unreadable("the currency is written as its nights write it, such as EUR")
+    return _checked(who, to, payment.unit, payment.amount)
+
+
+def _checked(payer: str, payee: str, unit: Unit, amount: Decimal) -> TabPayment:
+    if isinstance(amount, Decimal) and amount.is_finite() and amount > MAX_PAYMENT:
+        raise Unreadable(f"the amount is at most {MAX_PAYMENT:,} {unit or 'chips'}")
+    try:
+        return TabPayment(payer, payee, unit, amount)
+    except (TypeError, ValueError) as error:
+        raise Unreadable(str(error)) from None
 
 
 @dataclass(frozen=True)
