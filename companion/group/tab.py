@@ -35,14 +35,19 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from types import MappingProxyType
 
-from companion.money.amounts import MAX_DECIMAL_PLACES
+from companion.money.amounts import MAX_DECIMAL_PLACES, parse_chip_value
 from companion.money.settle import settle_up
+from companion.values.limits import MAX_CHIP_VALUE
+from companion.values.reading import Unreadable, shown, text, trimmed, whole_number
 
-from .members import Members
+from .members import Members, member_name
 from .nights import Cleared, NightResult, Unit, check_amount
 from .season import in_order, seated_members
 
-__all__ = ["Owed", "Overpayment", "Tab", "TabPayment", "pay", "tab", "with_cleared"]
+__all__ = [
+    "MAX_PAYMENT", "Owed", "Overpayment", "Tab", "TabPayment", "check_marked", "check_payment", "open_on", "pay", "read_payment", "tab",
+    "with_cleared",
+]
 
 #: money is counted in units of 0.0001 (the finest a chip value, and so any amount, can be)
 SCALE = 10**MAX_DECIMAL_PLACES
@@ -65,6 +70,63 @@ class TabPayment:
         if self.payer == self.payee:
             raise ValueError(f"{self.payer} cannot pay themselves")
         check_amount(self.amount, self.unit, "a payment")
+
+
+#: the largest payment the tab takes, in chips or in money (far beyond what a home game's tab owes): a larger
+#: amount is refused as it is read, before anything adds it up
+MAX_PAYMENT = MAX_CHIP_VALUE
+#: a currency is written as a night's is: a short text ("EUR", "$")
+MAX_CURRENCY = 8
+
+
+def read_payment(payer: object, payee: object, unit: object, amount: object) -> TabPayment:
+    """A payment through the tab as a form (or any way in) gives it, read by the app's one reader of each kind.
+
+    Names as a table reads them (:func:`~companion.group.members.member_name`); ``unit`` a currency as a
+    night writes it, or None for chips; ``amount`` the text typed: whole chips (:func:`whole_number`) or
+    money read as a chip value is (:func:`~companion.money.amounts.parse_chip_value`: digits and one dot,
+    at most four places), above zero and at most :data:`MAX_PAYMENT`.  :class:`Unreadable` otherwise.
+    """
+    who, to = member_name(payer, "who paid"), member_name(payee, "who was paid")
+    if unit is not None:
+        unit = text(unit, "the currency", max_length=MAX_CURRENCY)
+    if unit is None:
+        chips = whole_number(amount, "the amount", low=1, high=int(MAX_PAYMENT), unit="chips")
+        return _checked(who, to, None, Decimal(chips))
+    if not isinstance(amount, str):
+        raise Unreadable(f"the amount must be written in digits, such as 2.50 {unit}")
+    try:
+        money = parse_chip_value(amount)
+    except ValueError:
+        raise Unreadable(
+            f"the amount must be a number of {unit} such as 2.50 (a dot before at most "
+            f"{MAX_DECIMAL_PLACES} decimal places), not \u201c{shown(trimmed(amount))}\u201d"
+        ) from None
+    if not money:
+        raise Unreadable("the amount must be more than zero")
+    return _checked(who, to, unit, money)
+
+
+def check_payment(payment: object) -> TabPayment:
+    """``payment`` if it is a :class:`TabPayment` whose names and amount :func:`read_payment` would have read
+    as they are; :class:`Unreadable` otherwise (what a caller that made its own TabPayment must pass too)."""
+    if not isinstance(payment, TabPayment):
+        raise Unreadable("a payment through the tab names who paid whom, how much and in what")
+    who, to = member_name(payment.payer, "who paid"), member_name(payment.payee, "who was paid")
+    if payment.unit is not None:
+        text(payment.unit, "the currency", max_length=MAX_CURRENCY)
+        if not payment.unit or payment.unit != payment.unit.strip():
+            raise Unreadable("the currency is written as its nights write it, such as EUR")
+    return _checked(who, to, payment.unit, payment.amount)
+
+
+def _checked(payer: str, payee: str, unit: Unit, amount: Decimal) -> TabPayment:
+    if isinstance(amount, Decimal) and amount.is_finite() and amount > MAX_PAYMENT:
+        raise Unreadable(f"the amount is at most {MAX_PAYMENT:,} {unit or 'chips'}")
+    try:
+        return TabPayment(payer, payee, unit, amount)
+    except (TypeError, ValueError) as error:
+        raise Unreadable(str(error)) from None
 
 
 @dataclass(frozen=True)
@@ -133,6 +195,43 @@ def _open_units(nights: Sequence[NightResult], members: Members) -> dict[Unit, l
         rows = out.setdefault(night.unit, [])
         rows.extend((night, member, units) for member, units in balance.items() if units)
     return out
+
+
+def _open_on_units(night: NightResult) -> dict[str, int]:
+    balance = dict.fromkeys(night.net, 0)
+    for transfer in night.planned:
+        units = _units(transfer.amount, night.unit)
+        balance[transfer.payer] -= units
+        balance[transfer.payee] += units
+    for transfer in night.paid:
+        units = _units(transfer.amount, night.unit)
+        balance[transfer.payer] += units
+        balance[transfer.payee] -= units
+    for record in night.cleared:
+        if record.member not in balance:
+            raise ValueError(f"night {night.night_id!r} holds a tab record of {record.member}, who did not play it")
+        balance[record.member] += _units(record.amount, night.unit)
+    return balance
+
+
+def open_on(night: NightResult) -> dict[str, Decimal]:
+    """Each seat's balance still open on ``night``, in its unit: what its plan gives them (+) or asks of them
+    (−), less what was marked paid there, plus what the group's tab has cleared there since."""
+    return {seat: _amount(units, night.unit) for seat, units in _open_on_units(night).items()}
+
+
+def check_marked(night: NightResult, payer: str, payee: str, amount: Decimal) -> None:
+    """:class:`Overpayment` unless ``payer`` still owes at least ``amount`` on ``night`` and ``payee`` is still owed
+    at least as much: a payment marked paid at a night of a group settles only what is open there, so that
+    it never settles again what the tab already cleared (docs/group.md, "A payment marked at a night")."""
+    balance = _open_on_units(night)
+    units, unit = _units(amount, night.unit), night.unit or "chips"
+    owes, owed = -balance.get(payer, 0), balance.get(payee, 0)
+    shown = f"not {_amount(units, night.unit)} {unit}"
+    if units > owes:
+        raise Overpayment(f"{payer} owes {_amount(max(owes, 0), night.unit)} {unit} at this night, {shown}")
+    if units > owed:
+        raise Overpayment(f"{payee} is owed {_amount(max(owed, 0), night.unit)} {unit} at this night, {shown}")
 
 
 def tab(nights: Iterable[NightResult], members: Members, *, exact_limit: int = 15) -> Tab:

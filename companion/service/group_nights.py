@@ -12,6 +12,10 @@ A night's first ``version`` events never change, so neither does its result: it 
 (night id, version) beside the night's fold (:func:`~companion.service.store.derived`), and a
 group of two hundred nights builds only the nights that moved on since it was last shown.
 
+A payment marked paid at a night kept in a group (:func:`refuse_paid_beyond_open`) settles only what
+is still open there: the group's tab counts it, so a payment the tab already cleared, marked again
+at the night, would be settled twice.
+
 Which nights count, where the issue is silent: a night with nothing recorded yet, and a night
 settling on chip counts whose bank does not balance yet, have no payments to owe: they are
 "in play" (:data:`NightResult` None, with the reason), listed apart and counted nowhere.  A
@@ -25,11 +29,13 @@ from decimal import Decimal
 
 from sqlalchemy import select
 
-from companion.db.models import Event, Night
+from companion.db.models import Event, GroupNight, Night
 from companion.extensions import db
+from companion.games import IllegalAction
 from companion.games.night_kinds import TAB_CLEARED
 from companion.group.nights import Cleared, NightResult
 from companion.group.result import NotSettled, night_result
+from companion.group.tab import Overpayment, check_marked
 from companion.night.file import NightFile
 from companion.service.night_ledger import ledger_events, paid_payments
 from companion.service.store import derived, keep_derived, money_of, play_for
@@ -87,3 +93,20 @@ def counted(night: Night) -> Counted:
         found = Counted(None, str(error))
     keep_derived("group-result", night.id, night.version, found)
     return found
+
+
+def refuse_paid_beyond_open(night: Night, payer: str, payee: str, chips: int) -> None:
+    """IllegalAction when ``night`` is kept in a group and ``payer`` paying ``payee`` ``chips`` settles more than
+    is still open there (what its plan asks, less what was marked paid, less what the group's tab cleared).
+
+    Only the night is read (its row is the one the unit locked: a tab payment clearing it waits, or made it
+    move on), never its group's row: a night's command takes its own night's lock and no other."""
+    if db.session.scalar(select(GroupNight.id).where(GroupNight.night_id == night.id)) is None:
+        return
+    found = counted(night)
+    if found.result is None:
+        raise IllegalAction(f"nothing is owed at this night yet: {found.in_play}")
+    try:
+        check_marked(found.result, payer, payee, found.result.amount_of(chips))
+    except Overpayment as error:
+        raise IllegalAction(f"{error} (this night is kept in a group, whose tab settles it too)") from None

@@ -54,7 +54,7 @@ from companion.group.members import (
 from companion.group.nights import Cleared, NightResult
 from companion.group.pay_links import Iban, PayHandle, PayPalMe, Revolut, Venmo, read_iban, read_paypal_me, read_revolut, read_venmo
 from companion.group.season import ALL_TIME, Period, Rivalry, Season, rivalry, season, seated_members
-from companion.group.tab import Overpayment, Tab, TabPayment, pay, tab
+from companion.group.tab import Overpayment, Tab, TabPayment, check_payment, pay, read_payment, tab
 from companion.night import file as nightfile
 from companion.service.group_nights import Counted, counted, night_file_of
 from companion.service.night_ledger import paid_payments
@@ -67,7 +67,7 @@ __all__ = [
     "GROUP_REFUSALS", "GroupView", "HANDLE_KINDS", "KeptNight", "NextNightDefaults", "NightInPlay", "UnknownPlayers",
     "add_member", "export_group", "group_for_member", "group_for_organiser", "group_of_night", "group_view",
     "handles_for_night", "import_group", "keep_night", "merge_members", "next_night_defaults",
-    "open_group", "open_night_in_group", "pay_tab", "remove_handle", "rename_member", "rivalry_view",
+    "open_group", "open_night_in_group", "pay_tab", "read_payment", "remove_handle", "rename_member", "rivalry_view",
     "rotate_group_link", "set_handle",
 ]
 
@@ -339,6 +339,17 @@ def _refuse_kept(night_id: int) -> None:
         raise IllegalAction("this night is already kept in a group")
 
 
+#: the largest id a row can have (a 32-bit integer column): a larger number names no night
+MAX_ID = 2**31 - 1
+
+
+def _check_night_id(night_id: object) -> None:
+    """IllegalAction for a night id that cannot name a stored night (not a whole number, or out of the column's
+    range: PostgreSQL would refuse to compare it), as for an id that names none."""
+    if isinstance(night_id, bool) or not isinstance(night_id, int) or not 1 <= night_id <= MAX_ID:
+        raise IllegalAction("this night does not exist")
+
+
 def _keep(uow: UnitOfWork, group: Group, night_id: int) -> None:
     """The night's row in the group, after the nights kept so far."""
     position = db.session.scalar(select(func.max(GroupNight.position)).where(GroupNight.group_id == group.id)) or 0
@@ -512,10 +523,12 @@ def keep_night(
     kept in a group (this one or another), a stale version.
     """
 
+    _check_night_id(night_id)
+
     def decide(uow: UnitOfWork, group: Group) -> GroupEntry:
-        night = db.session.get(Night, night_id)
-        if night is None:
-            raise IllegalAction("this night does not exist")
+        # locked after the group's row (the one order every writer takes): a payment marked at the night at the
+        # same moment is seen by the group once kept, or sees the night kept (then checked against the tab)
+        night = uow.night(night_id)
         _refuse_kept(night_id)
         rows = [(r.kind, r.payload) for r in _records(group.id)]
         members = _fold(rows).members
@@ -626,6 +639,23 @@ def _records_of(payments: Sequence[TabPayment], cleared: Sequence[Cleared], memb
     return out
 
 
+#: the most payments one submit makes (the fewest-payments plan of a large group is far fewer)
+MAX_PAYMENTS = 100
+
+
+def _refuse_other_units(payments: Sequence[TabPayment], units: Sequence[str | None]) -> None:
+    """IllegalAction for a payment in a unit none of the group's counted nights is played in: a currency they
+    do not use, or chips when every night is played for money (or money when every night is for chips)."""
+    for payment in payments:
+        if payment.unit not in units:
+            used = sorted({u or "chips" for u in units}) or ["none yet"]
+            asked = payment.unit or "chips"
+            raise IllegalAction(
+                f"no night of the group is counted in {asked}: a payment through the tab is in what its nights "
+                f"are played in ({', '.join(used)})"
+            )
+
+
 def pay_tab(
     group_id: int,
     payments: Sequence[TabPayment],
@@ -640,18 +670,25 @@ def pay_tab(
     every payment must be to them).  Refused (nothing written): :class:`Overpayment`, a name no member goes
     by, a payee confirming another's payment, a stale version.
     """
-    if not payments:
+    if isinstance(payments, (str, bytes)) or not isinstance(payments, Sequence) or not payments:
         raise IllegalAction("choose at least one payment")
+    if len(payments) > MAX_PAYMENTS:
+        raise IllegalAction(f"at most {MAX_PAYMENTS} payments at once")
+    payments = [check_payment(p) for p in payments]
 
     def decide(uow: UnitOfWork, group: Group) -> GroupEntry:
         folded = _folded(group.id)
         members = folded.members
         confirmer = ORGANISER if confirmed_by == ORGANISER else members.member(member_name(confirmed_by))
+        for p in payments:
+            if members.member(p.payer) == members.member(p.payee):
+                raise IllegalAction(f"{p.payer} and {p.payee} are one member: nobody pays themselves")
         if confirmer != ORGANISER and any(members.member(p.payee) != confirmer for p in payments):
             raise IllegalAction(f"{confirmer} can say only that they got a payment to them")
         nights = _kept_nights(group.id, lock=uow)
         kept, _ = _counted_nights(nights, members)
         results = {k.result.night_id: k.result for k in kept}
+        _refuse_other_units(payments, [r.unit for r in results.values()])
         cleared = pay(list(results.values()), members, payments)
         per_payment = _records_of(payments, cleared, members)
         records: list[tuple[str, dict[str, Any]]] = []

@@ -18,6 +18,7 @@ from companion.games import GAMES, IllegalAction
 from companion.games.night_kinds import TAB_CLEARED
 from companion.night.play import NightPlay
 from companion.service.bank import refuse_moving_cashed_out, verify
+from companion.service.group_nights import refuse_paid_beyond_open
 from companion.service.history import describe_ledger_event
 from companion.service.nights import refuse_on_a_carried_night
 from companion.service.store import play_for
@@ -84,6 +85,7 @@ def _verify_payment(night: Night, payload: dict[str, Any]) -> str:
         raise IllegalAction("a payment is between two different players at this table")
     if isinstance(chips, bool) or not isinstance(chips, int) or chips <= 0:
         raise IllegalAction("a payment is a positive whole number of chips")
+    refuse_paid_beyond_open(night, payer, payee, chips)  # a night of a group: never settled twice
     return describe_ledger_event("paid", payload)
 
 

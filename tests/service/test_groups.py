@@ -1,25 +1,17 @@
 """A group stored: its nights, members, handles and tab through the service, every figure worked by hand.
 
-The nights are played on chip counts (a game of Poker with real betting: the night settles on
-counts − chips bought), so each player's net is what they cashed out less the 50 they bought in:
-
-* N1, 2025-01-10, EUR at 0.25 a chip: Ann 58, Ben 50, Dan 42 → Ann +8, Ben 0, Dan −8;
-  in money Ann +2.00, Dan −2.00; plan: Dan pays Ann 2.00.
-* N2, 2025-02-14, EUR at 0.10 a chip: Ann 50, Ben 80, Cat 40, Dan 30 → Ann 0, Ben +30, Cat −10,
-  Dan −20; in money Ben +3.00, Cat −1.00, Dan −2.00; plan: Cat pays Ben 1.00, Dan pays Ben 2.00.
-* N3, 2025-02-21, chips only: Ann 45, Cat 55 → Ann −5, Cat +5; plan: Ann pays Cat 5 chips.
+The nights N1, N2, N3 and the group "Fridays" of them are :mod:`service.group_support`'s (its
+doc works out each night's net, money and plan).
 """
 
 from __future__ import annotations
 
 import datetime
 import json
-from collections.abc import Mapping
 from decimal import Decimal as D
-from typing import Any
 
 import pytest
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 
 from companion import service
 from companion.db.models import Event, Group, GroupNight, GroupRecord, Night
@@ -29,62 +21,15 @@ from companion.group.pay_links import Iban, PayPalMe
 from companion.group.season import Period
 from companion.group.tab import Overpayment, TabPayment
 from companion.night.file import Money
-from companion.service import bank
+from service.group_support import CHIPS, group, group_of_three, played_night, poker, tab_events, versions
 
 KEY = "k" * 43
 OTHER_KEY = "o" * 43
 
 
-def poker(first_dealer: str) -> dict[str, Any]:
-    return {"kind": "betting", "players": None, "first_dealer": first_dealer, "rules": {"variant": "Texas hold'em"}}
-
-
-def played_night(name: str, counts: Mapping[str, int], money: Money, day: datetime.date) -> Night:
-    """A night on chip counts: everyone buys in 50, then cashes out ``counts`` (a player's net: count − 50)."""
-    players = list(counts)
-    night = service.open_night(name, players, money, poker(players[0]))
-    bank.record(night.id, "all_buy_in", {"chips": 50}, 0, None)
-    for version, (player, chips) in enumerate(counts.items(), start=1):
-        bank.record(night.id, "cash_out", {"player": player, "chips": chips}, version, None)
-    # the day it was played (the service dates a night by the day it was started)
-    db.session.execute(update(Night).where(Night.id == night.id).values(created_at=datetime.datetime.combine(day, datetime.time(20))))
-    db.session.commit()
-    return db.session.get(Night, night.id)
-
-
-EUR25, EUR10, CHIPS = Money(D("0.25"), "EUR"), Money(D("0.10"), "EUR"), Money(D(0), "")
-
-
-def group_of_three(app) -> tuple[int, list[int]]:  # type: ignore[no-untyped-def]
-    """The group "Fridays" opened from N1 (Ann, Ben, Dan its first members), Cat added, N2 and N3 kept."""
-    n1 = played_night("N1", {"Ann": 58, "Ben": 50, "Dan": 42}, EUR25, datetime.date(2025, 1, 10))
-    n2 = played_night("N2", {"Ann": 50, "Ben": 80, "Cat": 40, "Dan": 30}, EUR10, datetime.date(2025, 2, 14))
-    n3 = played_night("N3", {"Ann": 45, "Cat": 55}, CHIPS, datetime.date(2025, 2, 21))
-    group = service.open_group("Fridays", from_night=n1)
-    assert group.version == 4  # Ann, Ben, Dan added; N1 kept
-    service.add_member(group.id, "Cat", 4, None)
-    service.keep_night(group.id, n2.id, 5, None)
-    service.keep_night(group.id, n3.id, 6, None)
-    return group.id, [n1.id, n2.id, n3.id]
-
-
-def group(group_id: int) -> Group:
-    db.session.rollback()
-    return db.session.get(Group, group_id)
-
-
-def versions(night_ids: list[int]) -> list[int]:
-    db.session.rollback()
-    return [db.session.get(Night, i).version for i in night_ids]
-
-
-def tab_events(night_id: int) -> list[dict[str, Any]]:
-    return list(db.session.scalars(select(Event.payload).where(Event.night_id == night_id, Event.kind == "tab_cleared").order_by(Event.seq)))
-
-
 def test_a_group_of_nights_with_different_chip_values_adds_up_its_season_and_its_tab(app):
     with app.app_context():
-        group_id, (n1, n2, n3) = group_of_three(app)
+        group_id, (n1, n2, n3) = group_of_three()
         view = service.group_view(group(group_id))
         assert (view.version, view.name, view.members.names) == (7, "Fridays", ("Ann", "Ben", "Dan", "Cat"))
         assert [(k.night_id, k.name, k.date) for k in view.nights] == [
@@ -116,7 +61,7 @@ def test_a_group_of_nights_with_different_chip_values_adds_up_its_season_and_its
 
 def test_a_rivalry_is_what_passed_between_two_members(app):
     with app.app_context():
-        group_id, _ = group_of_three(app)
+        group_id, _ = group_of_three()
         rivalry = service.rivalry_view(group(group_id), "Ann", "dan")
         # N1 only: Dan's 8 chips went to Ann (0.25 each: 2.00); N2: nothing passed between them
         assert [(n.title, n.chips, n.money) for n in rivalry.nights] == [("N1", 8, D("2.00"))]
@@ -124,7 +69,7 @@ def test_a_rivalry_is_what_passed_between_two_members(app):
 
 def test_keep_night_refuses_a_name_no_member_goes_by_and_takes_it_with_add_new(app):
     with app.app_context():
-        group_id, _ = group_of_three(app)
+        group_id, _ = group_of_three()
         n4 = played_night("N4", {"Ann": 60, "Eve": 40}, CHIPS, datetime.date(2025, 3, 7))
         with pytest.raises(service.UnknownPlayers) as refused:
             service.keep_night(group_id, n4.id, 7, None)
@@ -140,7 +85,7 @@ def test_keep_night_refuses_a_name_no_member_goes_by_and_takes_it_with_add_new(a
 
 def test_a_night_already_in_a_group_is_refused(app):
     with app.app_context():
-        group_id, (n1, _, _) = group_of_three(app)
+        group_id, (n1, _, _) = group_of_three()
         with pytest.raises(service.IllegalAction, match="already kept"):
             service.keep_night(group_id, n1, 7, None)
         other = service.open_group("Saturdays")
@@ -154,7 +99,7 @@ def test_a_night_already_in_a_group_is_refused(app):
 
 def test_merging_two_names_of_one_person_counts_their_nights_together(app):
     with app.app_context():
-        group_id, _ = group_of_three(app)
+        group_id, _ = group_of_three()
         n4 = played_night("N4", {"Ann": 60, "Danny": 40}, CHIPS, datetime.date(2025, 3, 7))
         service.keep_night(group_id, n4.id, 7, None, add_new=("Danny",))
         # Dan and Ben both played N1: they cannot be one person
@@ -173,7 +118,7 @@ def test_merging_two_names_of_one_person_counts_their_nights_together(app):
 
 def test_a_tab_payment_clears_the_payers_oldest_nights_first(app):
     with app.app_context():
-        group_id, (n1, n2, n3) = group_of_three(app)
+        group_id, (n1, n2, n3) = group_of_three()
         before = versions([n1, n2, n3])
         recorded = service.pay_tab(group_id, [TabPayment("Dan", "Ben", "EUR", D("3.00"))], 7, KEY)
         assert (recorded.version, recorded.repeated) == (8, False)
@@ -202,7 +147,7 @@ def test_a_tab_payment_clears_the_payers_oldest_nights_first(app):
 
 def test_an_overpayment_or_a_stale_version_writes_nothing(app):
     with app.app_context():
-        group_id, nights = group_of_three(app)
+        group_id, nights = group_of_three()
         before = versions(nights)
         # Ann is owed 2.00 in EUR: Dan cannot pay her 3.00 through the tab
         with pytest.raises(Overpayment, match="Ann is owed 2.00"):
@@ -220,7 +165,7 @@ def test_an_overpayment_or_a_stale_version_writes_nothing(app):
 
 def test_a_doubled_request_key_records_once(app):
     with app.app_context():
-        group_id, nights = group_of_three(app)
+        group_id, nights = group_of_three()
         payment = [TabPayment("Dan", "Ben", "EUR", D("3.00"))]
         first = service.pay_tab(group_id, payment, 7, KEY)
         again = service.pay_tab(group_id, payment, 7, KEY)
@@ -260,7 +205,7 @@ def test_the_links_find_the_group_and_rotating_one_retires_it(app):
 
 def test_handles_are_set_read_and_follow_their_member_onto_a_nights_seats(app):
     with app.app_context():
-        group_id, (n1, _, _) = group_of_three(app)
+        group_id, (n1, _, _) = group_of_three()
         service.set_handle(group_id, "Ann", "paypal", {"username": "@AnnLee"}, 7, None)
         service.set_handle(group_id, "ann", "iban", {"iban": "DE89 3704 0044 0532 0130 00", "holder": "Ann Lee", "bic": ""}, 8, None)
         with pytest.raises(service.GROUP_REFUSALS):
@@ -281,7 +226,7 @@ def test_handles_are_set_read_and_follow_their_member_onto_a_nights_seats(app):
 
 def test_the_next_night_seats_the_last_nights_players_and_passes_the_deal_one_seat_on(app):
     with app.app_context():
-        group_id, _ = group_of_three(app)
+        group_id, _ = group_of_three()
         defaults = service.next_night_defaults(group(group_id))
         # N3 (the last kept): Ann and Cat, Ann dealt first → Cat deals first; chips only; Poker
         assert (defaults.players, defaults.first_dealer, defaults.chip_value, defaults.currency, defaults.kind) == (
@@ -302,7 +247,7 @@ def test_the_next_night_seats_the_last_nights_players_and_passes_the_deal_one_se
 
 def test_export_then_import_gives_the_same_group(app):
     with app.app_context():
-        group_id, _ = group_of_three(app)
+        group_id, _ = group_of_three()
         service.set_handle(group_id, "Ann", "paypal", {"username": "AnnLee"}, 7, None)
         service.pay_tab(group_id, [TabPayment("Dan", "Ben", "EUR", D("3.00"))], 8, None)
         exported = service.export_group(group(group_id))
@@ -331,7 +276,7 @@ def test_a_nights_result_is_built_once_per_version(app, monkeypatch):
     real = group_nights.night_result
     monkeypatch.setattr(group_nights, "night_result", lambda night, **kw: built.append(kw["title"]) or real(night, **kw))
     with app.app_context():
-        group_id, _ = group_of_three(app)
+        group_id, _ = group_of_three()
         service.group_view(group(group_id))
         service.group_view(group(group_id))
         assert built == ["N1", "N2", "N3"]  # the second view found all three kept

@@ -9,21 +9,25 @@ private names (the bank once called the write path's ``_append``).
 from __future__ import annotations
 
 import ast
+import datetime
 from collections.abc import Callable, Iterator
 from decimal import Decimal
+from decimal import Decimal as D
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from companion import service as services
-from companion.db.models import Night
+from companion.db.models import Group, Night
 from companion.extensions import db
 from companion.games.napalm import Declare
+from companion.group.tab import Overpayment, TabPayment
 from companion.night.file import Money
 from companion.service import bank
 from companion.service.uow import UnitOfWork
 from security.support import history_file
+from service.group_support import CHIPS, everything, group_of_three, played_night, poker
 
 SERVICE = Path(__file__).resolve().parents[2] / "companion" / "service"
 PLAYERS = ["Ann", "Ben", "Cat", "Dan"]
@@ -109,6 +113,65 @@ def test_a_refused_or_repeated_command_opens_one_unit_and_commits_nothing(app, u
         with pytest.raises(services.IllegalAction):
             services.mark_paid(night_id, "Ann", "Ann", 1, 1)
         assert units == ["open"] * 4
+
+
+def group(group_id: int) -> Group:
+    db.session.rollback()
+    return db.session.get(Group, group_id)
+
+
+def test_every_group_command_opens_one_unit_and_commits_once(app, units):
+    """The group's commands, each once, on the group "Fridays" at version 7 (service.group_support)."""
+    with app.app_context():
+        group_id, (n1, n2, n3) = group_of_three()
+        n4 = played_night("N4", {"Ann": 60, "Danny": 40}, CHIPS, datetime.date(2025, 3, 7))
+        exported = services.export_group(group(group_id))
+        iban = {"iban": "DE89 3704 0044 0532 0130 00", "holder": "Ann Lee", "bic": ""}
+        commands: list[tuple[str, Callable[[], Any]]] = [
+            ("open_group", lambda: services.open_group("Saturdays")),
+            ("add_member", lambda: services.add_member(group_id, "Eve", 7, None)),  # 8
+            ("keep_night", lambda: services.keep_night(group_id, n4.id, 8, None, add_new=("Danny",))),  # 9 Danny, 10 N4
+            ("merge_members", lambda: services.merge_members(group_id, "Dan", "Danny", 10, None)),  # 11
+            ("rename_member", lambda: services.rename_member(group_id, "Eve", "Evie", 11, None)),  # 12
+            ("set_handle", lambda: services.set_handle(group_id, "Ann", "iban", iban, 12, None)),  # 13
+            ("remove_handle", lambda: services.remove_handle(group_id, "Ann", "iban", 13, None)),  # 14
+            # Dan owes 2.00 on N1 and 2.00 on N2; Ben is owed 3.00 on N2: 15
+            ("pay_tab", lambda: services.pay_tab(group_id, [TabPayment("Dan", "Ben", "EUR", D("3.00"))], 14, None)),
+            ("open_night_in_group", lambda: services.open_night_in_group(group_id, "N5", ["Ann", "Cat"], CHIPS, poker("Ann"))),  # 16
+            ("import_group", lambda: services.import_group(exported)),
+            ("rotate_group_link", lambda: services.rotate_group_link(group(group_id), "members")),
+        ]
+        units.clear()
+        done = []
+        for name, command in commands:
+            command()
+            done.append((name, units.copy()))
+            units.clear()
+        assert done == [(name, ["open", "commit"]) for name, _ in commands]
+        assert group(group_id).version == 16
+
+
+def test_a_refused_or_repeated_group_command_opens_one_unit_and_commits_nothing(app, units):
+    with app.app_context():
+        group_id, _ = group_of_three()
+        services.add_member(group_id, "Eve", 7, "k" * 43)  # version 8
+        services.open_group("Saturdays", "s" * 43)
+        before = everything()
+        units.clear()
+        services.add_member(group_id, "Eve", 7, "k" * 43)  # repeated
+        services.open_group("Saturdays", "s" * 43)  # repeated
+        with pytest.raises(services.StaleTable):
+            services.add_member(group_id, "Fay", 7, None)
+        with pytest.raises(services.KeyConflict):
+            services.add_member(group_id, "Fay", 8, "k" * 43)
+        with pytest.raises(services.KeyConflict):
+            services.open_group("Sundays", "s" * 43)
+        with pytest.raises(Overpayment):  # Ann is owed 2.00 in EUR, not 3.00
+            services.pay_tab(group_id, [TabPayment("Dan", "Ann", "EUR", D("3.00"))], 8, None)
+        with pytest.raises(services.UnknownPlayers):
+            services.open_night_in_group(group_id, "N6", ["Ann", "Zoe"], CHIPS, poker("Ann"))
+        assert units == ["open"] * 7
+        assert everything() == before
 
 
 def service_modules() -> list[Path]:
