@@ -494,8 +494,9 @@ def remove_handle(key: str):  # type: ignore[no-untyped-def]
 
 
 def _payment(form: TabPaidForm) -> TabPayment:
-    """The payment a tab form says was made (ValueError for one that cannot be: a payer paying themselves)."""
-    return TabPayment(form.payer.data, form.payee.data, form.unit.data or None, form.amount_decimal())
+    """The payment a tab form says was made, read by the tab's one reader of a payment (``Unreadable`` for one
+    that cannot be: whole chips written with a fraction, a payer paying themselves)."""
+    return service.read_payment(form.payer.data, form.payee.data, form.unit.data or None, form.amount.data)
 
 
 @bp.post("/g/<key>/tab/paid")
