@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python bench/load_bench.py [--seconds 1.5] [--rounds 3]
      [--servers waitress,gunicorn] [--databases sqlite,postgresql] [--pages-only]
-     (see bench/README.md)
+     [--group-only] [--group-nights 200]   (see bench/README.md)
 
 Loopback only (127.0.0.1), bounded in requests and seconds; it stops by itself (about
 three minutes for both servers on both databases).
@@ -35,6 +35,12 @@ request (all its processes, from /proc; PostgreSQL's own CPU is not in it):
   as its answer is read, with its own cookie (so each request gets its own CSRF token and
   request keys).  Every request says ``Accept-Encoding: gzip, deflate, br, zstd`` as
   Chromium does; each page's weight is printed plain and as sent.
+- the group's pages (issue 25): the organiser's page ``/g/<key>`` and the members' page
+  ``/m/<key>`` of a group of 200 stored nights (``group_bench.group_file``, imported as one
+  group file), back to back as the pages above, each with its season table and tab; and the
+  first request of each after the import, in one process (the organiser's page first: every
+  night folded and reported anew).  Only when the app serves ``/g/<key>``: until the group's
+  pages are merged their rows are skipped, and the run says so.
 - each server process's resident memory at the end, and its garbage collections
   (``bench/load_app.py`` times them with ``gc.callbacks``): the longest pause and how many
   went over 50 ms, in wall and CPU time.
@@ -42,7 +48,8 @@ request (all its processes, from /proc; PostgreSQL's own CPU is not in it):
   each table's scorekeeper records a stage ("Nobody said Yes") every 4 s and follows
   the redirect to the table screen, as the browser does.
 
-``--pages-only`` runs only the ceiling and the heavy pages (the same rounds, interleaved).
+``--pages-only`` runs only the ceiling and the heavy pages (the same rounds, interleaved);
+``--group-only`` only the ceiling and the group's two pages.
 
 Goals: 304 at >= 80 % of the ceiling's requests per second, 200 at >= 50 %, every
 page at >= 20 %, recording a stage (the POST) at p95 <= 50 ms, and no GC pause over 50 ms.  In the back-to-back phases all 140
@@ -399,11 +406,21 @@ PAGES = {
     "player": "/players/Ann",
 }
 KNOWING = ("home", "player")  # asked with the cookie of the browser that knows the 20 nights
+#: the group's pages (issue 25), of a group of GROUP_NIGHTS stored nights: phase name -> its path
+#: ({g}: the organiser's link, {m}: the members' link).  Asked only when the app serves /g/<key>
+#: (the pages land with the group's web branch; until then their rows are skipped, saying so).
+GROUP_PAGES = {
+    "group": "/g/{g}",
+    "gmembers": "/m/{m}",
+}
+GROUP_NIGHTS = 200
+GROUP_ROUTE = "/g/<key>"
 
 
 async def drive(
     server: Server, nights: list[tuple[str, str]], long_keys: tuple[str, str], seconds: float, rounds: int,
     pages_only: bool = False, sizes: dict[str, tuple[int, int, str]] | None = None,
+    group_keys: tuple[str, str] | None = None, group_only: bool = False, firsts: dict[str, float] | None = None,
 ) -> dict[str, Sample]:
     """The phones and scorekeepers of every night against ``server``: the phases, in rounds."""
     port = server.port
@@ -429,7 +446,7 @@ async def drive(
         "304": (lambda p: (p.live, (f'If-None-Match: "{p.etag}"',)), 304),
         "200": (lambda p: (p.live, ('If-None-Match: "outdated"',)), 200),
     }
-    if pages_only:
+    if pages_only or group_only:
         del phases["304"], phases["200"]
     # a browser that has kept score of the 20 tables' nights: its cookie lists them (home, /players/<name>)
     knowing = Conn(port)
@@ -439,15 +456,26 @@ async def drive(
     known = (f"Cookie: {knowing.cookie}",)
     knowing.close()
     long_key, long_viewer = long_keys
-    for name, path in PAGES.items():
+    for name, path in ({} if group_only else PAGES).items():
         # every connection opens the long night's page as its scorekeeper would (the first
         # answer sets the cookie the rest send: the browser's list of nights, its CSRF secret)
         url = path.format(k=long_key, p=long_viewer)
         phases[name] = (lambda p, url=url, extra=(known if name in KNOWING else ()): (url, extra), 200)
     first = await phones[0].conn.request("GET", f"/k/{long_key}/report")
     assert first.status == 200 and b"Who pays whom" in first.decoded(), first.status
+    if group_keys is not None:
+        organiser_key, member_key = group_keys
+        for name, path in GROUP_PAGES.items():
+            url = path.format(g=organiser_key, m=member_key)
+            phases[name] = (lambda p, url=url: (url, ()), 200)
+            # the first view of the group in this process: every night folded and reported anew (cold)
+            t0 = time.perf_counter()
+            reply = await phones[0].conn.request("GET", url)
+            assert reply.status == 200, (url, reply.status)
+            if firsts is not None:
+                firsts[name] = time.perf_counter() - t0
     if sizes is not None:  # each page's weight as sent, plain and compressed (Chromium's Accept-Encoding)
-        for name in PAGES:
+        for name in [n for n in phases if n in PAGES or n in GROUP_PAGES]:
             path, extra = phases[name][0](phones[0])
             plain = await phones[0].conn.request("GET", path, (*extra, "Accept-Encoding: identity"))
             packed = await phones[0].conn.request("GET", path, extra)
@@ -460,7 +488,7 @@ async def drive(
     for _ in range(rounds):
         for name, (make, expect) in phases.items():
             results[name].merge(await back_to_back(phones, make, seconds, expect, server.cpu))
-    if not pages_only:
+    if not (pages_only or group_only):
         results.update(await real_night(phones, keepers, REAL_NIGHT_SECONDS))
     for conn in [p.conn for p in phones] + [k.conn for k in keepers]:
         conn.close()
@@ -518,10 +546,12 @@ def history(seed: int) -> str:
     return hand_history.dumps(table, settings, f"Table {seed}")
 
 
-def seed_nights(url: str) -> tuple[list[tuple[str, str]], tuple[str, str]]:
-    """Import a night for each table straight into the server's database, and the long night.
+def seed_nights(url: str, group_nights: int = GROUP_NIGHTS) -> tuple[list[tuple[str, str]], tuple[str, str], tuple[str, str] | None]:
+    """Import a night for each table straight into the server's database, the long night, and, when the app
+    serves the group's pages, a group of ``group_nights`` nights (``group_bench.group_file``).
 
-    Returns each table's (keeper key, viewer key) and the long night's.
+    Returns each table's (keeper key, viewer key), the long night's, and the group's (organiser key, member
+    key) or None when the app has no group pages yet.
     """
     from companion import service as services
     from companion import create_app
@@ -538,9 +568,15 @@ def seed_nights(url: str) -> tuple[list[tuple[str, str]], tuple[str, str]]:
             keys.append((night.keeper_key, night.viewer_key))
         long = services.import_history(long_night())
         long_keys = (long.keeper_key, long.viewer_key)
+        group_keys = None
+        if any(rule.rule == GROUP_ROUTE for rule in app.url_map.iter_rules()):
+            from group_bench import group_file
+
+            group = services.import_group(group_file(group_nights))
+            group_keys = (group.organiser_key, group.member_key)
         db.session.remove()
         db.engine.dispose()
-    return keys, long_keys
+    return keys, long_keys, group_keys
 
 
 class Server:
@@ -647,6 +683,8 @@ ROWS = [
     ("export", "export.json, the night file (200)"),
     ("home", "home page, 20 nights known (200)"),
     ("player", "/players/<name>, 20 nights (200)"),
+    ("group", f"the group's organiser page, {GROUP_NIGHTS} nights (200)"),
+    ("gmembers", f"the group's members' page, {GROUP_NIGHTS} nights (200)"),
     ("polls", f"real night: polls every {POLL_EVERY:g} s"),
     ("records", "real night: record a stage (POST)"),
     ("pages", "real night: table screen after it"),
@@ -662,7 +700,8 @@ def goals(r: dict[str, Sample]) -> list[str]:
             f"304 at {r['304'].rps / ceiling:.0%} of the ceiling (goal >= 80%)",
             f"200 at {r['200'].rps / ceiling:.0%} of the ceiling (goal >= 50%)",
         ]
-    lines += [f"{name} at {r[name].rps / ceiling:.0%} of the ceiling (goal >= 20%)" for name in PAGES if name in r]
+    lines += [f"{name} at {r[name].rps / ceiling:.0%} of the ceiling (goal >= 20%)"
+              for name in (*PAGES, *GROUP_PAGES) if name in r]
     if "records" in r:
         lines += [
             f"record a stage p95 {r['records'].pct(0.95) * 1000:.1f} ms (goal <= 50 ms)",
@@ -681,7 +720,7 @@ def table(all_results: dict[tuple[str, str], dict[str, Sample]]) -> str:
         cells = []
         for run in runs:
             s = all_results[run][key]
-            ratio = f" ({s.rps / all_results[run]['hello'].rps:.0%})" if key in ("304", "200", *PAGES) else ""
+            ratio = f" ({s.rps / all_results[run]['hello'].rps:.0%})" if key in ("304", "200", *PAGES, *GROUP_PAGES) else ""
             cpu = f", CPU {s.cpu_per_request * 1e6:.0f} µs" if s.cpu else ""
             cells.append(f"{s.rps:.0f}/s{ratio}, {s.pct(0.5) * 1000:.1f} / {s.pct(0.95) * 1000:.1f} ms{cpu}")
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
@@ -697,7 +736,13 @@ def main() -> None:
     parser.add_argument("--databases", default="sqlite,postgresql")
     parser.add_argument("--poll", type=float, default=None, help="seconds between a phone's polls (default 0.8)")
     parser.add_argument("--pages-only", action="store_true", help="only the ceiling and the long night's heavy pages")
+    parser.add_argument("--group-only", action="store_true", help="only the ceiling and the group's pages (issue 25)")
+    parser.add_argument("--group-nights", type=int, default=GROUP_NIGHTS, help="stored nights in the group (default 200)")
     args = parser.parse_args()
+    args.group_nights = min(max(args.group_nights, 1), 2000)
+    if args.group_nights != GROUP_NIGHTS:
+        for key, label in (("group", "organiser"), ("gmembers", "members'")):
+            ROWS[[k for k, _ in ROWS].index(key)] = (key, f"the group's {label} page, {args.group_nights} nights (200)")
     POLL_EVERY = min(max(POLL_EVERY if args.poll is None else args.poll, 0.2), 10.0)
     ROWS[[key for key, _ in ROWS].index("polls")] = ("polls", f"real night: polls every {POLL_EVERY:g} s")
     args.seconds = min(max(args.seconds, 0.5), 30.0)
@@ -709,6 +754,7 @@ def main() -> None:
     print(f"{TABLES} tables x {PHONES} phones, {TABLES} scorekeepers; {os.cpu_count()} cores; "
           f"Python {sys.version.split()[0]}; {time.strftime('%Y-%m-%d')}", flush=True)
     results: dict[tuple[str, str], dict[str, Sample]] = {}
+    told = False  # that the group's pages are not served yet
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         os.environ["COMPANION_INSTANCE_PATH"] = str(tmp / "seed-instance")
@@ -718,9 +764,18 @@ def main() -> None:
                 url = fresh_database(kind, tmp, run)
                 server = Server(SERVERS[server_name], url, tmp / run)
                 try:
-                    nights, long_keys = seed_nights(url)
+                    nights, long_keys, group_keys = seed_nights(url, args.group_nights)
+                    if group_keys is None and not told:
+                        print(f"the group's pages ({GROUP_ROUTE}, /m/<key>) are not served by this app yet: their rows are "
+                              "skipped (they land with the group's web branch; re-run this bench after merging it)",
+                              flush=True)
+                        told = True
+                    if group_keys is None and args.group_only:
+                        raise SystemExit("--group-only: nothing to measure without the group's pages")
                     sizes: dict[str, tuple[int, int, str]] = {}
-                    r = asyncio.run(drive(server, nights, long_keys, args.seconds, args.rounds, args.pages_only, sizes))
+                    firsts: dict[str, float] = {}
+                    r = asyncio.run(drive(server, nights, long_keys, args.seconds, args.rounds, args.pages_only, sizes,
+                                          group_keys, args.group_only, firsts))
                     memory = server.memory()
                     pauses = server.gc_pauses()
                 finally:
@@ -733,6 +788,10 @@ def main() -> None:
                         print(r[key].line(label))
                 for goal in goals(r):
                     print("  " + goal, flush=True)
+                if firsts:
+                    print("  the group's pages, first request after the import, one process (the organiser's first: every "
+                          "night folded and reported anew; the members' then finds the view kept): " + ", ".join(
+                              f"{name} {seconds * 1000:.0f} ms" for name, seconds in firsts.items()))
                 print("  weight as sent, plain -> compressed: " + ", ".join(
                     f"{name} {plain / 1024:.1f} -> {packed / 1024:.1f} KB ({encoding})"
                     for name, (plain, packed, encoding) in sizes.items()))

@@ -59,6 +59,7 @@ from companion.night import file as nightfile
 from companion.service.group_nights import Counted, counted, night_file_of
 from companion.service.night_ledger import paid_payments
 from companion.service.nights import new_night, night_from_file
+from companion.service.store import derived, keep_derived
 from companion.service.uow import GroupCommand, GroupEntry, GroupRecorded, UnitOfWork, digest, end_reads, new_key
 from companion.values.limits import MAX_NIGHT_NAME
 from companion.values.reading import Unreadable, text
@@ -268,12 +269,39 @@ def _periods(dates: Iterable[datetime.date]) -> tuple[Period, ...]:
     return tuple(out)
 
 
+def _nights_stamp(nights: Iterable[tuple[int, int, str, datetime.datetime]]) -> tuple[tuple[Any, ...], ...]:
+    """What a view reads of the group's nights besides their results: each one's id, version, name and start."""
+    return tuple((night_id, version, name, created_at) for night_id, version, name, created_at in nights)
+
+
+def _stored_stamp(group_id: int) -> tuple[tuple[Any, ...], ...]:
+    """The group's nights' stamp in one plain query (no night, game or event loaded)."""
+    return _nights_stamp(db.session.execute(
+        select(Night.id, Night.version, Night.name, Night.created_at)
+        .join(GroupNight, GroupNight.night_id == Night.id)
+        .where(GroupNight.group_id == group_id)
+        .order_by(GroupNight.position)
+    ))
+
+
 def group_view(group: Group, period: Period = ALL_TIME) -> GroupView:
-    """The group as its pages show it: members, nights (those in play apart), the season of ``period``, the tab."""
-    folded = _folded(group.id)
-    kept, in_play = _counted_nights(_kept_nights(group.id), folded.members)
+    """The group as its pages show it: members, nights (those in play apart), the season of ``period``, the tab.
+
+    Kept per group version and period in this process, with the stamp of its nights (each one's id,
+    version, name and start: what a view reads of them besides their results, themselves kept per night
+    version): a group's records change only with its version, a night only with its own, so the same
+    version and stamp make the same view.  Only a view built from exactly ``group.version`` records is kept.
+    """
+    what = f"group-view {period!r}"
+    kept_view = derived(what, group.id, group.version)
+    if kept_view is not None and kept_view[1].name == group.name and kept_view[0] == _stored_stamp(group.id):
+        return kept_view[1]  # type: ignore[no-any-return]
+    rows = _records(group.id)
+    folded = _fold((r.kind, r.payload) for r in rows)
+    nights = _kept_nights(group.id)
+    kept, in_play = _counted_nights(nights, folded.members)
     results = [k.result for k in kept]
-    return GroupView(
+    view = GroupView(
         version=group.version,
         name=group.name,
         members=folded.members,
@@ -284,6 +312,9 @@ def group_view(group: Group, period: Period = ALL_TIME) -> GroupView:
         handles=folded.handles,
         periods=_periods(k.date for k in kept),
     )
+    if len(rows) == group.version:  # the records read are the version's (no later command's among them)
+        keep_derived(what, group.id, group.version, (_nights_stamp((n.id, n.version, n.name, n.created_at) for n in nights), view))
+    return view
 
 
 def rivalry_view(group: Group, first: str, second: str, period: Period = ALL_TIME) -> Rivalry:

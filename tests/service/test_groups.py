@@ -284,3 +284,28 @@ def test_a_nights_result_is_built_once_per_version(app, monkeypatch):
         built.clear()
         service.group_view(group(group_id))
         assert built == ["N1", "N2"]  # the nights the payment moved on; N3 is as it was
+
+
+def test_a_groups_view_is_kept_per_version_and_made_anew_when_a_night_moves_on(app, monkeypatch):
+    from companion.service import groups
+
+    made: list[str] = []
+    real = groups.season
+    monkeypatch.setattr(groups, "season", lambda nights, members, period: made.append(period.label) or real(nights, members, period))
+    with app.app_context():
+        group_id, (n1, _, _) = group_of_three(app)
+        first = service.group_view(group(group_id))
+        assert service.group_view(group(group_id)) is first and made == ["all time"]  # kept: nothing counted again
+        service.group_view(group(group_id), Period.month(2025, 2))
+        assert made == ["all time", "February 2025"]  # another period is another view
+        # a night of the group moves on without a group command (N1's plan, Dan pays Ann 8 chips,
+        # marked paid at the night): the group's version is the same, its view is not
+        service.mark_paid(n1, "Dan", "Ann", 8, versions([n1])[0])
+        again = service.group_view(group(group_id))
+        assert again is not first and made[-1] == "all time"
+        # the tab in EUR without N1's 2.00: Ann 0, Ben +3.00, Cat -1.00, Dan -2.00
+        assert dict(again.tab.balances["EUR"]) == {"Ben": D("3.00"), "Dan": D("-2.00"), "Cat": D("-1.00")}
+        # a group command moves the version on: the view is made anew
+        made.clear()
+        service.add_member(group_id, "Eve", 7, None)
+        assert service.group_view(group(group_id)).members.names[-1] == "Eve" and made == ["all time"]
