@@ -293,7 +293,7 @@ def test_a_groups_view_is_kept_per_version_and_made_anew_when_a_night_moves_on(a
     real = groups.season
     monkeypatch.setattr(groups, "season", lambda nights, members, period: made.append(period.label) or real(nights, members, period))
     with app.app_context():
-        group_id, (n1, _, _) = group_of_three(app)
+        group_id, (n1, _, _) = group_of_three()
         first = service.group_view(group(group_id))
         assert service.group_view(group(group_id)) is first and made == ["all time"]  # kept: nothing counted again
         service.group_view(group(group_id), Period.month(2025, 2))
