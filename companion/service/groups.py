@@ -67,7 +67,7 @@ from companion.values.reading import Unreadable, text
 __all__ = [
     "GROUP_REFUSALS", "GroupView", "HANDLE_KINDS", "KeptNight", "NextNightDefaults", "NightInPlay", "UnknownPlayers",
     "add_member", "export_group", "group_for_member", "group_for_organiser", "group_of_night", "group_view",
-    "handles_for_night", "import_group", "keep_night", "merge_members", "next_night_defaults",
+    "handles_for_night", "import_group", "night_pay", "NightPay", "keep_night", "merge_members", "next_night_defaults",
     "open_group", "open_night_in_group", "pay_tab", "read_payment", "remove_handle", "rename_member", "rivalry_view",
     "rotate_group_link", "set_handle",
 ]
@@ -339,15 +339,37 @@ def group_of_night(night: Night) -> Group | None:
 
 def handles_for_night(night: Night) -> Mapping[str, Mapping[str, PayHandle]]:
     """Each seat of ``night`` whose member gave a pay handle → that member's handles (kind → handle)."""
+    pay = night_pay(night)
+    return pay.handles if pay is not None else MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class NightPay:
+    """What a night's settle-up needs of the group it is kept in to offer *Pay* beside its payments.
+
+    ``version`` is the group's version as read before its records (the page is kept by it: a handle
+    set later moves it on); ``handles`` maps each seat whose member gave a handle to that member's
+    handles (kind → handle).  Nothing else of the group: never its links.
+    """
+
+    group_id: int
+    version: int
+    group_name: str
+    handles: Mapping[str, Mapping[str, PayHandle]]
+
+
+def night_pay(night: Night) -> NightPay | None:
+    """The group ``night`` is kept in, its version and name, and its members' handles by seat; None in no group."""
     group = group_of_night(night)
     if group is None:
-        return MappingProxyType({})
+        return None
+    version, name = group.version, group.name  # read before the records: never a version newer than them
     folded = _folded(group.id)
     out = {}
     for seat in night.players:
         if seat in folded.members and folded.members.member(seat) in folded.handles:
             out[seat] = folded.handles[folded.members.member(seat)]
-    return MappingProxyType(out)
+    return NightPay(group.id, version, name, MappingProxyType(out))
 
 
 # --- opening a group, its links ------------------------------------------------------------------

@@ -42,6 +42,9 @@ class NightLink:
 
     ``continued`` is the night its pot was carried into: that night can appear
     without a new version here, and it changes the table screen and the report.
+    ``group`` is the group the night is kept in and its version, (id, version), or None:
+    a handle set on the group moves the group's version and not the night's, and it
+    changes the *Pay* offers of the night's report (web/night_pay.py).
     """
 
     id: int
@@ -49,13 +52,21 @@ class NightLink:
     keeper_key: str
     viewer_key: str
     continued: int | None
+    group: tuple[int, int] | None = None
 
 
-#: the scorekeeper's link's night and the night that continues it, by their unique indexes
+#: the scorekeeper's link's night, the night that continues it and the group it is kept in (with that
+#: group's version), by their unique indexes
 _LINK_SQL = (
-    "SELECT n.id, n.version, n.keeper_key, n.viewer_key, c.id FROM night n"
-    " LEFT OUTER JOIN night c ON c.carried_from = n.id WHERE n.keeper_key = {}"
+    "SELECT n.id, n.version, n.keeper_key, n.viewer_key, c.id, g.id, g.version FROM night n"
+    " LEFT OUTER JOIN night c ON c.carried_from = n.id"
+    " LEFT OUTER JOIN group_night gn ON gn.night_id = n.id"
+    " LEFT OUTER JOIN home_group g ON g.id = gn.group_id WHERE n.keeper_key = {}"
 )
+
+
+def _link(row: tuple) -> NightLink:  # type: ignore[type-arg]
+    return NightLink(row[0], row[1], row[2], row[3], row[4], (row[5], row[6]) if row[5] is not None else None)
 
 
 def keeper_link(key: str) -> NightLink | None:
@@ -72,7 +83,7 @@ def keeper_link(key: str) -> NightLink | None:
     row = read_row(read_engine(), _LINK_SQL, key)
     if row is None or not same_secret(key, row[2]):
         return None
-    link = NightLink(row[0], row[1], row[2], row[3], row[4])
+    link = _link(row)
     remember(link)
     return link
 
@@ -87,7 +98,7 @@ def viewer_link(key: str) -> NightLink | None:
     row = read_row(read_engine(), _VIEWER_LINK_SQL, key)
     if row is None or not same_secret(key, row[3]):
         return None
-    return NightLink(row[0], row[1], row[2], row[3], row[4])
+    return _link(row)
 
 
 def keeper_night(key: str) -> Night:

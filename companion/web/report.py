@@ -48,6 +48,7 @@ from companion.web import kept_pages
 from companion.web import post_redirect_get
 from companion.web.downloads import Download, attachment, keep_download, kept_download
 from companion.web.links import NightLink, keeper_link, keeper_night, viewer_link, viewer_night
+from companion.web.night_pay import night_offers, pay_stamp
 from companion.web.standings import standings_of
 from companion.web.this_browser import device_label, known_nights, my_nights, remember
 
@@ -99,28 +100,34 @@ def _view() -> str:
 # --- the report ------------------------------------------------------------------------------
 
 
-def _report_page(link: Night | NightLink, keeper: bool, continued: int | None) -> tuple[Any, ...]:
-    """What the kept report depends on besides (night, version): whose link, its links, the view, the next night."""
-    return ("report", keeper, link.keeper_key, link.viewer_key, _view(), continued)
+def _report_page(
+    link: Night | NightLink, keeper: bool, continued: int | None, group: tuple[int, int] | None
+) -> tuple[Any, ...]:
+    """What the kept report depends on besides (night, version): whose link, its links, the view, the next night,
+    and the group it is kept in at its version (a handle set there changes the *Pay* offers: web/night_pay.py)."""
+    return ("report", keeper, link.keeper_key, link.viewer_key, _view(), continued, group)
 
 
 def plain_report(night: Night, keeper: bool) -> Any:
     """The report as every phone sees it at this version (no question in the address): kept per version."""
+    pay = service.night_pay(night)  # the group's version read first: the page is never keyed newer than it shows
     if not set(request.args) <= {"view"}:
-        return render_report(night, keeper)
+        return render_report(night, keeper, pay=pay)
     continued = service.continuation_of(night)
-    what = _report_page(night, keeper, continued.id if continued else None)
+    what = _report_page(night, keeper, continued.id if continued else None, pay_stamp(pay))
     return kept_pages.render_kept(
-        what, night.id, night.version, lambda flashed: render_report(night, keeper, flashed=flashed)[0]
+        what, night.id, night.version, lambda flashed: render_report(night, keeper, flashed=flashed, pay=pay)[0]
     )
 
 
 def render_report(  # type: ignore[no-untyped-def]
     night: Night, keeper: bool, status: int = 200, message: str | None = None, view: str | None = None,
-    flashed: Any = None,
+    flashed: Any = None, pay: service.NightPay | None | bool = False,
 ):
+    """The report page; ``pay``: the night's group as :func:`service.night_pay` read it (False: read it now)."""
     report = report_of(night)
     view = view or _view()
+    group_pay = service.night_pay(night) if isinstance(pay, bool) else pay
     confirm = None
     paid_form = None
     if keeper and request.args.get("payer"):
@@ -183,6 +190,7 @@ def render_report(  # type: ignore[no-untyped-def]
             next_night=next_night,
             carry_form=carry_form,
             source=source,
+            pay_for=night_offers(night, report, view, group_pay),
             **({"flashed": flashed} if flashed is not None else {}),
         ),
         status,
@@ -193,7 +201,7 @@ def render_report(  # type: ignore[no-untyped-def]
 def keeper(key: str):  # type: ignore[no-untyped-def]
     link = keeper_link(key)  # one SELECT: enough when this process keeps the report at that version
     if link is not None and set(request.args) <= {"view"} and post_redirect_get.recall(link.version) is None:
-        page = kept_pages.kept_page(_report_page(link, True, link.continued), link.id, link.version)
+        page = kept_pages.kept_page(_report_page(link, True, link.continued, link.group), link.id, link.version)
         if page is not None:
             return page
     night = keeper_night(key)
@@ -207,7 +215,7 @@ def keeper(key: str):  # type: ignore[no-untyped-def]
 def viewer(key: str):  # type: ignore[no-untyped-def]
     link = viewer_link(key)  # one SELECT: enough when this process keeps the report at that version
     if link is not None and set(request.args) <= {"view"}:
-        page = kept_pages.kept_page(_report_page(link, False, link.continued), link.id, link.version)
+        page = kept_pages.kept_page(_report_page(link, False, link.continued, link.group), link.id, link.version)
         if page is not None:
             return page
     night = viewer_night(key)

@@ -348,12 +348,21 @@ def test_the_members_page_reads_the_season_and_offers_i_got_it_to_the_payee(app,
     assert len(paid) == 1 and paid[0].payload["confirmed_by"] == "Cat"
 
 
-def test_handles_are_never_shown_on_a_nights_own_pages(app, client, organiser):
+def test_a_nights_own_pages_offer_pay_for_what_remains_and_never_show_the_groups_links(app, client, organiser):
     with app.app_context():
         night = db.session.query(Night).order_by(Night.id).all()[1]
         keeper, viewer = night.keeper_key, night.viewer_key
+        group = db.session.query(Group).one()
+        secrets = (group.organiser_key, group.member_key)
     for url in (f"/k/{keeper}/report", f"/p/{viewer}/report"):
-        assert "CatLee" not in page(client, url)
+        html = page(client, url)
+        # night 2: Ben's 1.00 marked paid, Daniel's 0.50 cleared through the tab: what remains is Ann pays
+        # Cat 0.75 (2.25 - 1.00 - 0.50), offered with Cat's PayPal.Me; Benjamin is paid nothing, so no Venmo
+        assert re.findall(r'class="button pay-link" data-pay="[a-z]+" href="([^"]+)"', html) == [
+            "https://paypal.me/CatLee/0.75EUR"
+        ]
+        assert "ben-jamin" not in html
+        assert not any(secret in html for secret in secrets)
 
 
 # --- making a group, keeping a night in one, a new night from the group ------------------------------
