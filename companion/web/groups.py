@@ -206,6 +206,17 @@ def handle_words(kind: str, handle: PayHandle) -> str:
     return f"{dict(HANDLE_KINDS).get(kind, kind)} {handle.username}"
 
 
+#: a night's currency written as its sign, where the sign names one currency only: a pay link or a bank
+#: transfer needs its code (the night form's own default is "€"); "$" could be any of a dozen dollars
+CURRENCY_SIGNS = {"€": "EUR", "£": "GBP"}
+
+
+def currency_code(unit: str | None) -> str:
+    """The currency a pay offer asks for: the night's as written, or the code of an unambiguous sign."""
+    written = (unit or "").strip()
+    return CURRENCY_SIGNS.get(written, written)
+
+
 def offers_maker(group: Group, view: Any) -> Callable[[TabPayment], PayOffers | None]:
     """The *Pay* offers beside a payment of the tab: the payee's handles, this group's pages only."""
 
@@ -214,7 +225,7 @@ def offers_maker(group: Group, view: Any) -> Callable[[TabPayment], PayOffers | 
         if not handles:
             return None
         # a chips-only night's payment: no offer, and the organiser is told why
-        return pay_offers(handles, payment.amount, payment.unit or "", reference(group))
+        return pay_offers(handles, payment.amount, currency_code(payment.unit), reference(group))
 
     return offers
 
@@ -410,9 +421,12 @@ def _errors(form: Any) -> str:
     return "; ".join(str(e) for es in form.errors.values() for e in es) or "; ".join(form.form_errors)
 
 
-def _command(group: Group, form: Any, name: str, what: str, call: Callable[[], Any], done: str,
+def _command(group: Group, form: Any, name: str, what: str, call: Callable[[], Any], done: str | Callable[[], str],
              organiser: bool = True) -> Response:
-    """Validate ``form``, run the service's ``call``, and answer: 303 to the page, or the refusal."""
+    """Validate ``form``, run the service's ``call``, and answer: 303 to the page, or the refusal.
+
+    ``done`` says what was recorded; a callable is asked only once the form is read (an amount is parsed
+    as the form validates: said before, it would read zero)."""
     if not form.validate():
         return _refuse(group, form, name, 422, f"{what}: {_errors(form)}.", organiser)
     try:
@@ -422,7 +436,7 @@ def _command(group: Group, form: Any, name: str, what: str, call: Callable[[], A
     except (service.StaleTable, service.KeyConflict) as error:
         db.session.rollback()
         return _refuse(group, form, name, 409, str(error), organiser)
-    flash(("Already recorded: " if getattr(result, "repeated", False) else "Recorded: ") + done)
+    flash(("Already recorded: " if getattr(result, "repeated", False) else "Recorded: ") + (done() if callable(done) else done))
     return redirect(_back(group, organiser), code=303)
 
 
@@ -508,7 +522,7 @@ def tab_paid(key: str):  # type: ignore[no-untyped-def]
         group, form, "paid", "That payment could not be recorded",
         lambda: service.pay_tab(group.id, [_payment(form)], expected_version=form.version.data,
                                 request_key=form.request_key.data),
-        f"{form.payer.data} paid {form.payee.data} {amount_text(form.amount_decimal(), form.unit.data or None)}.",
+        lambda: f"{form.payer.data} paid {form.payee.data} {amount_text(form.amount_decimal(), form.unit.data or None)}.",
     )
 
 
@@ -554,7 +568,7 @@ def got_it(key: str):  # type: ignore[no-untyped-def]
         group, form, "got_it", "That payment could not be recorded",
         lambda: service.pay_tab(group.id, [_payment(form)], expected_version=form.version.data,
                                 request_key=form.request_key.data, confirmed_by=form.payee.data),
-        f"{form.payee.data} got {amount_text(form.amount_decimal(), form.unit.data or None)} from {form.payer.data}.",
+        lambda: f"{form.payee.data} got {amount_text(form.amount_decimal(), form.unit.data or None)} from {form.payer.data}.",
         organiser=False,
     )
 

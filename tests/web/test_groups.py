@@ -512,3 +512,18 @@ def test_a_new_night_from_the_group_is_the_second_tap_and_is_kept_in_the_group(a
     with app.app_context():
         assert db.session.query(Night).count() == 4
     assert len(records(app, "night_kept")) == 4
+
+
+def test_a_payment_marked_in_part_says_the_amount_typed(app, client, organiser):
+    html = page(client, organiser)
+    data = {**stamp(html, f"{organiser}/tab/paid", 'value="Cat"'), "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.50"}
+    assert client.post(f"{organiser}/tab/paid", data=data).status_code == 303
+    # what was typed, 0.50 of the 0.75 owed (the message was once made before the amount was read: 0.00)
+    assert "Recorded: Ann paid Cat 0.50 EUR." in unescape(page(client, organiser))
+
+
+def test_a_currency_sign_that_names_one_currency_gets_pay_offers():
+    from companion.web.groups import currency_code
+
+    # the night form's default "€" is the euro; "$" is one of many dollars and stays as written (no link)
+    assert [currency_code(u) for u in ("€", "£", " EUR ", "$", "", None)] == ["EUR", "GBP", "EUR", "$", "", ""]
