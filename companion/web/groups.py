@@ -206,17 +206,6 @@ def handle_words(kind: str, handle: PayHandle) -> str:
     return f"{dict(HANDLE_KINDS).get(kind, kind)} {handle.username}"
 
 
-#: a night's currency written as its sign, where the sign names one currency only: a pay link or a bank
-#: transfer needs its code (the night form's own default is "€"); "$" could be any of a dozen dollars
-CURRENCY_SIGNS = {"€": "EUR", "£": "GBP"}
-
-
-def currency_code(unit: str | None) -> str:
-    """The currency a pay offer asks for: the night's as written, or the code of an unambiguous sign."""
-    written = (unit or "").strip()
-    return CURRENCY_SIGNS.get(written, written)
-
-
 def offers_maker(group: Group, view: Any) -> Callable[[TabPayment], PayOffers | None]:
     """The *Pay* offers beside a payment of the tab: the payee's handles, this group's pages only."""
 
@@ -225,7 +214,7 @@ def offers_maker(group: Group, view: Any) -> Callable[[TabPayment], PayOffers | 
         if not handles:
             return None
         # a chips-only night's payment: no offer, and the organiser is told why
-        return pay_offers(handles, payment.amount, currency_code(payment.unit), reference(group))
+        return pay_offers(handles, payment.amount, payment.unit or "", reference(group))
 
     return offers
 

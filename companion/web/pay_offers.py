@@ -152,6 +152,18 @@ def _transfer(handle: Iban, amount: Decimal, currency: str, reference: str) -> T
     )
 
 
+#: a night's currency written as its sign, where the sign names one currency only: a pay link or a bank
+#: transfer needs its code (the night form's own default is "€"); "$" could be any of a dozen dollars
+CURRENCY_SIGNS = {"€": "EUR", "£": "GBP"}
+
+
+def currency_code(currency: object) -> str:
+    """The currency code a pay offer asks for: the night's as written (upper case), or the code of an
+    unambiguous sign ("€" is EUR); "" for a night played for chips."""
+    written = currency.strip() if isinstance(currency, str) else ""
+    return CURRENCY_SIGNS.get(written, written.upper())
+
+
 def pay_offers(handles: Mapping[str, PayHandle], amount: Decimal, currency: str, reference: str) -> PayOffers:
     """The *Pay* offers for paying ``amount`` ``currency`` to the member whose handles these are.
 
@@ -168,7 +180,7 @@ def pay_offers(handles: Mapping[str, PayHandle], amount: Decimal, currency: str,
             raise ValueError(f"no such kind of pay handle: {kind!r}")
         if not isinstance(handle, KINDS[kind][0]):
             raise TypeError(f"the {kind} handle is a {KINDS[kind][0].__name__}, not {handle!r}")
-    code = currency.strip().upper() if isinstance(currency, str) else ""
+    code = currency_code(currency)
     if not code:
         unusable = "no link: the night is played for chips, not money"
     elif len(code) != 3 or not code.isascii() or not code.isalpha():

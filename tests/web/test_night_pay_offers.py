@@ -22,6 +22,7 @@ from companion import service
 from companion.db.models import Group, Night
 from companion.extensions import db
 from companion.group.tab import TabPayment
+from companion.night.file import Money
 from companion.web.night_pay import MAX_REFERENCE, night_reference
 from service.group_support import CHIPS, EUR25, played_night
 from web.test_pay_offers import scanned
@@ -205,3 +206,12 @@ def test_part_of_a_payment_marked_paid_leaves_pay_for_the_rest(client, app):
         remaining = re.search(r'<ul class="remaining">(.*?)</ul>', html, re.S)
         assert remaining, url
         assert pay_links(html) == pay_links(remaining[1]) == ["https://paypal.me/AnnLee/1.00EUR"], url
+
+
+def test_a_night_whose_currency_is_written_as_the_euro_sign_offers_pay_in_eur(client, app):
+    # the night form's own default currency is "€": the same night at 0.25 € a chip, Dan pays Ann 8 × 0.25 = 2.00 €,
+    # and PayPal.Me wants the code: .../2.00EUR
+    group_id, keeper, players = night_in_group(app, money=Money(D("0.25"), "€"))
+    set_handle(app, group_id, "paypal", {"username": "AnnLee"})
+    for url in (keeper, players):
+        assert pay_links(page(client, url)) == [PAYPAL], url

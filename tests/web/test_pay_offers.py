@@ -186,15 +186,18 @@ def test_no_paypal_link_in_a_currency_paypal_does_not_send() -> None:
     assert [link.kind for link in offers.links] == ["revolut"]
 
 
-def test_a_night_played_for_chips_or_with_a_sign_for_a_currency_gets_no_offer() -> None:
+def test_a_night_played_for_chips_or_with_an_ambiguous_sign_for_a_currency_gets_no_offer() -> None:
     chips = pay_offers(ANN, D("12"), "", REFERENCE)
     assert not chips
     assert {r.reason for r in chips.refused} == {
         "no link: the night is played for chips, not money",
         "no QR code: the night is played for chips, not money",
     }
+    dollar_sign = pay_offers({"paypal": PayPalMe("AnnLee")}, D("12"), "$", REFERENCE)  # a dozen dollars: which?
+    assert dollar_sign.refused == (Refused("paypal", "PayPal", "no link: \u201c$\u201d is not a currency code such as EUR"),)
+    # "€" and "£" name one currency each: the night form's default "€" asks PayPal.Me for .../12.00EUR
     euro_sign = pay_offers({"paypal": PayPalMe("AnnLee")}, D("12"), "€", REFERENCE)
-    assert euro_sign.refused == (Refused("paypal", "PayPal", "no link: \u201c€\u201d is not a currency code such as EUR"),)
+    assert [link.url for link in euro_sign.links] == ["https://paypal.me/AnnLee/12.00EUR"]
 
 
 def test_a_reference_too_long_for_the_transfer_leaves_the_links() -> None:
