@@ -66,7 +66,7 @@ from companion.values.reading import Unreadable, text
 
 __all__ = [
     "GROUP_REFUSALS", "GroupView", "HANDLE_KINDS", "KeptNight", "NextNightDefaults", "NightInPlay", "UnknownPlayers",
-    "add_member", "export_group", "group_for_member", "group_for_organiser", "group_of_night", "group_view",
+    "add_member", "export_group", "group_for_member", "group_for_organiser", "group_of_night", "group_stamp", "group_view",
     "handles_for_night", "import_group", "keep_night", "merge_members", "next_night_defaults",
     "open_group", "open_night_in_group", "pay_tab", "read_payment", "remove_handle", "rename_member", "rivalry_view",
     "rotate_group_link", "set_handle",
@@ -315,6 +315,26 @@ def group_view(group: Group, period: Period = ALL_TIME) -> GroupView:
     if len(rows) == group.version:  # the records read are the version's (no later command's among them)
         keep_derived(what, group.id, group.version, (_nights_stamp((n.id, n.version, n.name, n.created_at) for n in nights), view))
     return view
+
+
+def group_stamp(group: Group) -> tuple[Any, ...]:
+    """All a group's pages show that is the group's, in one query: its version, name and links, and each of its
+    nights' id, version, name, start and players' link, in the order kept.
+
+    A group's records change only with its version and a night's events only with its own, so two moments
+    with the same stamp show the same season, tab and nights: the web layer keeps a group's rendered page by
+    it (web/groups.py).  A night's players' link can be replaced without a new version: it is in the stamp.
+    """
+    nights = tuple(
+        tuple(row)
+        for row in db.session.execute(
+            select(Night.id, Night.version, Night.name, Night.created_at, Night.viewer_key)
+            .join(GroupNight, GroupNight.night_id == Night.id)
+            .where(GroupNight.group_id == group.id)
+            .order_by(GroupNight.position)
+        )
+    )
+    return (group.id, group.version, group.name, group.organiser_key, group.member_key, nights)
 
 
 def rivalry_view(group: Group, first: str, second: str, period: Period = ALL_TIME) -> Rivalry:

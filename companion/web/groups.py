@@ -48,7 +48,7 @@ from companion.group.tab import Overpayment, TabPayment
 from companion.money.amounts import format_money
 from companion.night.file import Money
 from companion.values.reading import Unreadable, iso_date, text
-from companion.web import post_redirect_get, qr
+from companion.web import kept_pages, post_redirect_get, qr
 from companion.web.addresses import shared_url
 from companion.web.downloads import attachment
 from companion.web.forms import (
@@ -224,16 +224,22 @@ def reference(group: Group) -> str:
     return f"{group.name}: the tab"[:80]
 
 
-def _render(group: Group, view: Any, period: Period, *, organiser: bool, status: int = 200,
-            message: str | None = None, forms: Mapping[str, Any] | None = None) -> tuple[str, int]:
-    """The organiser's or the members' page of ``group`` over ``period``."""
-    rivalry = None
+def _rivalry(group: Group, period: Period) -> tuple[Any, str | None]:
+    """The rivalry the address asks for (``?first=&second=``), or None; and why it cannot be shown, if it cannot."""
     first, second = request.args.get("first", ""), request.args.get("second", "")
-    if first and second:
-        try:
-            rivalry = service.rivalry_view(group, first, second, period)
-        except REFUSED as error:
-            message, status = f"That rivalry cannot be shown: {error}", 400
+    if not (first and second):
+        return None, None
+    try:
+        return service.rivalry_view(group, first, second, period), None
+    except REFUSED as error:
+        return None, f"That rivalry cannot be shown: {error}"
+
+
+def _render(group: Group, view: Any, period: Period, *, organiser: bool, status: int = 200,
+            message: str | None = None, forms: Mapping[str, Any] | None = None, rivalry: Any = None,
+            **shown: Any) -> tuple[str, int]:
+    """The organiser's or the members' page of ``group`` over ``period`` (``shown``: ``flashed``, when kept)."""
+    first, second = request.args.get("first", ""), request.args.get("second", "")
     url, warning = members_url(group)
     key = group.organiser_key if organiser else group.member_key
     endpoint = "groups.organiser" if organiser else "groups.members"
@@ -267,6 +273,7 @@ def _render(group: Group, view: Any, period: Period, *, organiser: bool, status:
         unit_text=unit_text,
         organiser=organiser,
         message=message,
+        **shown,
     ), status
 
 
@@ -364,21 +371,44 @@ def import_group():  # type: ignore[no-untyped-def]
 # --- the organiser's page -----------------------------------------------------------------------
 
 
+def _kept_as(group: Group, organiser: bool, period: Period) -> tuple[Any, ...]:
+    """All a group's page depends on besides what each request makes anew (its CSRF token, its forms' request
+    keys, its flashed messages: web/kept_pages.py): which page, the period, the rivalry asked for, the members'
+    link as this request's host makes it, and the group's stamp (version, name, links, each night's version
+    and players' link: one query, :func:`companion.service.group_stamp`)."""
+    return ("group", organiser, period, request.args.get("first", ""), request.args.get("second", ""),
+            members_url(group), service.group_stamp(group))
+
+
 def _page(group: Group, organiser: bool):  # type: ignore[no-untyped-def]
+    """The group's page: kept per (page, group's stamp, period) as a night's pages are per version (issue 25),
+    unless it shows a refusal (a refused form as typed, a period or a rivalry that cannot be shown): then it is
+    made anew for this request alone."""
     try:
         period = period_from(request.args)
         error = None
     except Unreadable as unreadable:
         period, error = ALL_TIME, f"That period cannot be shown: {unreadable}. The whole season is shown instead."
+    kept = post_redirect_get.recall(group.version)
+    what = _kept_as(group, organiser, period) if kept is None and error is None else None
+    if what is not None:
+        page = kept_pages.kept_across(what)
+        if page is not None:
+            return page
     view = service.group_view(group, period)
-    kept = post_redirect_get.recall(view.version)
-    status = 400 if error else 200
-    message = error
+    rivalry, refused = _rivalry(group, period)
+    if what is not None and refused is None:
+        forms = _organiser_forms(view.version, None) if organiser else {}
+        return kept_pages.render_kept_across(what, lambda flashed: _render(
+            group, view, period, organiser=organiser, forms=forms, rivalry=rivalry, flashed=flashed,
+        )[0])
+    status = 400 if error or refused else 200
+    message = error or refused
     if kept is not None:
         status, message = kept.status, kept.message or message
     forms = _organiser_forms(view.version, kept) if organiser else {}
     return _render(
-        group, view, period, organiser=organiser, status=status, message=message, forms=forms,
+        group, view, period, organiser=organiser, status=status, message=message, forms=forms, rivalry=rivalry,
     )
 
 
