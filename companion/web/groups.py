@@ -224,6 +224,15 @@ def reference(group: Group) -> str:
     return f"{group.name}: the tab"[:80]
 
 
+#: the nights, and each night's open balances in the tab, shown at first: the newest; ``?nights=all`` shows every one
+#: (a group of two hundred nights would otherwise send some 80 KB of lists to a phone at the table)
+LISTED = 12
+
+
+def _all_listed() -> bool:
+    return request.args.get("nights") == "all"
+
+
 def _rivalry(group: Group, period: Period) -> tuple[Any, str | None]:
     """The rivalry the address asks for (``?first=&second=``), or None; and why it cannot be shown, if it cannot."""
     first, second = request.args.get("first", ""), request.args.get("second", "")
@@ -273,6 +282,8 @@ def _render(group: Group, view: Any, period: Period, *, organiser: bool, status:
         unit_text=unit_text,
         organiser=organiser,
         message=message,
+        listed=None if _all_listed() else LISTED,
+        all_url=url_for(endpoint, key=key, nights="all", **period_args(period)),
         **shown,
     ), status
 
@@ -376,7 +387,7 @@ def _kept_as(group: Group, organiser: bool, period: Period) -> tuple[Any, ...]:
     keys, its flashed messages: web/kept_pages.py): which page, the period, the rivalry asked for, the members'
     link as this request's host makes it, and the group's stamp (version, name, links, each night's version
     and players' link: one query, :func:`companion.service.group_stamp`)."""
-    return ("group", organiser, period, request.args.get("first", ""), request.args.get("second", ""),
+    return ("group", organiser, period, request.args.get("first", ""), request.args.get("second", ""), _all_listed(),
             members_url(group), service.group_stamp(group))
 
 

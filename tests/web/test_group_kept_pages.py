@@ -150,3 +150,36 @@ def test_a_period_or_rivalry_that_cannot_be_shown_is_never_kept(client, organise
     # a rivalry that can be shown is kept by its two members: another pair is another page
     ann_cat = page(client, organiser + "?first=Ann&second=Cat")
     assert "Ann against Cat" in ann_cat and "Ann against Benjamin" in page(client, organiser + "?first=Ann&second=Benjamin")
+
+
+# --- a long season: the lists shown at first ------------------------------------------------------
+
+
+def long_group() -> dict:  # type: ignore[type-arg]
+    """Fourteen nights, 2025-01-01 to 2025-01-14: night 1 of three_nights (settled at the night) on odd days,
+    night 3 (Ann owes Ben 10 chips, unpaid) on even days."""
+    from group.three_nights import GROUP, copy
+
+    document = copy(GROUP)
+    settled, unpaid = document["nights"][0], document["nights"][2]
+    document["nights"] = [
+        {**copy(settled if day % 2 else unpaid), "date": f"2025-01-{day:02d}"} for day in range(1, 15)
+    ]
+    return document
+
+
+def test_a_long_season_lists_the_newest_nights_and_the_oldest_open_balances_then_all_on_asking(client):
+    organiser = import_group(client, long_group())
+    html = page(client, organiser)
+    # 14 nights: the newest 12 listed (the 14th down to the 3rd), and a link to all 14
+    assert html.count('class="night-card"') == 12 and "All 14 nights" in html
+    # seven unpaid nights of 10 chips: Ann -10 and Benjamin +10 open at each, 14 balances; the oldest 12 shown
+    assert "Ann owes 70 chips" in text(html) and "Benjamin is owed 70 chips" in text(html)
+    open_rows = re.search(r'<details class="open-nights">(.*?)</details>', html, re.S)
+    assert open_rows and open_rows[1].count("<tr><td>") == 12 and "All 14 open balances in chips" in open_rows[1]
+    everything = page(client, organiser + "?nights=all")
+    assert everything.count('class="night-card"') == 14 and "All 14 nights" not in everything
+    open_rows = re.search(r'<details class="open-nights">(.*?)</details>', everything, re.S)
+    assert open_rows and open_rows[1].count("<tr><td>") == 14
+    # the period asked for goes with the link
+    assert f'href="{organiser}?nights=all&amp;period=2025#nights-h"' in page(client, organiser + "?period=2025")
