@@ -194,10 +194,9 @@ def _kept_nights(group_id: int, lock: UnitOfWork | None = None) -> list[Night]:
     ids = list(
         db.session.scalars(select(GroupNight.night_id).where(GroupNight.group_id == group_id).order_by(GroupNight.position))
     )
-    if lock is not None:
-        for night_id in sorted(ids):  # one order for every writer: no two units wait on each other
-            lock.night(night_id)
-        return [lock.night(night_id) for night_id in ids]
+    if lock is not None:  # after the group's row: the group, then its nights by id, for every writer
+        locked = lock.nights(ids)
+        return [locked[night_id] for night_id in ids]
     nights = {n.id: n for n in db.session.scalars(select(Night).where(Night.id.in_(ids)))} if ids else {}
     return [nights[i] for i in ids]
 
