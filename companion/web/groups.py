@@ -72,7 +72,8 @@ from companion.web.forms import (
 )
 from companion.web.pay_offers import PayOffers, pay_offers
 from companion.web.links import KEY_CHARS, MAX_KEY_LENGTH, keeper_night
-from companion.web.security import RotationMemory, client_id, reject_unknown_link
+from companion.web.raw_reads import read_rows
+from companion.web.security import RotationMemory, client_id, reject_unknown_link, same_secret
 from companion.web.this_browser import remember
 
 bp = Blueprint("groups", __name__)
@@ -382,30 +383,57 @@ def import_group():  # type: ignore[no-untyped-def]
 # --- the organiser's page -----------------------------------------------------------------------
 
 
-def _kept_as(group: Group, organiser: bool, period: Period) -> tuple[Any, ...]:
+#: a group and its nights as :func:`companion.service.group_stamp` gives them, by one of its links, in one
+#: statement and no ORM (web/raw_reads.py): all a request for a kept group page asks the database
+_STAMP_SQL = (
+    "SELECT g.id, g.version, g.name, g.organiser_key, g.member_key, n.id, n.version, n.name, n.viewer_key"
+    " FROM home_group g LEFT OUTER JOIN group_night gn ON gn.group_id = g.id"
+    " LEFT OUTER JOIN night n ON n.id = gn.night_id WHERE g.{column} = {{}} ORDER BY gn.position"
+)
+_STAMP_BY = {True: _STAMP_SQL.format(column="organiser_key"), False: _STAMP_SQL.format(column="member_key")}
+
+
+def read_stamp(key: str, organiser: bool) -> tuple[Any, ...] | None:
+    """The stamp of the group whose organiser's (or members') link is ``key``, read in one statement, as
+    :func:`companion.service.group_stamp` gives it; None: no such group, or ask the ORM (it decides the 404)."""
+    if not _looks_like_key(key):
+        return None
+    rows = read_rows(_STAMP_BY[organiser], [key])
+    if not rows or not same_secret(key, rows[0][3] if organiser else rows[0][4]):
+        return None
+    nights = tuple(tuple(row[5:]) for row in rows if row[5] is not None)
+    return (*rows[0][:5], nights)
+
+
+def _kept_as(stamp: tuple[Any, ...], organiser: bool, period: Period) -> tuple[Any, ...]:
     """All a group's page depends on besides what each request makes anew (its CSRF token, its forms' request
-    keys, its flashed messages: web/kept_pages.py): which page, the period, the rivalry asked for, the members'
-    link as this request's host makes it, and the group's stamp (version, name, links, each night's version
-    and players' link: one query, :func:`companion.service.group_stamp`)."""
+    keys, its flashed messages: web/kept_pages.py): which page, the period, the rivalry asked for, the lists
+    in full or not, the members' link as this request's host makes it, and the group's ``stamp`` (version,
+    name, links, each night's version, name and players' link: :func:`companion.service.group_stamp`)."""
+    members_link = shared_url(url_for("groups.members", key=stamp[4]))
     return ("group", organiser, period, request.args.get("first", ""), request.args.get("second", ""), _all_listed(),
-            members_url(group), service.group_stamp(group))
+            members_link, stamp)
 
 
-def _page(group: Group, organiser: bool):  # type: ignore[no-untyped-def]
+def _page(key: str, organiser: bool):  # type: ignore[no-untyped-def]
     """The group's page: kept per (page, group's stamp, period) as a night's pages are per version (issue 25),
     unless it shows a refusal (a refused form as typed, a period or a rivalry that cannot be shown): then it is
-    made anew for this request alone."""
+    made anew for this request alone.  A request for a kept page asks the database one statement
+    (:func:`read_stamp`), as a night's kept page does."""
     try:
         period = period_from(request.args)
         error = None
     except Unreadable as unreadable:
         period, error = ALL_TIME, f"That period cannot be shown: {unreadable}. The whole season is shown instead."
+    if error is None and "refused" not in request.args:
+        stamp = read_stamp(key, organiser)
+        if stamp is not None:
+            page = kept_pages.kept_across(_kept_as(stamp, organiser, period))
+            if page is not None:
+                return page
+    group = organiser_group(key) if organiser else member_group(key)
     kept = post_redirect_get.recall(group.version)
-    what = _kept_as(group, organiser, period) if kept is None and error is None else None
-    if what is not None:
-        page = kept_pages.kept_across(what)
-        if page is not None:
-            return page
+    what = _kept_as(service.group_stamp(group), organiser, period) if kept is None and error is None else None
     view = service.group_view(group, period)
     rivalry, refused = _rivalry(group, period)
     if what is not None and refused is None:
@@ -425,12 +453,12 @@ def _page(group: Group, organiser: bool):  # type: ignore[no-untyped-def]
 
 @bp.get("/g/<key>")
 def organiser(key: str):  # type: ignore[no-untyped-def]
-    return _page(organiser_group(key), organiser=True)
+    return _page(key, organiser=True)
 
 
 @bp.get("/m/<key>")
 def members(key: str):  # type: ignore[no-untyped-def]
-    return _page(member_group(key), organiser=False)
+    return _page(key, organiser=False)
 
 
 def _back(group: Group, organiser: bool = True) -> str:

@@ -183,3 +183,19 @@ def test_a_long_season_lists_the_newest_nights_and_the_oldest_open_balances_then
     assert open_rows and open_rows[1].count("<tr><td>") == 14
     # the period asked for goes with the link
     assert f'href="{organiser}?nights=all&amp;period=2025#nights-h"' in page(client, organiser + "?period=2025")
+
+
+def test_the_one_statement_read_gives_the_services_stamp_and_only_by_the_right_link(app, organiser, members):
+    from companion.web.groups import read_stamp
+
+    organiser_key, member_key = organiser.rsplit("/", 1)[1], members.rsplit("/", 1)[1]
+    with app.test_request_context("/"):
+        group = db.session.query(Group).one()
+        stamp = service.group_stamp(group)
+        # the group's id, version, name, two links, then its three nights, each (id, version, name, players' link)
+        assert stamp[:5] == (group.id, group.version, "Friday poker", organiser_key, member_key)
+        assert len(stamp[5]) == 3
+        assert read_stamp(organiser_key, True) == stamp == read_stamp(member_key, False)
+        # each link reads its own page's stamp only
+        assert read_stamp(member_key, True) is None and read_stamp(organiser_key, False) is None
+        assert read_stamp("x" * 43, True) is None and read_stamp("not a key!", True) is None
