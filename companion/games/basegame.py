@@ -39,6 +39,7 @@ Pure: no Flask, SQLAlchemy or WTForms (``tests/test_layers.py``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
 import types
 import typing
@@ -66,6 +67,18 @@ _CHECKS: dict[Any, tuple[Any, str]] = {
     bool: (lambda v: isinstance(v, bool), "true or false"),
     str: (lambda v: isinstance(v, str), "text"),
 }
+
+
+@functools.cache
+def _rule_fields(rules_class: type) -> tuple[Mapping[str, Any], tuple[str, ...]]:
+    """A rules class's fields' types and names, worked out once per class.
+
+    ``typing.get_type_hints`` evaluates every annotation anew on each call (a tenth of
+    folding a night once, as every game start reads its rules); a dataclass's fields and
+    their types never change once the class is made, so the answer is the same each time.
+    Read only: the same mapping is handed to every caller.
+    """
+    return types.MappingProxyType(typing.get_type_hints(rules_class)), tuple(f.name for f in dataclasses.fields(rules_class))
 
 
 class BaseGame:
@@ -109,8 +122,7 @@ class BaseGame:
         """
         if not isinstance(raw, Mapping):
             raise IllegalAction("'rules' must be an object")
-        hints = typing.get_type_hints(self.rules_class)
-        known = [f.name for f in dataclasses.fields(self.rules_class)]
+        hints, known = _rule_fields(self.rules_class)
         unknown = sorted(str(key) for key in raw if key not in known)
         if unknown:
             raise IllegalAction(f"unknown rule '{unknown[0][:30]}'")

@@ -3,8 +3,15 @@
 The season table says where everyone stands; the chart says how they got there.  Drawn as
 :mod:`companion.report.charts` draws the report's (no script, no ``style``: the pages'
 Content-Security-Policy allows it; colours as presentation attributes, readable on the dark
-screen and on paper; ``role="img"`` with a label and a ``<title>`` on every point, so a screen
-reader hears who stood where after which night).
+screen and on paper; ``role="img"`` with a label saying where each member ends).
+
+Light however long the season (issue 25: a phone at the table opens it): each member is one
+``<path>`` whose ``<title>`` says where they end and their highest and lowest total, drawn in
+whole units of a plot one night wide (scaled to the chart's width; the stroke does not scale),
+a step to the next night as short as ``l1-3``.  Over a season of up to :data:`POINTS_UP_TO`
+nights each total is also a point with its own ``<title>`` (who stood where after which night);
+over two hundred nights those points would weigh some 300 KB, and the season table and the
+lines' titles say it in words.
 
 Honest about units as the season is (docs/group.md): a chart is of one unit only, a currency's
 money or the chips of the chips-only nights, never two added.  Its nights are the season's
@@ -36,6 +43,8 @@ LEGEND_ROW = 16
 #: one colour and one dash pattern per member, in the group's order: told apart without colour too
 COLOURS = ("#4fb3ff", "#ffb454", "#3fb56f", "#e0605a", "#c792ea", "#f2e85c", "#6cd4c4", "#ff8fb1")
 DASHES = ("", "6 3", "2 3", "8 3 2 3")
+#: up to this many nights in a chart, each running total is a point with its own title as well
+POINTS_UP_TO = 31
 
 
 def running_totals(season: Season, unit: Unit) -> tuple[tuple[str, ...], dict[str, list[Decimal | int]]]:
@@ -104,16 +113,30 @@ def running_chart(season: Season, unit: Unit) -> str:
                 f'<text x="{_fmt(x(i + 1))}" y="{TOP + PLOT_HEIGHT + 13}" text-anchor="middle" font-size="10" '
                 f'fill="{AXIS}">{i + 1}</text>'
             )
+    few = len(titles) <= POINTS_UP_TO
+    if not few:  # the plot in whole units, one night wide: the lines' steps are short to write
+        out.append(f'<g transform="translate({LEFT} {TOP}) scale({_fmt(step)} 1)">')
     for index, (member, points) in enumerate(lines.items()):
         colour, dash = COLOURS[index % len(COLOURS)], DASHES[index % len(DASHES)]
         dashed = f' stroke-dasharray="{dash}"' if dash else ""
-        path = " ".join(f"{_fmt(x(i))},{_fmt(y(v))}" for i, v in enumerate([0, *points]))
-        out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"{dashed}/>')
-        for i, v in enumerate(points):
-            out.append(
-                f'<circle cx="{_fmt(x(i + 1))}" cy="{_fmt(y(v))}" r="2.5" fill="{colour}">'
-                f"<title>{escape(member)} after {escape(titles[i])}: {escape(_signed(v))} {escape(shown)}</title></circle>"
-            )
+        if few:
+            path = " ".join(f"{_fmt(x(i))},{_fmt(y(v))}" for i, v in enumerate([0, *points]))
+            out.append(f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2"{dashed}/>')
+            for i, v in enumerate(points):
+                out.append(
+                    f'<circle cx="{_fmt(x(i + 1))}" cy="{_fmt(y(v))}" r="2.5" fill="{colour}">'
+                    f"<title>{escape(member)} after {escape(titles[i])}: {escape(_signed(v))} {escape(shown)}</title></circle>"
+                )
+        else:
+            heights = [round(y(v) - TOP) for v in [0, *points]]
+            out.append(f'<path d="M0 {heights[0]}l{_steps(heights)}" fill="none" stroke="{colour}" stroke-width="2"'
+                       f' vector-effect="non-scaling-stroke"{dashed}>'
+                       f"<title>{escape(_line_title(member, points, titles, shown))}</title></path>")
+    if not few:
+        out.append("</g>")
+    for index, (member, points) in enumerate(lines.items()):
+        colour, dash = COLOURS[index % len(COLOURS)], DASHES[index % len(DASHES)]
+        dashed = f' stroke-dasharray="{dash}"' if dash else ""
         row, column = divmod(index, 2)
         lx = LEFT + column * (plot_w / 2)
         ly = TOP + PLOT_HEIGHT + AXIS_ROOM + row * LEGEND_ROW + 8
@@ -124,6 +147,21 @@ def running_chart(season: Season, unit: Unit) -> str:
         )
     out.append("</svg>")
     return "".join(out)
+
+
+def _steps(heights: list[int]) -> str:
+    """A line through ``heights`` one unit apart as a path's relative steps after its start: "1-3 1 0 1 2"."""
+    return " ".join(f"1{'-' if b < a else ' '}{abs(b - a)}" for a, b in zip(heights, heights[1:]))
+
+
+def _line_title(member: str, points: list[Decimal | int], titles: tuple[str, ...], shown: str) -> str:
+    """What a member's line says: where they end, and their highest and lowest total, after which night."""
+    high = max(range(len(points)), key=lambda i: (points[i], -i))
+    low = min(range(len(points)), key=lambda i: (points[i], i))
+    return (
+        f"{member}: {_signed(points[-1])} {shown} after {len(points)} night{'s' if len(points) != 1 else ''}; "
+        f"highest {_signed(points[high])} after {titles[high]}, lowest {_signed(points[low])} after {titles[low]}"
+    )
 
 
 def _plain(value: Decimal | int) -> str:

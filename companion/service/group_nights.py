@@ -24,8 +24,10 @@ night's date is the day it was started (UTC), or the day its group file gave it 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from sqlalchemy import select
 
@@ -37,7 +39,9 @@ from companion.group.nights import Cleared, NightResult
 from companion.group.result import NotSettled, night_result
 from companion.group.tab import Overpayment, check_marked
 from companion.night.file import NightFile
-from companion.service.night_ledger import ledger_events, paid_payments
+from companion.money.settle import Payment
+from companion.night.ledger import KINDS
+from companion.service.night_ledger import ledger_events, own_events
 from companion.service.store import derived, keep_derived, money_of, play_for
 
 #: what a night is while it cannot be counted yet: nothing recorded
@@ -52,20 +56,26 @@ class Counted:
     in_play: str = ""
 
 
-def night_file_of(night: Night) -> NightFile:
-    """``night`` at its version as a read night file: its name, fold, money and own ledger events."""
-    return NightFile(night.name, play_for(night), money_of(night), ledger_events=ledger_events(night))
+def night_file_of(night: Night, own: Sequence[tuple[str, Mapping[str, Any]]] | None = None) -> NightFile:
+    """``night`` at its version as a read night file: its name, fold, money and own ledger events
+    (read from ``own``, the night's :func:`~companion.service.night_ledger.own_events`, when given)."""
+    events = ledger_events(night) if own is None else tuple((k, p) for k, p in own if k in KINDS)
+    return NightFile(night.name, play_for(night), money_of(night), ledger_events=events)
 
 
-def cleared_of(night: Night) -> tuple[Cleared, ...]:
-    """The records the group's tab appended against ``night`` (its ``tab_cleared`` events), in order.
+def cleared_of(night: Night, own: Sequence[tuple[str, Mapping[str, Any]]] | None = None) -> tuple[Cleared, ...]:
+    """The records the group's tab appended against ``night`` (its ``tab_cleared`` events), in order
+    (read from ``own`` when given).
 
     ``member`` is the night's seat name, as the event holds it (a member's name is one of theirs)."""
-    payloads = db.session.scalars(
-        select(Event.payload)
-        .where(Event.night_id == night.id, Event.kind == TAB_CLEARED, Event.seq <= night.version)
-        .order_by(Event.seq)
-    )
+    if own is None:
+        payloads: Iterable[Mapping[str, Any]] = db.session.scalars(
+            select(Event.payload)
+            .where(Event.night_id == night.id, Event.kind == TAB_CLEARED, Event.seq <= night.version)
+            .order_by(Event.seq)
+        )
+    else:
+        payloads = [p for k, p in own if k == TAB_CLEARED]
     return tuple(
         Cleared(str(night.id), p["player"], Decimal(p["amount"]), p["payer"], p["payee"]) for p in payloads
     )
@@ -78,15 +88,16 @@ def counted(night: Night) -> Counted:
         return kept  # type: ignore[no-any-return]
     if night.version == 0:
         return Counted(None, NOTHING_YET)
+    own = own_events(night)  # one query for the night's ledger, its payments marked paid and the tab's records
     try:
         found = Counted(
             night_result(
-                night_file_of(night),
+                night_file_of(night, own),
                 night_id=str(night.id),
                 date=night.created_at.date(),
                 title=night.name,
-                paid=paid_payments(night),
-                cleared=cleared_of(night),
+                paid=tuple(Payment(p["payer"], p["payee"], p["chips"]) for k, p in own if k == "paid"),
+                cleared=cleared_of(night, own),
             )
         )
     except NotSettled as error:

@@ -66,6 +66,15 @@ def ledger_events(night: Night) -> tuple[tuple[str, dict[str, Any]], ...]:
     return tuple((event.kind, event.payload) for event in _events(night) if event.kind in KINDS)
 
 
+def own_events(night: Night) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """The night's own events at ``night.version`` (no game's), in order: its setting, bank and Bonus Round
+    events, the settle-up payments marked paid and the group's tab records, in one query.
+
+    What :func:`ledger_events`, :func:`paid_payments` and the group's ``cleared_of`` each read apart: a
+    group shown cold reads each of its nights once, not three times (web: the group's first view)."""
+    return tuple((event.kind, event.payload) for event in _events(night))
+
+
 def paid_payments(night: Night) -> tuple[Payment, ...]:
     """The settle-up payments marked paid at ``night.version``, in the order recorded."""
     payloads = db.session.scalars(

@@ -33,7 +33,7 @@ import contextlib
 import hashlib
 import json
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -207,6 +207,28 @@ class UnitOfWork:
                 raise IllegalAction("this night does not exist")
             self._nights[night_id] = night
         return night
+
+    def nights(self, night_ids: Iterable[int]) -> dict[int, Night]:
+        """Each of ``night_ids``' nights at its latest version, all their rows locked in one query, in the order
+        of their ids (one order for every writer: no two units wait on each other), until the unit ends.
+
+        What :meth:`night` does for one, for many at once: a tab payment of a group of two hundred nights
+        locks them in one ``SELECT … ORDER BY id FOR UPDATE`` (PostgreSQL locks the rows in the order
+        it returns them), not in two hundred.  On SQLite ``BEGIN IMMEDIATE`` already holds every other
+        writer off, and the query is a plain SELECT.
+        """
+        wanted = list(dict.fromkeys(night_ids))
+        missing = sorted(set(wanted) - self._nights.keys())
+        if missing:
+            found = db.session.scalars(
+                select(Night).where(Night.id.in_(missing)).order_by(Night.id).with_for_update()
+                .execution_options(populate_existing=True)
+            )
+            for night in found:
+                self._nights[night.id] = night
+            if any(night_id not in self._nights for night_id in missing):
+                raise IllegalAction("this night does not exist")
+        return {night_id: self._nights[night_id] for night_id in wanted}
 
     def compare_and_set(self, night: Night, expected_version: int, version: int) -> None:
         """Move ``night`` from ``expected_version`` to ``version``, or raise :class:`StaleTable` (nothing moves)."""

@@ -48,7 +48,7 @@ from companion.group.tab import Overpayment, TabPayment
 from companion.money.amounts import format_money
 from companion.night.file import Money
 from companion.values.reading import Unreadable, iso_date, text
-from companion.web import post_redirect_get, qr
+from companion.web import kept_pages, post_redirect_get, qr
 from companion.web.addresses import shared_url
 from companion.web.downloads import attachment
 from companion.web.forms import (
@@ -72,7 +72,8 @@ from companion.web.forms import (
 )
 from companion.web.pay_offers import PayOffers, pay_offers
 from companion.web.links import KEY_CHARS, MAX_KEY_LENGTH, keeper_night
-from companion.web.security import RotationMemory, client_id, reject_unknown_link
+from companion.web.raw_reads import read_rows
+from companion.web.security import RotationMemory, client_id, reject_unknown_link, same_secret
 from companion.web.this_browser import remember
 
 bp = Blueprint("groups", __name__)
@@ -224,16 +225,31 @@ def reference(group: Group) -> str:
     return f"{group.name}: the tab"[:80]
 
 
-def _render(group: Group, view: Any, period: Period, *, organiser: bool, status: int = 200,
-            message: str | None = None, forms: Mapping[str, Any] | None = None) -> tuple[str, int]:
-    """The organiser's or the members' page of ``group`` over ``period``."""
-    rivalry = None
+#: the nights, and each night's open balances in the tab, shown at first: the newest; ``?nights=all`` shows every one
+#: (a group of two hundred nights would otherwise send some 80 KB of lists to a phone at the table)
+LISTED = 12
+
+
+def _all_listed() -> bool:
+    return request.args.get("nights") == "all"
+
+
+def _rivalry(group: Group, period: Period) -> tuple[Any, str | None]:
+    """The rivalry the address asks for (``?first=&second=``), or None; and why it cannot be shown, if it cannot."""
     first, second = request.args.get("first", ""), request.args.get("second", "")
-    if first and second:
-        try:
-            rivalry = service.rivalry_view(group, first, second, period)
-        except REFUSED as error:
-            message, status = f"That rivalry cannot be shown: {error}", 400
+    if not (first and second):
+        return None, None
+    try:
+        return service.rivalry_view(group, first, second, period), None
+    except REFUSED as error:
+        return None, f"That rivalry cannot be shown: {error}"
+
+
+def _render(group: Group, view: Any, period: Period, *, organiser: bool, status: int = 200,
+            message: str | None = None, forms: Mapping[str, Any] | None = None, rivalry: Any = None,
+            **shown: Any) -> tuple[str, int]:
+    """The organiser's or the members' page of ``group`` over ``period`` (``shown``: ``flashed``, when kept)."""
+    first, second = request.args.get("first", ""), request.args.get("second", "")
     url, warning = members_url(group)
     key = group.organiser_key if organiser else group.member_key
     endpoint = "groups.organiser" if organiser else "groups.members"
@@ -267,6 +283,9 @@ def _render(group: Group, view: Any, period: Period, *, organiser: bool, status:
         unit_text=unit_text,
         organiser=organiser,
         message=message,
+        listed=None if _all_listed() else LISTED,
+        all_url=url_for(endpoint, key=key, nights="all", **period_args(period)),
+        **shown,
     ), status
 
 
@@ -364,32 +383,82 @@ def import_group():  # type: ignore[no-untyped-def]
 # --- the organiser's page -----------------------------------------------------------------------
 
 
-def _page(group: Group, organiser: bool):  # type: ignore[no-untyped-def]
+#: a group and its nights as :func:`companion.service.group_stamp` gives them, by one of its links, in one
+#: statement and no ORM (web/raw_reads.py): all a request for a kept group page asks the database
+_STAMP_SQL = (
+    "SELECT g.id, g.version, g.name, g.organiser_key, g.member_key, n.id, n.version, n.name, n.viewer_key"
+    " FROM home_group g LEFT OUTER JOIN group_night gn ON gn.group_id = g.id"
+    " LEFT OUTER JOIN night n ON n.id = gn.night_id WHERE g.{column} = {{}} ORDER BY gn.position"
+)
+_STAMP_BY = {True: _STAMP_SQL.format(column="organiser_key"), False: _STAMP_SQL.format(column="member_key")}
+
+
+def read_stamp(key: str, organiser: bool) -> tuple[Any, ...] | None:
+    """The stamp of the group whose organiser's (or members') link is ``key``, read in one statement, as
+    :func:`companion.service.group_stamp` gives it; None: no such group, or ask the ORM (it decides the 404)."""
+    if not _looks_like_key(key):
+        return None
+    rows = read_rows(_STAMP_BY[organiser], [key])
+    if not rows or not same_secret(key, rows[0][3] if organiser else rows[0][4]):
+        return None
+    nights = tuple(tuple(row[5:]) for row in rows if row[5] is not None)
+    return (*rows[0][:5], nights)
+
+
+def _kept_as(stamp: tuple[Any, ...], organiser: bool, period: Period) -> tuple[Any, ...]:
+    """All a group's page depends on besides what each request makes anew (its CSRF token, its forms' request
+    keys, its flashed messages: web/kept_pages.py): which page, the period, the rivalry asked for, the lists
+    in full or not, the members' link as this request's host makes it, and the group's ``stamp`` (version,
+    name, links, each night's version, name and players' link: :func:`companion.service.group_stamp`)."""
+    members_link = shared_url(url_for("groups.members", key=stamp[4]))
+    return ("group", organiser, period, request.args.get("first", ""), request.args.get("second", ""), _all_listed(),
+            members_link, stamp)
+
+
+def _page(key: str, organiser: bool):  # type: ignore[no-untyped-def]
+    """The group's page: kept per (page, group's stamp, period) as a night's pages are per version (issue 25),
+    unless it shows a refusal (a refused form as typed, a period or a rivalry that cannot be shown): then it is
+    made anew for this request alone.  A request for a kept page asks the database one statement
+    (:func:`read_stamp`), as a night's kept page does."""
     try:
         period = period_from(request.args)
         error = None
     except Unreadable as unreadable:
         period, error = ALL_TIME, f"That period cannot be shown: {unreadable}. The whole season is shown instead."
+    if error is None and "refused" not in request.args:
+        stamp = read_stamp(key, organiser)
+        if stamp is not None:
+            page = kept_pages.kept_across(_kept_as(stamp, organiser, period))
+            if page is not None:
+                return page
+    group = organiser_group(key) if organiser else member_group(key)
+    kept = post_redirect_get.recall(group.version)
+    what = _kept_as(service.group_stamp(group), organiser, period) if kept is None and error is None else None
     view = service.group_view(group, period)
-    kept = post_redirect_get.recall(view.version)
-    status = 400 if error else 200
-    message = error
+    rivalry, refused = _rivalry(group, period)
+    if what is not None and refused is None:
+        forms = _organiser_forms(view.version, None) if organiser else {}
+        return kept_pages.render_kept_across(what, lambda flashed: _render(
+            group, view, period, organiser=organiser, forms=forms, rivalry=rivalry, flashed=flashed,
+        )[0])
+    status = 400 if error or refused else 200
+    message = error or refused
     if kept is not None:
         status, message = kept.status, kept.message or message
     forms = _organiser_forms(view.version, kept) if organiser else {}
     return _render(
-        group, view, period, organiser=organiser, status=status, message=message, forms=forms,
+        group, view, period, organiser=organiser, status=status, message=message, forms=forms, rivalry=rivalry,
     )
 
 
 @bp.get("/g/<key>")
 def organiser(key: str):  # type: ignore[no-untyped-def]
-    return _page(organiser_group(key), organiser=True)
+    return _page(key, organiser=True)
 
 
 @bp.get("/m/<key>")
 def members(key: str):  # type: ignore[no-untyped-def]
-    return _page(member_group(key), organiser=False)
+    return _page(key, organiser=False)
 
 
 def _back(group: Group, organiser: bool = True) -> str:

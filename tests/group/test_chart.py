@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import datetime
 import re
 from decimal import Decimal as D
 
 from companion.group.chart import running_chart, running_totals
+from companion.group.members import Added, members_from
+from companion.group.nights import NightResult
 from companion.group.season import Period, season
 from group.five_nights import MEMBERS, NIGHTS
 
@@ -51,3 +54,35 @@ def test_a_member_is_told_apart_by_the_dash_of_the_line_too() -> None:
 def test_no_night_in_the_unit_no_chart() -> None:
     assert running_chart(season(NIGHTS, MEMBERS, Period.year(2024)), "EUR") == ""
     assert running_chart(season(NIGHTS, MEMBERS), "USD") == ""
+
+
+def _long_season() -> tuple[list[NightResult], object]:
+    """Forty chips-only nights, 2024-01-02 to 2024-02-10 (night k on 1 January + k days): Ann wins 3 chips from
+    Bob at each of the first twenty, then loses 5 to him at each of the last twenty."""
+    members = members_from([Added("Ann"), Added("Bob")])
+    nights = []
+    for k in range(1, 41):
+        ann = 3 if k <= 20 else -5
+        nights.append(NightResult(f"n{k}", datetime.date(2024, 1, 1) + datetime.timedelta(days=k), f"Night {k}",
+                                  None, None, {"Ann": ann, "Bob": -ann}))
+    return nights, members
+
+
+def test_a_long_season_is_one_light_path_per_member_its_title_saying_where_they_stood() -> None:
+    nights, members = _long_season()
+    svg = running_chart(season(nights, members), None)
+    assert "<circle" not in svg and svg.count("<path ") == 2  # no point of its own past 31 nights
+    # Ann: +3 x 20 = +60 after night 20 (2024-01-21), then 60 - 5 x 20 = -40 after night 40 (2024-02-10)
+    assert "<title>Ann: \u221240 chips after 40 nights; highest +60 after 2024-01-21 Night 20, lowest \u221240 after " \
+        "2024-02-10 Night 40</title>" in svg
+    # Bob the other way: -60 after night 20, +40 at the end, his highest
+    assert "<title>Bob: +40 chips after 40 nights; highest +40 after 2024-02-10 Night 40, lowest \u221260 after " \
+        "2024-01-21 Night 20</title>" in svg
+    # the plot from +60 (height 0) to -60 (height 150): a total v is (60 - v) / 120 x 150 down, rounded;
+    # Ann starts at 0 (75 down), is at +60 (0 down) after night 20 and at -40 (125 down) after night 40
+    ann = re.search(r'<path d="M0 (\d+)l([^"]+)"[^>]*><title>Ann', svg)
+    assert ann and ann[1] == "75"
+    steps = [int(n) for n in re.findall(r"-?\d+", ann[2].replace("1-", "1 -"))]
+    dx, dy = steps[0::2], steps[1::2]
+    assert dx == [1] * 40 and 75 + sum(dy[:20]) == 0 and 75 + sum(dy) == 125
+    assert "style" not in svg and "<script" not in svg

@@ -291,3 +291,53 @@ def test_the_unit_locks_the_nights_row_on_postgresql(app, night_id):
         with db.engine.connect() as other:
             assert other.execute(lock, {"id": night_id}).scalar() == night_id  # the unit ended: free again
             other.rollback()
+
+
+def test_many_nights_are_locked_in_one_query_in_the_order_of_their_ids(app):
+    """A tab payment over a group's nights locks them all at once: one SELECT, ordered by id."""
+    from sqlalchemy import event
+
+    with app.app_context():
+        ids = [services.open_night(f"Night {i}", PLAYERS, Money(Decimal("0.25"), "EUR"), NAPALM).id for i in range(3)]
+        seen: list[str] = []
+
+        def keep(_conn, _cursor, statement, *_rest):  # type: ignore[no-untyped-def]
+            seen.append(statement)
+
+        with UnitOfWork() as uow:
+            event.listen(db.engine, "before_cursor_execute", keep)
+            try:
+                locked = uow.nights([ids[2], ids[0], ids[1]])
+                assert uow.night(ids[1]) is locked[ids[1]]  # held by the unit: not read again
+            finally:
+                event.remove(db.engine, "before_cursor_execute", keep)
+        assert list(locked) == [ids[2], ids[0], ids[1]]  # as asked for
+        assert [n.name for n in locked.values()] == ["Night 2", "Night 0", "Night 1"]
+        night_reads = [s for s in seen if "FROM night " in s or "FROM night\n" in s]
+        assert len(night_reads) == 1 and "ORDER BY night.id" in night_reads[0]
+        if db.engine.dialect.name == "postgresql":
+            assert "FOR UPDATE" in night_reads[0]
+
+
+def test_a_night_that_does_not_exist_among_many_is_refused(app, night_id):
+    with app.app_context():
+        with UnitOfWork() as uow, pytest.raises(services.IllegalAction, match="this night does not exist"):
+            uow.nights([night_id, night_id + 1000])
+
+
+def test_the_unit_locks_many_nights_rows_on_postgresql(app):
+    with app.app_context():
+        if db.engine.dialect.name != "postgresql":
+            pytest.skip("PostgreSQL's row lock: SQLite holds every writer at BEGIN IMMEDIATE instead")
+        ids = [services.open_night(f"Night {i}", PLAYERS, Money(Decimal("0.25"), "EUR"), NAPALM).id for i in range(3)]
+        lock = text("SELECT id FROM night WHERE id = :id FOR UPDATE NOWAIT")
+        with UnitOfWork() as uow:
+            uow.nights(ids)
+            with db.engine.connect() as other:
+                for night_id in ids:
+                    with pytest.raises(OperationalError, match="could not obtain lock"):
+                        other.execute(lock, {"id": night_id})
+                    other.rollback()
+        with db.engine.connect() as other:
+            assert [other.execute(lock, {"id": i}).scalar() for i in ids] == ids  # the unit ended: free again
+            other.rollback()
