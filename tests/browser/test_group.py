@@ -233,6 +233,11 @@ def test_a_group_across_two_nights_its_season_tab_and_payments(live_server, new_
     assert payment(member, "Ben", "Cat").locator('a.pay-link[data-pay="paypal"]').get_attribute("href") == (
         "https://paypal.me/CatPays/0.75EUR")
     axe.check(member, "members' page, cat's pay offers")
+    # each payment's words read across the phone, not squeezed into a column beside its form: at 360 px the
+    # line "Ben pays Cat 0.75 €" is one line of about 20 px, never a letter per line
+    for phone_page in (page, member):
+        heights = phone_page.locator("li.payment .what").evaluate_all("ps => ps.map(p => p.getBoundingClientRect().height)")
+        assert heights and max(heights) < 60, heights
 
     # --- the print view keeps the tables and hides the forms --------------------------------------
     page.emulate_media(media="print")
