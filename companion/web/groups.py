@@ -124,10 +124,11 @@ def period_from(args: Mapping[str, str]) -> Period:
     asked = args.get("period", "all") or "all"
     if asked == "all":
         return ALL_TIME
-    if re.fullmatch(r"[0-9]{4}", asked):
+    # a year a calendar date can have (year 0 has none): anything else is the last line's refusal
+    if re.fullmatch(r"[0-9]{4}", asked) and int(asked) >= 1:
         return Period.year(int(asked))
     month = re.fullmatch(r"([0-9]{4})-([0-9]{2})", asked)
-    if month and 1 <= int(month[2]) <= 12:
+    if month and int(month[1]) >= 1 and 1 <= int(month[2]) <= 12:
         return Period.month(int(month[1]), int(month[2]))
     if asked == "range":
         start, end = iso_date(args.get("from", ""), "the first day"), iso_date(args.get("to", ""), "the last day")

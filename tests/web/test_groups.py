@@ -130,6 +130,10 @@ def test_a_period_that_cannot_be_read_is_a_400_with_a_message(client, organiser)
     html = page(client, organiser + "?period=range&from=2025-03-30&to=2025-03-01", 400)
     assert "That period cannot be shown" in html and "Season: all time" in html
     assert "That period cannot be shown" in page(client, organiser + "?period=march", 400)
+    # a year or month no calendar has (year 0, month 0 or 13) and a day that does not exist are read as
+    # refusals too, never a crash
+    for asked in ("0000", "0000-01", "2025-00", "2025-13", "range&from=2025-02-30&to=2025-03-01", "range"):
+        assert "That period cannot be shown" in page(client, organiser + "?period=" + asked, 400), asked
 
 
 def test_the_chart_is_drawn_per_unit_with_its_label(client, organiser):
