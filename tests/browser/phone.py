@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import os
 import re
 from dataclasses import dataclass, field
@@ -67,30 +66,9 @@ class Shots:
     def __call__(self, page: Page, what: str) -> Path:
         self.count += 1
         path = SCREENSHOTS / f"{self.prefix}-{self.count:02d}-{re.sub(r'[^a-z0-9]+', '-', what.lower()).strip('-')}.png"
-        path.write_bytes(full_page_png(page))
+        page.screenshot(path=str(path), full_page=True)
         taken.append(path)
         return path
-
-
-def full_page_png(page: Page) -> bytes:
-    """The whole page as a PNG, as ``page.screenshot(full_page=True)`` takes it, in half the time.
-
-    Chromium draws the page beyond the viewport in one capture; Playwright's full-page
-    screenshot resizes the viewport to the page's height and back around it, laying the page
-    out twice.  Some 440 screenshots a run made that a minute and a half of CPU in each suite.
-    """
-    session = page.context.new_cdp_session(page)
-    try:
-        size = session.send("Page.getLayoutMetrics")["cssContentSize"]
-        shot = session.send("Page.captureScreenshot", {
-            "format": "png",
-            "captureBeyondViewport": True,
-            "optimizeForSpeed": True,
-            "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1},
-        })
-    finally:
-        session.detach()
-    return base64.b64decode(shot["data"])
 
 
 # --- what a screen shows, and the scorekeeper's taps ------------------------------------------
