@@ -23,6 +23,7 @@ def mode(path: Path) -> int:
 
 
 @sqlite_only
+@pytest.mark.app_makes_the_database
 def test_the_database_file_and_its_wal_and_shm_are_readable_by_their_owner_only(make_app, tmp_path):
     old = os.umask(0o022)  # a usual umask, under which SQLite would make them 0644
     try:

@@ -73,6 +73,7 @@ def test_the_busy_timeout_is_the_one_the_app_sets(app):
         assert connection.exec_driver_sql("PRAGMA busy_timeout").scalar() == int(configured.split("=")[1])
 
 
+@pytest.mark.app_makes_the_database
 def test_the_check_notices_when_wal_was_never_applied(make_app, monkeypatch):
     """The check above is not fooled: without the WAL pragma, the app's own connection says so.
 
@@ -87,6 +88,7 @@ def test_the_check_notices_when_wal_was_never_applied(make_app, monkeypatch):
         assert_safe(read)
 
 
+@pytest.mark.app_makes_the_database
 def test_the_check_notices_when_foreign_keys_are_off(make_app, monkeypatch):
     monkeypatch.setattr(database, "SQLITE_PRAGMAS", tuple(p for p in database.SQLITE_PRAGMAS if "foreign_keys" not in p))
     app = make_app()
