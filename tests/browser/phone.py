@@ -14,6 +14,9 @@ if TYPE_CHECKING:  # the browser tests skip cleanly when playwright is not insta
 REPO = Path(__file__).resolve().parents[2]
 # CI runs the suite on SQLite and PostgreSQL at once: each run keeps its own folder
 SCREENSHOTS = REPO / "test-artifacts" / ("screenshots" + os.environ.get("COMPANION_SCREENSHOTS_SUFFIX", ""))
+#: COMPANION_SCREENSHOTS=off: no screenshot is taken (CI's PostgreSQL run: its screens are the SQLite run's, and
+#: a full-page capture costs about half a second of a 2-core machine each, some two minutes a run)
+TAKE_SCREENSHOTS = os.environ.get("COMPANION_SCREENSHOTS", "on") != "off"
 taken: list[Path] = []
 
 
@@ -66,8 +69,9 @@ class Shots:
     def __call__(self, page: Page, what: str) -> Path:
         self.count += 1
         path = SCREENSHOTS / f"{self.prefix}-{self.count:02d}-{re.sub(r'[^a-z0-9]+', '-', what.lower()).strip('-')}.png"
-        page.screenshot(path=str(path), full_page=True)
-        taken.append(path)
+        if TAKE_SCREENSHOTS:
+            page.screenshot(path=str(path), full_page=True)
+            taken.append(path)
         return path
 
 
