@@ -181,7 +181,7 @@ def test_every_screen_passes_axe(live_server, new_phone, table_screen, shots, pr
     page.get_by_label("Night file (.json)").set_input_files(
         {"name": "night.json", "mimeType": "application/json", "buffer": b'{"format": "napalm-hand-history/1"}'}
     )
-    expect_status(page, 422, "/import", lambda: page.get_by_role("button", name="Import").click())
+    expect_status(page, 422, "/import", lambda: page.get_by_role("button", name="Import the night").click())
     assert page.locator('form[action$="/import"] .errors').count() >= 1
     axe.check(page, "home, import form errors")
     forgive_error_status(problems, 422)
