@@ -47,6 +47,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
+from ..values.reading import unknown_key
 from .base import GameClosing, GameState, IllegalAction, RecordError
 from .fold import Void
 from .vocabulary import NEUTRAL, ReportVocabulary
@@ -123,9 +124,8 @@ class BaseGame:
         if not isinstance(raw, Mapping):
             raise IllegalAction("'rules' must be an object")
         hints, known = _rule_fields(self.rules_class)
-        unknown = sorted(str(key) for key in raw if key not in known)
-        if unknown:
-            raise IllegalAction(f"unknown rule '{unknown[0][:30]}'")
+        if (unknown := unknown_key(raw, known)) is not None:
+            raise IllegalAction(f"unknown rule '{unknown[:30]}'")
         values: dict[str, Any] = {}
         for key in known:
             if key not in raw:

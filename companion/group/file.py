@@ -32,7 +32,7 @@ from companion.money.settle import Payment
 from companion.night import file as nightfile
 from companion.night.file import NightFile
 from companion.values.limits import MAX_NIGHT_NAME
-from companion.values.reading import Unreadable, iso_date, json_document, text, whole_number
+from companion.values.reading import Unreadable, iso_date, json_document, text, unknown_key, whole_number
 
 from .members import Added, MemberError, MemberRecord, Members, Merged, Renamed, UnknownMember, members_from
 from .nights import Cleared, NightResult, check_amount
@@ -154,9 +154,8 @@ def from_dict(data: Any) -> GroupFile:
 
 
 def _no_unknown(entry: Mapping[str, Any], known: set[str], where: str) -> None:
-    unknown = sorted(set(entry) - known)
-    if unknown:
-        raise GroupFileError(f"{where}: unknown key '{unknown[0]}'")
+    if (unknown := unknown_key(entry, known)) is not None:
+        raise GroupFileError(f"{where}: unknown key '{unknown}'")
 
 
 def _read(reader: Callable[[], Any], where: str) -> Any:

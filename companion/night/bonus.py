@@ -27,6 +27,7 @@ from typing import Any, Protocol
 from companion.games.base import IllegalAction, RecordError
 from companion.games.fold import Transfer
 from companion.games.base import and_
+from companion.values.reading import unknown_key
 
 DICE = {"2d6": 36, "d20": 20}
 BONUS_KINDS = ("everyone_pays_dealer", "dealer_pays_everyone")
@@ -136,9 +137,8 @@ class BonusGrid:
         """A grid from JSON, strictly: the cell at fault is named ("cells[2][4] (3-5)")."""
         if not isinstance(raw, Mapping):
             raise IllegalAction("the grid must be an object")
-        unknown = sorted(set(raw) - {"dice", "cells", "bonuses"})
-        if unknown:
-            raise IllegalAction(f"unknown key '{unknown[0]}' in the grid")
+        if (unknown := unknown_key(raw, {"dice", "cells", "bonuses"})) is not None:
+            raise IllegalAction(f"unknown key '{unknown}' in the grid")
         dice = raw.get("dice")
         if dice not in DICE:
             raise IllegalAction(f"'dice' must be one of {', '.join(DICE)}")
@@ -428,9 +428,8 @@ def _entry(grid: BonusGrid, entry: Any) -> Roll | SetLucky:
     if not isinstance(entry, dict):
         raise IllegalAction("each roll must be an object")
     keys = {"lucky", "faces"} if "lucky" in entry else {"roller", "faces", "game", "left_out"}
-    unknown = sorted(set(entry) - keys)
-    if unknown:
-        raise IllegalAction(f"unknown key '{unknown[0]}'")
+    if (unknown := unknown_key(entry, keys)) is not None:
+        raise IllegalAction(f"unknown key '{unknown}'")
     faces = entry.get("faces")
     if not isinstance(faces, list):
         raise IllegalAction("'faces' must be a list of the dice's faces, first die first")

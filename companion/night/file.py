@@ -28,7 +28,7 @@ from companion.money.settle import settle_up
 from companion.night import ledger as night_ledger
 from companion.night.play import GameSetup, NightPlay, set_up_game, validate_seating
 from companion.values import limits
-from companion.values.reading import Unreadable, json_document
+from companion.values.reading import Unreadable, json_document, unknown_key
 
 FORMAT = "companion-night/2"
 _TOP_KEYS = {"format", "name", "players", "money", "games", *night_ledger.FILE_KEYS}
@@ -129,9 +129,8 @@ def from_legacy(game: GameKind, old: LegacyFile) -> NightFile:
 def from_dict(data: Any) -> NightFile:
     if not isinstance(data, dict):
         raise NightFileError("the file must hold one JSON object")
-    unknown = sorted(set(data) - _TOP_KEYS)
-    if unknown:
-        raise NightFileError(f"unknown key '{unknown[0]}' at the top level")
+    if (unknown := unknown_key(data, _TOP_KEYS)) is not None:
+        raise NightFileError(f"unknown key '{unknown}' at the top level")
     if data.get("format") != FORMAT:
         older = "".join(f" or \"{fmt}\"" for fmt in sorted(legacy_formats()))
         raise NightFileError(f"'format' must be \"{FORMAT}\"{older}")
@@ -175,9 +174,8 @@ def from_dict(data: Any) -> NightFile:
 def _money(raw: Any) -> Money:
     if not isinstance(raw, dict):
         raise NightFileError("'money' must be an object such as {\"chip_value\": \"0.25\", \"currency\": \"EUR\"}")
-    unknown = sorted(set(raw) - _MONEY_KEYS)
-    if unknown:
-        raise NightFileError(f"money: unknown key '{unknown[0]}'")
+    if (unknown := unknown_key(raw, _MONEY_KEYS)) is not None:
+        raise NightFileError(f"money: unknown key '{unknown}'")
     try:
         chip_value, currency = money_from_file(raw)
     except ValueError as error:
@@ -196,9 +194,8 @@ def _play_game(play: NightPlay, index: int, entry: Any) -> None:
         raise NightFileError(f"{where}: 'game' must be one of {', '.join(sorted(GAMES))}")
     game = GAMES[kind]
     where = f"{where} ({kind})"
-    unknown = sorted(set(entry) - _GAME_KEYS - {game.records_key})
-    if unknown:
-        raise NightFileError(f"{where}: unknown key '{unknown[0]}'")
+    if (unknown := unknown_key(entry, _GAME_KEYS | {game.records_key})) is not None:
+        raise NightFileError(f"{where}: unknown key '{unknown}'")
     players = entry.get("players")
     if players is not None and (not isinstance(players, list) or not all(isinstance(p, str) for p in players)):
         raise NightFileError(f"{where}: 'players' must be a list of names, in seat order")

@@ -25,6 +25,7 @@ from companion.night.bank import Bank, BankAction, BankCheck, BankError, BuyIn, 
 from companion.games.night_kinds import BANK_KINDS, BONUS_KINDS, MODE_KIND, TAB_CLEARED
 from companion.night import tab as night_tab
 from companion.night.tab import TabCleared
+from companion.values.reading import unknown_key
 
 TALLY, BANK = "tally", "bank"
 SETTLE_ON = {TALLY: "the app's tally", BANK: "chip counts (the bank)"}
@@ -361,9 +362,8 @@ def read_file_keys(
             raise IllegalAction(f"{where} must hold one of {', '.join(repr(k) for k in FILE_BANK_KEYS)}")
         key = actions[0]
         allowed = {key} if key == "everyone_buys_in" else {key, "chips"}
-        unknown = sorted(set(entry) - allowed)
-        if unknown:
-            raise IllegalAction(f"{where} ({key}): unknown key '{unknown[0]}'")
+        if (unknown := unknown_key(entry, allowed)) is not None:
+            raise IllegalAction(f"{where} ({key}): unknown key '{unknown}'")
         if key == "everyone_buys_in":
             payload: dict[str, Any] = {"chips": entry[key]}
         else:
@@ -380,9 +380,8 @@ def read_file_keys(
         where = f"'bonus'[{index}]"
         if not isinstance(entry, dict):
             raise IllegalAction(f"{where} must be an object with 'grid', 'lucky_chips' and 'rolls'")
-        unknown = sorted(set(entry) - {"grid", "lucky_chips", "rolls"})
-        if unknown:
-            raise IllegalAction(f"{where}: unknown key '{unknown[0]}'")
+        if (unknown := unknown_key(entry, {"grid", "lucky_chips", "rolls"})) is not None:
+            raise IllegalAction(f"{where}: unknown key '{unknown}'")
         add("bonus_grid", {"grid": entry.get("grid"), "lucky_chips": entry.get("lucky_chips", 1)}, where)
         rolls = entry.get("rolls", [])
         if not isinstance(rolls, list):

@@ -34,7 +34,7 @@ from typing import Any
 from companion.games import IllegalAction
 from companion.games.base import MAX_NAME_LENGTH
 from companion.money.amounts import MAX_DECIMAL_PLACES, format_money
-from companion.values.reading import Unreadable, decimal_amount, text
+from companion.values.reading import Unreadable, decimal_amount, text, unknown_key
 
 __all__ = ["KEYS", "MAX_REF", "TabCleared", "amount_text", "describe", "file_entries", "read", "read_file_entries"]
 
@@ -78,9 +78,8 @@ def read(payload: Any, players: Sequence[str], money: bool) -> TabCleared:
     IllegalAction names the key that is wrong, and says what to write."""
     if not isinstance(payload, Mapping):
         raise IllegalAction("the tab's record must be an object with " + ", ".join(f"'{k}'" for k in KEYS))
-    unknown = sorted(str(k) for k in set(payload) - set(KEYS))
-    if unknown:
-        raise IllegalAction(f"unknown key '{unknown[0][:40]}'")
+    if (unknown := unknown_key(payload, KEYS)) is not None:
+        raise IllegalAction(f"unknown key '{unknown[:40]}'")
     for key in KEYS:
         if key not in payload:
             raise IllegalAction(f"'{key}' is missing")

@@ -16,7 +16,9 @@ stored; some made a 500 (issue 21, items 8 to 12).  Now every way in calls these
 * :func:`text`: a name, a variant's name: what no database stores (NUL, a broken
   character) is refused, never stored to be refused later on import;
 * :func:`iso_date`: a day, as a file writes it (``2025-03-07``): ``date.fromisoformat``
-  alone also reads ``20250307`` and ``2025-W10-5``, and other scripts' digits.
+  alone also reads ``20250307`` and ``2025-W10-5``, and other scripts' digits;
+* :func:`unknown_key`: the key of an object (a file's, an event's payload) that its reader
+  does not know, the one every strict reader names when it refuses it.
 
 What each accepts, the same everywhere: digits 0-9 only, spaces before and after
 ignored (a phone keyboard adds them), one ``+`` in front allowed, a ``-`` only where a
@@ -30,13 +32,15 @@ from __future__ import annotations
 import datetime
 import json
 import re
+from collections.abc import Container, Iterable
 from decimal import Decimal
 from typing import Any
 
 from companion.values.limits import unstorable, unstorable_message
 
 __all__ = [
-    "MAX_DIGITS", "SPACES", "Unreadable", "decimal_amount", "iso_date", "json_document", "shown", "text", "trimmed", "whole_number",
+    "MAX_DIGITS", "SPACES", "Unreadable", "decimal_amount", "iso_date", "json_document", "shown", "text", "trimmed",
+    "unknown_key", "whole_number",
 ]
 
 #: More digits than any count at a card table; a longer number is refused before int() sees it.
@@ -163,6 +167,20 @@ def iso_date(value: object, what: str = "the date") -> datetime.date:
         return datetime.date.fromisoformat(value)
     except ValueError:
         raise Unreadable(f"{what} is no day of the calendar: {value}") from None
+
+
+def unknown_key(mapping: Iterable[object], allowed: Container[object]) -> str | None:
+    """The first key of ``mapping`` not in ``allowed``, in sorted order and as text; None when all are known.
+
+    Every strict reader (a night file, a group file, a hand history, an event's payload)
+    refuses an object holding a key outside its set, and names one: the first in sorted
+    order, so a file names the same key whichever order its keys were written in.  Keys
+    are sorted as text, so a key that is not a string (a payload built in Python, never
+    JSON) is named rather than making ``sorted`` raise.  The caller raises its own error
+    with its own words, cutting the key short where it quotes it.  An empty key ``""`` is
+    a key like any other: test the result against None, not for truth.
+    """
+    return min((str(key) for key in mapping if key not in allowed), default=None)
 
 
 def json_document(text: str | bytes, *, max_bytes: int, max_depth: int, what: str) -> Any:

@@ -1,8 +1,9 @@
-"""The one reader of a whole number, of a text and of a day (companion.values.reading, issue 21 items 8-12).
+"""The one reader of a whole number, of a text, of a day (issue 21 items 8-12) and of an object's keys (companion.values.reading).
 
 The values are those the outside probe sent; what each reads as is worked out by hand
 from the rule: digits 0-9 only, spaces around ignored, one "+" allowed, a "-" only where
-a negative number makes sense, at most 15 digits.
+a negative number makes sense, at most 15 digits.  Of an object's keys outside its set,
+the one named is the first in sorted order, as text.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import pytest
 
 from decimal import Decimal
 
-from companion.values.reading import Unreadable, decimal_amount, iso_date, shown, text, whole_number
+from companion.values.reading import Unreadable, decimal_amount, iso_date, shown, text, unknown_key, whole_number
 
 
 @pytest.mark.parametrize(
@@ -117,3 +118,30 @@ def test_any_other_amount_is_refused_with_a_sentence(value, places, says):
 def test_an_amount_that_cannot_be_negative_says_so():
     with pytest.raises(Unreadable, match="cannot be negative"):
         decimal_amount("-1.50", places=2, signed=False)
+
+
+def test_the_unknown_key_named_is_the_first_in_sorted_order_whatever_order_it_was_written_in():
+    # unknown: "zeta" and "alpha" ("format" is allowed); sorted, "alpha" < "zeta"
+    assert unknown_key({"zeta": 1, "format": 2, "alpha": 3}, {"format"}) == "alpha"
+    assert unknown_key({"alpha": 3, "format": 2, "zeta": 1}, {"format"}) == "alpha"
+    # sorted by code point: "Z" is 90, "b" is 98, so the capital comes first
+    assert unknown_key({"b": 1, "Z": 2}, set()) == "Z"
+
+
+def test_a_key_that_is_not_a_string_is_named_as_text():
+    # 7 is unknown; named as the text "7"
+    assert unknown_key({7: "x", "players": []}, {"players"}) == "7"
+    # as text "10" < "9" < "a" (the first characters "1" 49, "9" 57, "a" 97): sorted as numbers 9 would come first,
+    # and a mix of numbers and strings could not be sorted at all
+    assert unknown_key({9: 0, "a": 0, 10: 0}, ()) == "10"
+
+
+def test_an_object_with_only_known_keys_or_none_at_all_has_no_unknown_key():
+    assert unknown_key({}, {"format"}) is None
+    assert unknown_key({}, ()) is None
+    assert unknown_key({"player": "Ann", "amount": "2.50"}, ("player", "amount", "ref")) is None
+
+
+def test_an_empty_key_is_unknown_like_any_other():
+    # "" is not allowed, so it is the key named: the answer is "", not None
+    assert unknown_key({"": 1, "format": 2}, {"format"}) == ""

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...values.reading import unknown_key
 from ..base import IllegalAction, RecordError
 from .table import BIDS, PENALTY_KINDS, WRONG_CARDS, Action, Deal, DealError, Penalty, Table, Void
 
@@ -41,9 +42,8 @@ def deal_from_record(raw: Any) -> Deal:
     """A :class:`Deal` from one deal record; DealError names the field whose shape is wrong."""
     if not isinstance(raw, Mapping):
         raise DealError("deal", "each deal must be an object")
-    unknown = sorted(str(key) for key in raw if key not in RECORD_KEYS)
-    if unknown:
-        raise DealError(unknown[0], f"unknown field '{unknown[0][:30]}'")
+    if (unknown := unknown_key(raw, RECORD_KEYS)) is not None:
+        raise DealError(unknown, f"unknown field '{unknown[:30]}'")
     if "bidder" not in raw:
         raise DealError("bidder", "'bidder' is missing (null for a deal thrown in)")
     bidder = raw["bidder"]
@@ -74,9 +74,8 @@ def deal_from_record(raw: Any) -> Deal:
     for entry in penalties_raw:
         if not isinstance(entry, Mapping):
             raise DealError("penalties", "each penalty must be an object with 'kind' and 'player'")
-        extra = sorted(str(key) for key in entry if key not in PENALTY_KEYS)
-        if extra:
-            raise DealError("penalties", f"unknown field '{extra[0][:30]}' in a penalty")
+        if (extra := unknown_key(entry, PENALTY_KEYS)) is not None:
+            raise DealError("penalties", f"unknown field '{extra[:30]}' in a penalty")
         kind, player = entry.get("kind"), entry.get("player")
         if kind not in PENALTY_KINDS:
             raise DealError("penalties", f"a penalty's 'kind' must be \"lead_out_of_turn\" or \"revoke\", not {_shown(kind)}")

@@ -17,7 +17,7 @@ from typing import Any
 from companion.money.amounts import money_from_file
 from companion.money.settle import settle_up
 from companion.values import limits
-from companion.values.reading import Unreadable, json_document
+from companion.values.reading import Unreadable, json_document, unknown_key
 
 from ..base import RecordError
 from .closing import close_night
@@ -116,9 +116,8 @@ def from_dict(data: Any) -> History:
     """Replay a decoded hand-history document into a :class:`Table`."""
     if not isinstance(data, dict):
         raise HistoryError("the file must hold one JSON object")
-    unknown = sorted(set(data) - _TOP_KEYS)
-    if unknown:
-        raise HistoryError(f"unknown key '{unknown[0]}' at the top level")
+    if (unknown := unknown_key(data, _TOP_KEYS)) is not None:
+        raise HistoryError(f"unknown key '{unknown}' at the top level")
     if data.get("format") != FORMAT:
         raise HistoryError(f"'format' must be \"{FORMAT}\"")
     rules, settings = _rules(data.get("rules", {}))
@@ -182,9 +181,8 @@ def _check_storable(data: dict[str, Any], name: str | None, players: list[str], 
 def _rules(raw: Any) -> tuple[Rules, Settings]:
     if not isinstance(raw, dict):
         raise HistoryError("'rules' must be an object")
-    unknown = sorted(set(raw) - _RULE_KEYS - _SETTING_KEYS)
-    if unknown:
-        raise HistoryError(f"unknown rule '{unknown[0]}'")
+    if (unknown := unknown_key(raw, _RULE_KEYS | _SETTING_KEYS)) is not None:
+        raise HistoryError(f"unknown rule '{unknown}'")
     kwargs = {k: raw[k] for k in _RULE_KEYS if k in raw}
     try:
         rules = Rules(**kwargs)
@@ -232,9 +230,8 @@ def _play(table: Table, entry: Any, *, last: bool) -> None:
     """Push the actions one stage entry stands for."""
     if not isinstance(entry, dict):
         raise HistoryError("each stage must be an object")
-    unknown = sorted(set(entry) - _STAGE_KEYS)
-    if unknown:
-        raise HistoryError(f"unknown key '{unknown[0]}'")
+    if (unknown := unknown_key(entry, _STAGE_KEYS)) is not None:
+        raise HistoryError(f"unknown key '{unknown}'")
     in_progress = entry.get("in_progress", False)
     if not isinstance(in_progress, bool):
         raise HistoryError("'in_progress' must be true or false")

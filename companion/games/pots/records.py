@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...values.reading import unknown_key
 from ..base import IllegalAction, RecordError
 from .engine import (
     INTO_POT_REASONS,
@@ -74,9 +75,8 @@ def from_event(kind: str, payload: Mapping[str, Any]) -> Action:
         raise IllegalAction(f"unknown event kind {str(kind)[:30]!r}")
     if not isinstance(payload, Mapping):
         raise IllegalAction(f"a {kind} event's payload must be an object")
-    unknown = sorted(set(payload) - _EVENT_KEYS[kind])
-    if unknown:
-        raise IllegalAction(f"unknown key '{unknown[0]}' in a {kind} event")
+    if (unknown := unknown_key(payload, _EVENT_KEYS[kind])) is not None:
+        raise IllegalAction(f"unknown key '{unknown}' in a {kind} event")
     pot = _pot(payload)
     if kind == "into_pot":
         reason = payload.get("reason", "bet")
@@ -165,9 +165,8 @@ def read_deals(table: PotTable, deals: Any) -> None:
 def _play(table: PotTable, entry: Any, *, last: bool) -> None:
     if not isinstance(entry, dict):
         raise IllegalAction("each deal must be an object")
-    unknown = sorted(set(entry) - _DEAL_KEYS)
-    if unknown:
-        raise IllegalAction(f"unknown key '{unknown[0]}'")
+    if (unknown := unknown_key(entry, _DEAL_KEYS)) is not None:
+        raise IllegalAction(f"unknown key '{unknown}'")
     in_progress = entry.get("in_progress", False)
     if not isinstance(in_progress, bool):
         raise IllegalAction("'in_progress' must be true or false")
@@ -250,9 +249,8 @@ def _list(entry: Mapping[str, Any], key: str) -> list[Any]:
 def _object(item: Any, field: str, keys: set[str]) -> Mapping[str, Any]:
     if not isinstance(item, dict):
         raise IllegalAction(f"{field} must be an object")
-    unknown = sorted(set(item) - keys)
-    if unknown:
-        raise IllegalAction(f"{field}: unknown key '{unknown[0]}'")
+    if (unknown := unknown_key(item, keys)) is not None:
+        raise IllegalAction(f"{field}: unknown key '{unknown}'")
     return item
 
 
