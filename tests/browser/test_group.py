@@ -42,7 +42,7 @@ import pytest
 
 from browser.phone import Phone, guarded_double_tap
 from browser.test_accessibility import Axe
-from security.test_links import decode_qr
+from qr_codes import decode_qr
 
 pytestmark = pytest.mark.browser
 

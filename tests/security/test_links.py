@@ -7,12 +7,12 @@ import html as htmllib
 import re
 
 import pytest
-import zxingcpp
 
 from companion.db import brakes as ratelimit
 from companion.web import qr
 from companion.web import security
 from companion.web import addresses
+from qr_codes import decode_qr, svg_to_pixels
 from security.support import Site, random_key
 
 LAN = "http://192.168.1.20:5000"
@@ -20,29 +20,6 @@ WARNING = "points at this machine itself"
 
 
 # --- the QR code, read back as a phone's camera would -------------------------------------------
-
-
-def svg_to_pixels(svg: str, scale: int = 8) -> tuple[memoryview, int]:
-    """Draw the served SVG's path (``M x y h n v1 h-n z`` runs) into a grayscale image."""
-    size = int(re.search(r'viewBox="0 0 (\d+) \1"', svg).group(1))
-    dark = [[False] * size for _ in range(size)]
-    path = re.search(r'<path[^>]* d="([^"]*)"', svg).group(1)
-    runs = re.findall(r"M(\d+) (\d+)h(\d+)v1h-(\d+)z", path)
-    assert "".join(f"M{x} {y}h{n}v1h-{m}z" for x, y, n, m in runs) == path, "the path holds only module runs"
-    for x, y, n, m in runs:
-        assert n == m
-        for i in range(int(n)):
-            dark[int(y)][int(x) + i] = True
-    side = size * scale
-    pixels = bytes(0 if dark[y // scale][x // scale] else 255 for y in range(side) for x in range(side))
-    return memoryview(pixels).cast("B", (side, side)), size
-
-
-def decode_qr(svg: str) -> str:
-    image, _ = svg_to_pixels(svg)
-    found = zxingcpp.read_barcodes(image, formats=zxingcpp.BarcodeFormat.QRCode)
-    assert len(found) == 1, "no QR code found in the picture"
-    return found[0].text
 
 
 def share(client, keeper: str, base_url: str = LAN) -> tuple[str, str | None, str]:

@@ -8,11 +8,11 @@ import re
 from decimal import Decimal as D
 
 import pytest
-import zxingcpp
 
 from companion.group.pay_links import Iban, PayPalMe, Revolut, Venmo, read_iban
 from companion.web import qr
 from companion.web.pay_offers import PayLink, Refused, pay_offers
+from qr_codes import scan
 
 REFERENCE = "Poker group: night 12"
 ANN = {
@@ -26,26 +26,10 @@ ANN = {
 # --- the QR code, drawn as SVG and read back ------------------------------------------------------
 
 
-def svg_to_pixels(svg: str, scale: int = 4) -> memoryview:
-    """Draw the SVG's path (``M x y h n v1 h-n z`` runs of dark modules on white) into a grayscale image."""
-    size = int(re.search(r'viewBox="0 0 (\d+) \1"', svg).group(1))
-    dark = [[False] * size for _ in range(size)]
-    path = re.search(r'<path[^>]* d="([^"]*)"', svg).group(1)
-    runs = re.findall(r"M(\d+) (\d+)h(\d+)v1h-(\d+)z", path)
-    assert "".join(f"M{x} {y}h{n}v1h-{m}z" for x, y, n, m in runs) == path, "the path holds only module runs"
-    for x, y, n, _ in runs:
-        for i in range(int(n)):
-            dark[int(y)][int(x) + i] = True
-    side = size * scale
-    pixels = bytes(0 if dark[y // scale][x // scale] else 255 for y in range(side) for x in range(side))
-    return memoryview(pixels).cast("B", (side, side))
-
-
 def scanned(svg: str) -> str:
-    found = zxingcpp.read_barcodes(svg_to_pixels(svg), formats=zxingcpp.BarcodeFormat.QRCode)
-    assert len(found) == 1, "no QR code found in the picture"
-    assert found[0].ec_level == "M"  # error correction M, as EPC069-12 asks
-    return found[0].text
+    code = scan(svg)
+    assert code.ec_level == "M"  # error correction M, as EPC069-12 asks
+    return code.text
 
 
 # --- a link for each service ----------------------------------------------------------------------
