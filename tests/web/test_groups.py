@@ -448,6 +448,27 @@ def test_a_group_file_that_cannot_be_read_is_refused_and_stores_nothing(app, cli
         assert db.session.query(Group).count() == 0 and db.session.query(Night).count() == 0
 
 
+def test_a_json_file_that_is_no_group_file_is_refused_as_not_a_group_file(app, client):
+    """A shopping list (or a night file) dropped on "Import the group": the page says it is not a group
+    file, not that the group file has an unknown key; a group file of another version keeps its own words."""
+    from night.test_file import TWO_GAMES
+
+    for document in ({"shopping": ["bread", "milk"]}, TWO_GAMES):
+        fields = form_fields(page(client, "/"), "/groups/import")
+        response = client.post("/groups/import", data={**fields, "file": (io.BytesIO(json.dumps(document).encode()), "g.json")},
+                               content_type="multipart/form-data", follow_redirects=True)
+        said = response.get_data(as_text=True)
+        assert response.status_code == 422
+        assert "this is not a group file: a group file says &#34;format&#34;: &#34;companion-group/1&#34;" in said, said
+    later = {**group_document(), "format": "companion-group/2"}
+    fields = form_fields(page(client, "/"), "/groups/import")
+    response = client.post("/groups/import", data={**fields, "file": (io.BytesIO(json.dumps(later).encode()), "g.json")},
+                           content_type="multipart/form-data", follow_redirects=True)
+    assert response.status_code == 422 and "not a group file" not in response.get_data(as_text=True)
+    with app.app_context():
+        assert db.session.query(Group).count() == 0 and db.session.query(Night).count() == 0
+
+
 def test_keep_a_finished_night_in_a_new_group(app, client):
     from night.test_file import TWO_GAMES
 
