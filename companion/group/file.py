@@ -134,6 +134,14 @@ def from_dict(data: Any) -> GroupFile:
     """A group file's JSON object, read and every night replayed; :class:`GroupFileError` names where it is wrong."""
     if not isinstance(data, dict):
         raise GroupFileError("the file must hold one JSON object")
+    said = data.get("format")
+    if not (isinstance(said, str) and said.startswith("companion-group/")):
+        # a night file, a list of anything: say it is not a group file, not which of its keys a group file
+        # has no room for (which reads as if a group file were broken); a later version's own refusal follows
+        raise GroupFileError(
+            f"this is not a group file: a group file says \"format\": \"{FORMAT}\" (Export group file on a group's"
+            " page makes one)"
+        )
     _no_unknown(data, _TOP_KEYS, "the top level")
     if data.get("format") != FORMAT:
         raise GroupFileError(f"'format' must be \"{FORMAT}\"")

@@ -40,14 +40,14 @@ from companion.games import GAMES
 from companion.games.base import IllegalAction
 from companion.games.web import SCREENS
 from companion.group.chart import running_chart
-from companion.group.file import FORMAT as GROUP_FORMAT, MAX_BYTES as GROUP_FILE_BYTES, MAX_DEPTH as GROUP_FILE_DEPTH, GroupFileError
+from companion.group.file import GroupFileError
 from companion.group.members import MemberError, UnknownMember
 from companion.group.pay_links import Iban, PayHandle
 from companion.group.season import ALL_TIME, Period
 from companion.group.tab import Overpayment, TabPayment
 from companion.money.amounts import format_money
 from companion.night.file import Money
-from companion.values.reading import Unreadable, iso_date, json_document, text
+from companion.values.reading import Unreadable, iso_date, text
 from companion.web import kept_pages, post_redirect_get, qr
 from companion.web.addresses import shared_url
 from companion.web.downloads import attachment
@@ -357,21 +357,6 @@ def create():  # type: ignore[no-untyped-def]
     return post_redirect_get.refuse(here, 422, form_name="group", form=form)
 
 
-def not_a_group_file(data: bytes) -> str | None:
-    """The refusal of a JSON object that does not say it is a group file (a night file, a list of
-    anything): that it is not one, rather than the first of its keys the group file has no room for,
-    which reads as if the group file were broken.  None for a file that says it is one (of any
-    version: its own refusal says what is wrong) or is not a JSON object (the reader's refusal says why)."""
-    try:
-        document = json_document(data, max_bytes=GROUP_FILE_BYTES, max_depth=GROUP_FILE_DEPTH, what="a group file")
-    except Unreadable:
-        return None
-    said = document.get("format") if isinstance(document, dict) else None
-    if not isinstance(document, dict) or (isinstance(said, str) and said.startswith("companion-group/")):
-        return None
-    return f"this is not a group file: a group file says \"format\": \"{GROUP_FORMAT}\" (Export group file on a group's page makes one)"
-
-
 @bp.post("/groups/import")
 def import_group():  # type: ignore[no-untyped-def]
     """A group file (companion-group/1) made into a new group with its own links."""
@@ -387,7 +372,7 @@ def import_group():  # type: ignore[no-untyped-def]
         except UnicodeDecodeError:
             form.file.errors = [*form.file.errors, "a group file is text in UTF-8; this one is not"]
         except (GroupFileError, *REFUSED) as error:
-            form.file.errors = [*form.file.errors, not_a_group_file(data) or str(error)]
+            form.file.errors = [*form.file.errors, str(error)]
         except service.KeyConflict as error:
             form.file.errors = [*form.file.errors, str(error)]
             return post_redirect_get.refuse(here, 409, form_name="group_import", form=form)

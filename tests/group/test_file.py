@@ -123,7 +123,8 @@ def renamed_in_night(index: int, old: str, new: str) -> dict[str, Any]:
     ("document", "says"),
     [
         (change("extra", 1), "the top level: unknown key 'extra'"),
-        (change("format", "companion-night/2"), "'format' must be \"companion-group/1\""),
+        (change("format", "companion-night/2"), "this is not a group file: a group file says \"format\": \"companion-group/1\""),
+        (change("format", "companion-group/2"), "'format' must be \"companion-group/1\""),
         (change("name", ""), "'name': the group's name cannot be empty"),
         (change("name", 7), "'name': the group's name must be text"),
         (change("nights.1.notes", "x"), "nights[1]: unknown key 'notes'"),

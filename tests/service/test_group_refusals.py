@@ -145,7 +145,8 @@ FILES: list[tuple[str, Callable[[], str | bytes], str]] = [
     ("not JSON", lambda: "{not json", "not valid JSON"),
     ("JSON but not an object", lambda: "[]", "one JSON object"),
     ("an unknown key", lambda: json.dumps({"format": "companion-group/1", "name": "F", "members": [], "nights": [], "extra": 1}), "'extra'"),
-    ("another format", lambda: json.dumps({"format": "companion-night/2"}), "'format'"),
+    ("another format", lambda: json.dumps({"format": "companion-night/2"}), "this is not a group file"),
+    ("a later version", lambda: json.dumps({"format": "companion-group/2"}), "'format' must be"),
     ("a file too large", lambda: b" " * (MAX_BYTES + 1), "larger than"),
     ("bytes that are not UTF-8", lambda: b'{"format": "\xff"}', "not valid JSON"),
 ]
