@@ -75,6 +75,7 @@ class EarlyGroupPages:
         self._headers: dict[str, list[tuple[str, str]]] = {}  # by scheme: HTTPS adds HSTS
         self._csrf: tuple[Any, URLSafeTimedSerializer] | None = None
         self._takes_deflate: dict[str, bool] = {}
+        self._host_urls: dict[tuple[str, str], str] = {}
         self._sessions: dict[str, tuple[Any, int, dict]] = {}  # type: ignore[type-arg]  # by Cookie header
         self._tokens: dict[str, tuple[int, Any, str]] = {}  # by the session's CSRF secret
         self._lock = threading.Lock()
@@ -107,7 +108,7 @@ class EarlyGroupPages:
         stamp = read_stamp(key, organiser, self.app.extensions[READ_ENGINE]())
         if stamp is None:
             return None  # a replaced or unknown link (Flask counts it), or ask the ORM
-        members_link = shared_address(f"/m/{stamp[4]}", host, scheme, get_current_url(scheme, host), self.app.config)
+        members_link = shared_address(f"/m/{stamp[4]}", host, scheme, self._host_url(scheme, host), self.app.config)
         kept = kept_pages.across_nights(self.app).get(kept_as(stamp, organiser, ALL_TIME, "", "", False, members_link))
         if kept is None or not kept_pages.sent_compressed(kept):
             return None
@@ -120,6 +121,15 @@ class EarlyGroupPages:
         body = kept_pages.deflate_stream(kept.deflated, filled)
         length = str(len(body))
         return [(k, length if v == _LENGTH else v) for k, v in self._response_headers(scheme)], body
+
+    def _host_url(self, scheme: str, host: str) -> str:
+        """``request.host_url`` (Werkzeug's get_current_url: ``scheme://host/`` as an IRI), by scheme and host."""
+        url = self._host_urls.get((scheme, host))
+        if url is None:
+            url = get_current_url(scheme, host)
+            if len(self._host_urls) < 64:  # a server is reached at a handful of names
+                self._host_urls[(scheme, host)] = url
+        return url
 
     def _deflate_taken(self, header: str) -> bool:
         """Whether Accept-Encoding ``header`` takes deflate, as ``request.accept_encodings`` reads it (by header)."""
