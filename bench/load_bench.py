@@ -13,7 +13,7 @@ and gunicorn with 2 processes x 4 threads.  ``bench/load_app.py`` is the app wit
 bare WSGI hello-world in front of it at ``/hello`` (the same server, processes and
 threads; none of the app's middleware, session or headers: issue 22).  Each server runs on a fresh temporary SQLite file and, when PostgreSQL
 answers at 127.0.0.1:5432 (user postgres, trust auth), on a fresh database
-``companion_load``, dropped afterwards.  Each table's night has 10 hands played.
+``companion_load`` (or ``COMPANION_LOAD_DATABASE``), dropped afterwards.  Each table's night has 10 hands played.
 
 The client is one asyncio process speaking raw HTTP/1.1 over 140 keep-alive
 connections, one per phone; every phone first says "this is me", so it sends the
@@ -94,7 +94,12 @@ SERVERS = {
     "gunicorn": ["--workers", "2", "--threads", "4"],
 }
 PG_ADMIN = ["psql", "-h", "127.0.0.1", "-p", "5432", "-U", "postgres", "-qAt", "-d", "postgres", "-c"]
-PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/companion_load"
+#: the database it makes afresh and drops (``COMPANION_LOAD_DATABASE``: another name, where several
+#: checkouts share one server and each must drop only its own)
+PG_DATABASE = os.environ.get("COMPANION_LOAD_DATABASE", "companion_load")
+if not PG_DATABASE.replace("_", "").isalnum():
+    raise SystemExit("COMPANION_LOAD_DATABASE: letters, digits and _ only")
+PG_URL = f"postgresql+psycopg://postgres@127.0.0.1:5432/{PG_DATABASE}"
 #: what Chromium sends: every request may be answered compressed (issue 22)
 ACCEPT_ENCODING = "Accept-Encoding: gzip, deflate, br, zstd"
 
@@ -516,14 +521,14 @@ def postgres_available() -> bool:
 def fresh_database(kind: str, tmp: Path, run: str) -> str:
     if kind == "sqlite":
         return f"sqlite:///{tmp / (run + '.sqlite')}"
-    for sql in ("DROP DATABASE IF EXISTS companion_load WITH (FORCE)", "CREATE DATABASE companion_load"):
+    for sql in (f"DROP DATABASE IF EXISTS {PG_DATABASE} WITH (FORCE)", f"CREATE DATABASE {PG_DATABASE}"):
         subprocess.run([*PG_ADMIN, sql], check=True, capture_output=True)
     return PG_URL
 
 
 def drop_database(kind: str) -> None:
     if kind == "postgresql":
-        subprocess.run([*PG_ADMIN, "DROP DATABASE IF EXISTS companion_load WITH (FORCE)"], capture_output=True)
+        subprocess.run([*PG_ADMIN, f"DROP DATABASE IF EXISTS {PG_DATABASE} WITH (FORCE)"], capture_output=True)
 
 
 def history(seed: int) -> str:

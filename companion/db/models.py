@@ -187,6 +187,12 @@ class Group(db.Model):  # type: ignore[name-defined]
     member_key: Mapped[str] = mapped_column(String(64), unique=True, index=True)
     #: how many records the group holds: the compare-and-set guard against stale submits
     version: Mapped[int] = mapped_column(Integer, default=0)
+    #: how many times one of its nights changed what the group's pages show without that night's
+    #: version moving (its players' link replaced, its setup edited before play): with the version
+    #: and its nights' count and versions, the one-row stamp its pages are kept by (web/groups.py).
+    #: Not the version: that counts the records, and guards the group's forms, which such a change
+    #: leaves as they were
+    nights_changed: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     #: the key of the form that opened (or imported) this group: a doubled tap finds it again
     request_key: Mapped[str | None] = mapped_column(String(64), nullable=True)

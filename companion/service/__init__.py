@@ -82,7 +82,7 @@ from companion.service.store import (
     table_for,
     warm_up,
 )
-from companion.service.uow import GroupRecorded, KeyConflict, Recorded, StaleTable, new_key
+from companion.service.uow import GroupRecorded, KeyConflict, Recorded, StaleTable, new_key, new_keys
 
 __all__ = [
     "add_member",
@@ -123,6 +123,7 @@ __all__ = [
     "merge_members",
     "money_of",
     "new_key",
+    "new_keys",
     "next_game_defaults",
     "next_night_defaults",
     "next_night_of",

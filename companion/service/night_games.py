@@ -120,6 +120,7 @@ def update_setup(
     if shown_at != 0 or expected_version != 0:
         raise IllegalAction("play has started: the seating and rules can no longer change")
     with UnitOfWork() as uow:
+        uow.night_changed_for_its_group(night_id)  # its name shows on the group's pages, at no new version
         night = uow.night(night_id)  # the caller's night, locked and read afresh
         if night.version != 0:  # the first action landed since the caller read it
             raise StaleTable(night.version)

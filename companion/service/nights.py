@@ -101,6 +101,8 @@ def rotate_link(night: Night, which: str) -> None:
         raise IllegalAction("choose the scorekeeper's or the players' link")
     night_id = night.id
     with UnitOfWork() as uow:
+        if which == "viewer":  # the group's pages show the players' link (never the scorekeeper's)
+            uow.night_changed_for_its_group(night_id)
         locked = uow.night(night_id)  # the same row as ``night``, locked: the new secret lands on it
         if which == "keeper":
             locked.keeper_key = new_key()

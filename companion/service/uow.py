@@ -29,9 +29,11 @@ after a lost answer, and another phone's submit at the same moment:
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import json
+import os
 import secrets
 from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
@@ -43,7 +45,7 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from companion.db.engine import write_transaction
-from companion.db.models import Event, Game, Group, GroupRecord, Night
+from companion.db.models import Event, Game, Group, GroupNight, GroupRecord, Night
 from companion.extensions import db
 from companion.games import IllegalAction
 from companion.games.night_kinds import LEDGER_KINDS
@@ -59,6 +61,17 @@ KEY_BYTES = 32
 def new_key() -> str:
     """A fresh secret: a night's link, or the request key a form is made with."""
     return secrets.token_urlsafe(KEY_BYTES)
+
+
+def new_keys(count: int) -> list[str]:
+    """``count`` fresh secrets as :func:`new_key` makes each (``secrets.token_urlsafe``: the URL-safe base64
+    of as many bytes of ``os.urandom``, unpadded), from one read of the system's randomness: a kept page
+    with forty forms pastes forty request keys into every request's copy."""
+    raw = os.urandom(KEY_BYTES * count)
+    return [
+        base64.urlsafe_b64encode(raw[at : at + KEY_BYTES]).rstrip(b"=").decode("ascii")
+        for at in range(0, KEY_BYTES * count, KEY_BYTES)
+    ]
 
 
 class StaleTable(Exception):
@@ -375,6 +388,22 @@ class UnitOfWork:
 
 
     # --- the group's commands -----------------------------------------------------------------
+
+    def night_changed_for_its_group(self, night_id: int) -> None:
+        """Tell the group ``night_id`` is kept in (if any) that the night changed what the group's pages show
+        without its version moving: a players' link replaced, a setup edited before play.
+
+        Its pages are kept by a one-row stamp (the group's row, and its nights' count and versions:
+        web/groups.py), which such a change would not move: this counts it on the group's row
+        (``nights_changed``, never the version: that counts the records and guards the group's forms).
+        Called before the night is locked: its group's row first, then the night, the order every
+        group command takes them in (no two units wait on each other).
+        """
+        kept_in = select(GroupNight.group_id).where(GroupNight.night_id == night_id).scalar_subquery()
+        db.session.execute(
+            update(Group).where(Group.id == kept_in).values(nights_changed=Group.nights_changed + 1)
+            .execution_options(synchronize_session=False)
+        )
 
     def group(self, group_id: int) -> Group:
         """``group_id``'s group at its latest version, its row locked until the unit ends (PostgreSQL; SQLite's

@@ -8,6 +8,9 @@ machine's address on the local network (when the server listens on it), or says 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from flask import current_app, request
 
 from companion.web.hosts import lan_address
@@ -21,10 +24,17 @@ LOCAL_ONLY = (
 
 def shared_url(path: str) -> tuple[str, str | None]:
     """``path`` (an address on this app) as other phones must open it, and a warning when they can't."""
-    base = current_app.config.get("PUBLIC_BASE_URL", "").rstrip("/")
+    return shared_address(path, request.host, request.scheme, request.host_url, current_app.config)
+
+
+def shared_address(path: str, host: str, scheme: str, host_url: str, config: Mapping[str, Any]) -> tuple[str, str | None]:
+    """:func:`shared_url` for a request reached at ``host`` (``request.host``: lower case or not, with its
+    port) over ``scheme``, whose ``host_url`` is ``scheme://host/`` (and the app's root), under the app's
+    ``config``: outside a request too (the group's pages answered before Flask: web/early_group_pages.py)."""
+    base = config.get("PUBLIC_BASE_URL", "").rstrip("/")
     if base:
         return base + path, None
-    host = request.host.lower()
+    host = host.lower()
     hostname = host.rsplit(":", 1)[0] if not host.endswith("]") else host
     # this machine only: loopback, and the "any address" a server listens on (make run
     # prints http://0.0.0.0:5000/, which a browser on this machine opens happily)
@@ -35,7 +45,7 @@ def shared_url(path: str) -> tuple[str, str | None]:
         port = host.rsplit(":", 1)[1] if ":" in host and not host.endswith("]") else ""
         # the LAN address reaches this server only when it listens on every interface
         # (``serve`` records where it listens; make run uses 0.0.0.0)
-        if lan and current_app.config.get("LISTEN_HOST") in ("0.0.0.0", "::"):
-            return f"{request.scheme}://{lan}{':' + port if port else ''}{path}", None
-        return request.host_url.rstrip("/") + path, LOCAL_ONLY
-    return request.host_url.rstrip("/") + path, None
+        if lan and config.get("LISTEN_HOST") in ("0.0.0.0", "::"):
+            return f"{scheme}://{lan}{':' + port if port else ''}{path}", None
+        return host_url.rstrip("/") + path, LOCAL_ONLY
+    return host_url.rstrip("/") + path, None

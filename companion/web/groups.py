@@ -31,6 +31,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, url_for
 from markupsafe import Markup
 from sqlalchemy import select
+from sqlalchemy.engine import Engine
 
 from companion import service
 from companion.db.brakes import brake
@@ -72,7 +73,7 @@ from companion.web.forms import (
 )
 from companion.web.pay_offers import PayOffers, pay_offers
 from companion.web.links import KEY_CHARS, MAX_KEY_LENGTH, keeper_night
-from companion.web.raw_reads import read_rows
+from companion.web.raw_reads import read_engine, read_row
 from companion.web.security import RotationMemory, client_id, reject_unknown_link, same_secret
 from companion.web.this_browser import remember
 
@@ -384,36 +385,44 @@ def import_group():  # type: ignore[no-untyped-def]
 # --- the organiser's page -----------------------------------------------------------------------
 
 
-#: a group and its nights as :func:`companion.service.group_stamp` gives them, by one of its links, in one
-#: statement and no ORM (web/raw_reads.py): all a request for a kept group page asks the database
+#: a group's stamp as :func:`companion.service.group_stamp` gives it, by one of its links, in one statement
+#: and one row, and no ORM (web/raw_reads.py): all a request for a kept group page asks the database
 _STAMP_SQL = (
-    "SELECT g.id, g.version, g.name, g.organiser_key, g.member_key, n.id, n.version, n.name, n.viewer_key"
+    "SELECT g.id, g.version, g.name, g.organiser_key, g.member_key, g.nights_changed,"
+    " COUNT(n.id), COALESCE(SUM(n.version), 0)"
     " FROM home_group g LEFT OUTER JOIN group_night gn ON gn.group_id = g.id"
-    " LEFT OUTER JOIN night n ON n.id = gn.night_id WHERE g.{column} = {{}} ORDER BY gn.position"
+    " LEFT OUTER JOIN night n ON n.id = gn.night_id WHERE g.{column} = {{}} GROUP BY g.id"
 )
 _STAMP_BY = {True: _STAMP_SQL.format(column="organiser_key"), False: _STAMP_SQL.format(column="member_key")}
 
 
-def read_stamp(key: str, organiser: bool) -> tuple[Any, ...] | None:
+def read_stamp(key: str, organiser: bool, engine: Engine | None = None) -> tuple[Any, ...] | None:
     """The stamp of the group whose organiser's (or members') link is ``key``, read in one statement, as
-    :func:`companion.service.group_stamp` gives it; None: no such group, or ask the ORM (it decides the 404)."""
+    :func:`companion.service.group_stamp` gives it; None: no such group, or ask the ORM (it decides the 404).
+    ``engine``: outside a request (the early answer, web/group_pages.py), the one-row reads' engine."""
     if not _looks_like_key(key):
         return None
-    rows = read_rows(_STAMP_BY[organiser], [key])
-    if not rows or not same_secret(key, rows[0][3] if organiser else rows[0][4]):
+    row = read_row(engine or read_engine(), _STAMP_BY[organiser], key)
+    if row is None or not same_secret(key, row[3] if organiser else row[4]):
         return None
-    nights = tuple(tuple(row[5:]) for row in rows if row[5] is not None)
-    return (*rows[0][:5], nights)
+    return (*row[:6], int(row[6]), int(row[7]))
 
 
 def _kept_as(stamp: tuple[Any, ...], organiser: bool, period: Period) -> tuple[Any, ...]:
     """All a group's page depends on besides what each request makes anew (its CSRF token, its forms' request
     keys, its flashed messages: web/kept_pages.py): which page, the period, the rivalry asked for, the lists
     in full or not, the members' link as this request's host makes it, and the group's ``stamp`` (version,
-    name, links, each night's version, name and players' link: :func:`companion.service.group_stamp`)."""
+    name, links, its nights' changes, count and versions: :func:`companion.service.group_stamp`)."""
     members_link = shared_url(url_for("groups.members", key=stamp[4]))
-    return ("group", organiser, period, request.args.get("first", ""), request.args.get("second", ""), _all_listed(),
-            members_link, stamp)
+    return kept_as(stamp, organiser, period, request.args.get("first", ""), request.args.get("second", ""),
+                   _all_listed(), members_link)
+
+
+def kept_as(stamp: tuple[Any, ...], organiser: bool, period: Period, first: str, second: str, all_listed: bool,
+            members_link: tuple[str, str | None]) -> tuple[Any, ...]:
+    """:func:`_kept_as` from its parts, outside a request too: the page answered before Flask
+    (web/early_group_pages.py) looks its kept page up by the same name."""
+    return ("group", organiser, period, first, second, all_listed, members_link, stamp)
 
 
 def _page(key: str, organiser: bool):  # type: ignore[no-untyped-def]

@@ -26,7 +26,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import cached_property
 
-from flask import Response, current_app, g, get_flashed_messages, request
+from flask import Flask, Response, current_app, g, get_flashed_messages, request
 from markupsafe import Markup, escape
 
 from companion import service
@@ -45,6 +45,16 @@ class Stamped:
 
     pieces: tuple[str, ...]
     gaps: tuple[str, ...]  # "csrf" | "key" | "flash", one between each two pieces
+
+    @cached_property
+    def keys(self) -> int:
+        """How many request keys each request pastes in."""
+        return self.gaps.count("key")
+
+    @cached_property
+    def length(self) -> int:
+        """How many bytes the page is, less its gaps."""
+        return sum(len(piece) for piece in self.encoded)
 
     @cached_property
     def encoded(self) -> tuple[bytes, ...]:
@@ -122,12 +132,23 @@ def _encoded(kept: Stamped | None) -> bytes | Response | None:
     if kept is None:
         return None
     filled = [value.encode() for value in _gap_values(kept, _csrf_token() if "csrf" in kept.gaps else None)]
-    if sum(len(piece) for piece in kept.encoded) >= MIN_COMPRESSED and "deflate" in request.accept_encodings:
-        response = Response(deflate_stream(kept.deflated, filled), mimetype="text/html")
-        response.headers["Content-Encoding"] = "deflate"
-        response.vary.add("Accept-Encoding")
-        return response
+    if sent_compressed(kept) and "deflate" in request.accept_encodings:
+        return deflated_response(deflate_stream(kept.deflated, filled))
     return b"".join(part for pair in zip(kept.encoded, filled) for part in pair) + kept.encoded[-1]
+
+
+def sent_compressed(kept: Stamped) -> bool:
+    """Whether ``kept`` is long enough to go out compressed to a browser that takes deflate."""
+    return kept.length >= MIN_COMPRESSED
+
+
+def deflated_response(stream: bytes) -> Response:
+    """A kept page's answer made of a deflate stream (:func:`deflate_stream`): the one place its headers are said,
+    so that the group's pages answered before Flask (web/early_group_pages.py) send the same ones."""
+    response = Response(stream, mimetype="text/html")
+    response.headers["Content-Encoding"] = "deflate"
+    response.vary.add("Accept-Encoding")
+    return response
 
 
 #: a kept page at least this long is sent compressed to a browser that takes it (companion.web.compression.MIN_SIZE)
@@ -149,19 +170,34 @@ def deflate_stream(pieces: tuple[tuple[bytes, int, int], ...], gaps: list[bytes]
 
     Each piece was compressed on its own and ends on a full flush (byte-aligned, no
     reference back), so a stored block can follow it; the stream ends with an empty
-    final block and the Adler-32 of the whole, put together from each part's.
+    final block and the Adler-32 of the whole, put together from each part's
+    (:func:`adler32_combine`'s sums, worked here inline: it runs for every piece of
+    every request of a kept page).
     """
     parts = [b"\x78\x9c"]
+    append = parts.append
     checksum = 1
+    base = _ADLER_BASE
     for (data, piece_sum, length), gap in zip(pieces, [*gaps, b""]):
-        parts.append(data)
-        checksum = adler32_combine(checksum, piece_sum, length)
-        for at in range(0, len(gap), 0xFFFF):
+        append(data)
+        rem = length % base
+        low = checksum & 0xFFFF
+        checksum = ((low + (piece_sum & 0xFFFF) + base - 1) % base) | (
+            (((rem * low) % base + (checksum >> 16) + (piece_sum >> 16) + base - rem) % base) << 16
+        )
+        size = len(gap)
+        if size <= 0xFFFF:
+            if size:
+                append(struct.pack("<BHH", 0, size, size ^ 0xFFFF))
+                append(gap)
+                checksum = zlib.adler32(gap, checksum)
+            continue
+        for at in range(0, size, 0xFFFF):
             chunk = gap[at : at + 0xFFFF]
-            parts.append(struct.pack("<BHH", 0, len(chunk), len(chunk) ^ 0xFFFF) + chunk)
+            append(struct.pack("<BHH", 0, len(chunk), len(chunk) ^ 0xFFFF) + chunk)
             checksum = zlib.adler32(chunk, checksum)
-    parts.append(b"\x01\x00\x00\xff\xff")  # the final block, empty
-    parts.append(struct.pack(">I", checksum))
+    append(b"\x01\x00\x00\xff\xff")  # the final block, empty
+    append(struct.pack(">I", checksum))
     return b"".join(parts)
 
 
@@ -195,9 +231,14 @@ _ACROSS = "companion_pages_across_nights"
 
 
 def _across_nights() -> LRU[Hashable, Stamped]:
-    kept = current_app.extensions.get(_ACROSS)
+    return across_nights(current_app)
+
+
+def across_nights(app: Flask) -> LRU[Hashable, Stamped]:
+    """``app``'s pages kept across nights, by what each depends on (:func:`render_kept_across`)."""
+    kept = app.extensions.get(_ACROSS)
     if kept is None:
-        kept = current_app.extensions.setdefault(
+        kept = app.extensions.setdefault(
             _ACROSS, LRU(1024, lambda page: 1 + sum(map(len, page.pieces)) // 1024, ACROSS_NIGHTS_KB)
         )
     return kept
@@ -232,14 +273,21 @@ def _paste(kept: Stamped, token: str | None) -> str:
 
 def _gap_values(kept: Stamped, token: str | None) -> list[str]:
     """What this request puts in each gap of ``kept``: a fresh key each, its CSRF token, its flashed messages."""
-    flashes: str | None = None
+    return gap_values(kept, token, flash_html)
+
+
+def gap_values(kept: Stamped, token: str | None, flashes: Callable[[], str]) -> list[str]:
+    """As :func:`_gap_values`, with ``flashes()`` asked at most once for the flashed messages' markup (the
+    group's pages answered before Flask have none: web/early_group_pages.py)."""
+    shown: str | None = None
     values = []
+    keys = iter(service.new_keys(kept.keys))
     for gap in kept.gaps:
         if gap == "key":
-            values.append(service.new_key())
+            values.append(next(keys))
         elif gap == "csrf":
             values.append(token or "")
         else:
-            flashes = flash_html() if flashes is None else flashes
-            values.append(flashes)
+            shown = flashes() if shown is None else shown
+            values.append(shown)
     return values

@@ -289,7 +289,7 @@ class LiveFragment:
         parts = service.derived(PARTS, night_id, version)
         if st is None or parts is None or self._read_layout() is None:
             return None
-        data = self._session(environ)
+        data = self.session_of(environ)
         if data is None:
             return None
         try:
@@ -300,8 +300,11 @@ class LiveFragment:
         headers = self._response_headers(_scheme(environ))
         return [(k, values.get(v, v)) for k, v in headers], body
 
-    def _session(self, environ: dict) -> dict | None:  # type: ignore[type-arg]
-        """The session as Flask's SecureCookieSessionInterface.open_session reads it; None: let Flask read it."""
+    def session_of(self, environ: dict) -> dict | None:  # type: ignore[type-arg]
+        """The session as Flask's SecureCookieSessionInterface.open_session reads it; None: let Flask read it.
+
+        The group's pages answered before Flask read it the same way (web/early_group_pages.py).
+        """
         app = self.app
         interface = app.session_interface
         if not _plain_cookie_session(interface):

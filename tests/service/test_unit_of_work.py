@@ -341,3 +341,31 @@ def test_the_unit_locks_many_nights_rows_on_postgresql(app):
         with db.engine.connect() as other:
             assert [other.execute(lock, {"id": i}).scalar() for i in ids] == ids  # the unit ended: free again
             other.rollback()
+
+
+def test_new_keys_are_each_what_new_key_makes_and_all_different(monkeypatch):
+    """Forty keys from one read of the system's randomness, each the URL-safe base64 of its own 32 bytes."""
+    import base64
+    import os as os_module
+
+    from companion.service import uow
+
+    reads: list[int] = []
+    real = os_module.urandom
+
+    def counted(size: int) -> bytes:
+        reads.append(size)
+        return real(size)
+
+    monkeypatch.setattr(uow.os, "urandom", counted)
+    keys = uow.new_keys(40)
+    assert reads == [40 * 32]  # one read
+    assert len(keys) == len(set(keys)) == 40
+    # 32 bytes are 256 bits: 43 characters of 6 bits, unpadded, decoding back to 32 bytes
+    assert all(len(key) == 43 and base64.urlsafe_b64decode(key + "=") and len(base64.urlsafe_b64decode(key + "=")) == 32
+               for key in keys)
+    assert all(set(key) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") for key in keys)
+    monkeypatch.setattr(uow.os, "urandom", lambda size: bytes(range(32)) * (size // 32))
+    # the same bytes new_key would make its key of (secrets.token_urlsafe: base64 of os.urandom(32), unpadded)
+    assert uow.new_keys(1) == [base64.urlsafe_b64encode(bytes(range(32))).rstrip(b"=").decode()]
+    assert uow.new_keys(0) == []
