@@ -5,7 +5,9 @@ from the whole night, and they must equal what the whole log, read afresh, gives
 The oracle here is the history as it was made before (every event read, every game folded anew
 from the log by ``play_at``, each game's records paired with its events in order), after every
 action of a night with undos, a game taken back, three games, a payment marked paid and the
-bank's events, and after a jump of several versions written by "another process".
+bank's events, and after a jump of several versions written by "another process".  The night
+file, written by extending the last version's text (companion/night/file_text.py), is checked
+the same way against the file written whole.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from companion.db.models import Night
 from companion.extensions import db
 from companion.games.napalm import Declare, Void
 from companion.games.web import SCREENS
+from companion.night import file as nightfile
 from companion.night.file import Money
-from companion.service import bank, store
+from companion.service import bank, night_ledger, store
 from companion.web import history
 
 PLAYERS = ["Ann", "Ben", "Cat", "Dan"]
@@ -56,6 +59,12 @@ def afresh(night: Night) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     others = [(e.seq, e.kind, e.payload, e.created_at, e.recorded_by, e.game_id)
               for e in events if e.game_id is None or e.kind == services.GAME_STARTED]
     return rows, others
+
+
+def whole_file(night: Night) -> str:
+    """The night file written whole from the log, nothing kept used."""
+    play = store.play_at(night, night.version)
+    return nightfile.dumps(night.name, play, services.money_of(night), night_ledger.ledger_of(night))
 
 
 def kept(night: Night) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
@@ -106,12 +115,14 @@ def test_the_history_extended_action_by_action_is_the_history_read_afresh(app, r
             action()
             assert v() == number
             assert kept(night()) == afresh(night()), f"after action {number}"
+            assert services.export_history(night()) == whole_file(night()), f"after action {number}"
         # the first read was of the whole log (nothing kept at version 0), each later one only what was added
         assert reads == list(range(0, len(actions)))
         # another process records three actions: the next read takes all three, not one
         for _ in range(3):
             services.record(night_id, Declare(()), v())
         assert kept(night()) == afresh(night())
+        assert services.export_history(night()) == whole_file(night())
         assert reads[-1] == 13 and v() == 16
         rows, others = kept(night())
         # by hand: every game record (Napalm's declares and undos) in order; the start, take-back,
