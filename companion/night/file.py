@@ -243,9 +243,14 @@ def _carried_in(where: str, raw: Any) -> dict[str, int] | None:
 
 
 def to_dict(
-    name: str | None, play: NightPlay, money: Money, ledger: night_ledger.NightLedger | None = None
+    name: str | None, play: NightPlay, money: Money, ledger: night_ledger.NightLedger | None = None,
+    records: list[Any] | None = None,
 ) -> dict[str, Any]:
-    """A night as a ``companion-night/2`` document (each game's live records; undone ones left out)."""
+    """A night as a ``companion-night/2`` document (each game's live records; undone ones left out).
+
+    ``records``, when given, stands in for each game's records, in the order of the night's games
+    (what :mod:`companion.night.file_text` writes in their place).
+    """
     document: dict[str, Any] = {"format": FORMAT}
     if name:
         document["name"] = name
@@ -263,7 +268,9 @@ def to_dict(
         }
         if setup.carried_in:
             entry["carried_in"] = dict(setup.carried_in)
-        entry[played.game.records_key] = played.game.write_records(played.state)
+        entry[played.game.records_key] = (
+            played.game.write_records(played.state) if records is None else records[played.number - 1]
+        )
         if played.taken_back:
             entry["taken_back"] = True
         games.append(entry)

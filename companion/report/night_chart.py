@@ -12,6 +12,7 @@ target (Napalm's); it names no game.
 
 from __future__ import annotations
 
+import functools
 from html import escape
 
 from companion.report.charts import AXIS, BAD, GOOD, LINE, _fmt
@@ -113,6 +114,17 @@ def game_labels(marks: list[tuple[float, str]]) -> list[tuple[float, str, int, s
     return placed
 
 
+@functools.lru_cache(maxsize=4)
+def _xs(count: int) -> tuple[str, ...]:
+    """The x of each of ``count`` points across the plot, as written (every player's line has as many).
+
+    Formatting two numbers for each point of each player's line was most of the report's time on a
+    long night (issue 22): the x's are the same for every player, and a y depends on the value alone.
+    """
+    step = (WIDTH - LEFT - RIGHT) / (count - 1)
+    return tuple(_fmt(LEFT + step * i) for i in range(count))
+
+
 def player_chart(
     name: str, points: list[int], game_starts: list[int], *, first_game: int = 1, ledger: str = ""
 ) -> str:
@@ -163,7 +175,9 @@ def player_chart(
     for at, anchor, row, text in game_labels(marks):
         ends = ' text-anchor="end"' if anchor == "end" else ""
         out.append(f'<text x="{_fmt(at)}" y="{row}"{ends} font-size="10" fill="{MARK}">{escape(text)}</text>')
-    path = " ".join(f"{_fmt(x(i))},{_fmt(y(v))}" for i, v in enumerate(points))
+    xs = _xs(len(points))  # the same for every player's chart of the night
+    ys = {v: _fmt(y(v)) for v in set(points)}  # a night's nets take few values: each formatted once
+    path = " ".join(f"{at},{ys[v]}" for at, v in zip(xs, points))
     out.append(f'<polyline points="{path}" fill="none" stroke="{LINE}" stroke-width="2"/>')
     colour = GOOD if final >= 0 else BAD
     out.append(f'<circle cx="{_fmt(x(len(points) - 1))}" cy="{_fmt(y(final))}" r="3.5" fill="{colour}"/>')

@@ -21,10 +21,11 @@ from companion.extensions import db
 from companion.games import GAMES, IllegalAction
 from companion.games.night_kinds import GAME_STARTED, GAME_TAKEN_BACK
 from companion.night import file as nightfile
+from companion.night import file_text
 from companion.values import limits
 from companion.night.play import GameSetup, NightPlay, set_up_game, validate_seating
 from companion.service.night_ledger import ledger_of
-from companion.service.store import money_of, play_for
+from companion.service.store import derived_before, keep_derived, money_of, play_for
 from companion.service.uow import StaleTable, UnitOfWork, digest, end_reads, new_key
 
 #: What a night's row can hold: one set of checks for the form, /import and replay (companion.values.limits).
@@ -188,8 +189,19 @@ def night_from_file(
 
 
 def export_history(night: Night) -> str:
-    """The night as a ``companion-night/2`` file (every game's live records)."""
-    return nightfile.dumps(night.name, play_for(night), money_of(night), ledger_of(night))
+    """The night as a ``companion-night/2`` file (every game's live records).
+
+    Written by extending the text this process last wrote of the night (:mod:`companion.night.file_text`:
+    the same bytes as written whole), so that the file after an action costs what the action changed
+    more than what the night holds (issue 22).
+    """
+    before = derived_before("night-file-text", night.id, night.version)
+    text, written = file_text.dumps(
+        night.name, play_for(night), money_of(night), ledger_of(night),
+        before[1] if before is not None else file_text.Written(),
+    )
+    keep_derived("night-file-text", night.id, night.version, written)
+    return text
 
 
 # --- carrying an unfinished pot into the next night --------------------------------------

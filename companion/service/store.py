@@ -89,6 +89,19 @@ def derived(what: str, night_id: int, version: int) -> Any | None:
     return kept[1] if kept is not None and kept[0] == version and version > 0 else None
 
 
+def derived_before(what: str, night_id: int, version: int) -> tuple[int, Any] | None:
+    """``(kept version, value)`` of what :func:`keep_derived` kept of this night at an earlier version, if any.
+
+    A night's ledger is append-only (an event is never edited or deleted; a correction is a
+    new event), so what was derived from its first ``kept`` events can be extended with the
+    events after ``kept`` (:func:`events_after`) instead of remade from the whole night
+    (issue 22): the work per action then follows what the action added.  Another process
+    may have written since, so the caller reads every event after ``kept``, not one.
+    """
+    kept = _derived.get((what, night_id))
+    return kept if kept is not None and 0 < kept[0] < version else None
+
+
 def keep_derived(what: str, night_id: int, version: int, value: Any) -> None:
     """Keep ``value`` as ``what`` of this night at this version (never before play starts)."""
     if version > 0:
@@ -126,6 +139,19 @@ def played_games(night: Night) -> list[Game]:
 
 def events_of(night: Night) -> list[Event]:
     return list(db.session.scalars(select(Event).where(Event.night_id == night.id).order_by(Event.seq)))
+
+
+def events_after(night: Night, since: int) -> list[Any]:
+    """``night``'s events after seq ``since`` up to ``night.version``, in order, as plain rows (no ORM objects).
+
+    Each row has the event's ``seq``, ``kind``, ``payload``, ``created_at``, ``recorded_by`` and
+    ``game_id``; ``since`` 0 reads the whole night at its version.
+    """
+    return list(db.session.execute(
+        select(Event.seq, Event.kind, Event.payload, Event.created_at, Event.recorded_by, Event.game_id)
+        .where(Event.night_id == night.id, Event.seq > since, Event.seq <= night.version)
+        .order_by(Event.seq)
+    ))
 
 
 def _games_of(night_id: int) -> list[Game]:

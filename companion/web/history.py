@@ -11,7 +11,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, get_template_attribute, render_template, request
 
 from companion import service
 from companion.db.models import Night
@@ -45,11 +45,15 @@ def _history_key(link: Night | NightLink) -> tuple[Any, ...]:
 def _history_page(night: Night, flashed: Any) -> str:
     play = service.play_for(night)
     rows, ledger = history_lines(night)  # kept per version
+    page = pagination.page_of(list(reversed(rows)))  # newest first, in pages
     return render_template(
         "history/show.html",
         night=night,
-        rows=(page := pagination.page_of(list(reversed(rows)))).rows,  # newest first, in pages
+        rows=page.rows,
         page=page,
+        # each shown game's "where" line, its parts imported once per page, not once per row (an
+        # import inside the loop made the parts' module anew for each of a page's 100 rows)
+        where={parts: get_template_attribute(parts, "where") for parts in {row.parts for row in page.rows}},
         ledger=ledger,
         # each undone record of each game (by its seq in the game) → the night's number of its undo
         voided={p.number: {seq: p.state.number_of(by) for seq, by in p.state.voided.items()} for p in play.games},
@@ -97,30 +101,77 @@ class Row:
     parts: str  # that game's macros (its ``where`` line)
 
 
-def history_lines(night: Any) -> tuple[list[Row], list[Line]]:
+@dataclass(frozen=True)
+class HistoryLines:
+    """What the history keeps of a night at one version, made so that the next version only adds to it.
+
+    ``made`` counts, per game (by its number in the night), the rows paired so far (record i
+    with the game's event i); ``pending`` holds each game's events read but not yet paired with
+    a record.  Never changed once kept: a request still showing this version may hold it.
+    """
+
+    rows: tuple[Row, ...]
+    others: tuple[Line, ...]
+    made: dict[int, int]
+    pending: dict[int, tuple[Line, ...]]
+
+
+EMPTY = HistoryLines((), (), {}, {})
+
+
+def history_lines(night: Any) -> tuple[tuple[Row, ...], tuple[Line, ...]]:
     """(each game's log records with their events, in the order recorded; the night's other events), per version.
 
     Reading and mapping the whole event log was most of the history page's time on a
-    long night (issue 14, item 12); it changes only with the version.
+    long night (issue 14, item 12), and still was on the first request after each action
+    (issue 22): the ledger is append-only, so the lines of the version this process kept
+    last are extended with the events recorded since (however many, by whichever process),
+    and the whole log is read only when nothing earlier is kept.
     """
     kept = service.derived("history-lines", night.id, night.version)
     if kept is None:
-        events = [
-            Line(e.seq, e.kind, e.payload, e.created_at, e.recorded_by, e.game_id) for e in service.events_of(night)
-        ]
-        play = service.play_for(night)
-        position = {game.id: game.position for game in night.games}
-        by_game: dict[int, list[Line]] = {}
-        for e in events:
-            if e.game_id is not None and e.kind != service.GAME_STARTED:
-                by_game.setdefault(position[e.game_id], []).append(e)
-        rows = [
-            Row(record, event, played.number, played.title, SCREENS[played.game.kind].parts_template)
-            for played in play.games
-            for record, event in zip(played.state.log, by_game.get(played.number, []))
-        ]
-        rows.sort(key=lambda row: row.event.seq)
-        others = [e for e in events if e.game_id is None or e.kind == service.GAME_STARTED]
-        kept = (rows, others)
+        before = service.derived_before("history-lines", night.id, night.version)
+        kept = extend_lines(night, *(before or (0, EMPTY)))
         service.keep_derived("history-lines", night.id, night.version, kept)
-    return kept
+    return kept.rows, kept.others
+
+
+def extend_lines(night: Any, since: int, lines: HistoryLines) -> HistoryLines:
+    """``lines`` (the night's history at version ``since``) with the events after ``since`` up to ``night.version``."""
+    play = service.play_for(night)
+    if any(len(played.state.log) < lines.made.get(played.number, 0) for played in play.games):
+        return extend_lines(night, 0, EMPTY)  # a game's log is shorter than what was kept: never so, but never trusted
+    position: dict[int, int] | None = None
+    others: list[Line] = []
+    pending = {number: list(events) for number, events in lines.pending.items()}
+    for e in service.events_after(night, since):
+        line = Line(e.seq, e.kind, e.payload, e.created_at, e.recorded_by, e.game_id)
+        if e.game_id is None or e.kind == service.GAME_STARTED:
+            others.append(line)
+        else:
+            if position is None:
+                position = {game.id: game.position for game in night.games}
+            pending.setdefault(position[e.game_id], []).append(line)
+    made = dict(lines.made)
+    new: list[Row] = []
+    for played in play.games:
+        waiting = pending.get(played.number)
+        if not waiting:
+            continue
+        first = made.get(played.number, 0)
+        log = played.state.log[first : first + len(waiting)]
+        if log:
+            title, parts = played.title, SCREENS[played.game.kind].parts_template  # once per game, not per row
+            new.extend(Row(record, event, played.number, title, parts) for record, event in zip(log, waiting))
+            made[played.number] = first + len(log)
+            pending[played.number] = waiting[len(log) :]
+    new.sort(key=lambda row: row.event.seq)
+    rows = lines.rows + tuple(new)
+    if lines.rows and new and new[0].event.seq < lines.rows[-1].event.seq:
+        rows = tuple(sorted(rows, key=lambda row: row.event.seq))  # an older event paired late: in seq order again
+    return HistoryLines(
+        rows,
+        lines.others + tuple(others),
+        made,
+        {number: tuple(events) for number, events in pending.items() if events},
+    )

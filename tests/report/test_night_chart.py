@@ -94,3 +94,22 @@ def test_games_that_start_close_together_have_labels_that_do_not_overlap():
     assert svg.count("stroke-dasharray") == 3 and "game 4 starts" in svg
     for left, right, _, _ in labels:
         assert 0 <= left and right <= 340
+
+
+def test_the_line_of_a_long_night_is_every_point_as_computed_one_by_one():
+    """The x's are made once per length and each y once per value (issue 22): the same text as each point
+    formatted on its own, worked here the way it was: x = 40 + 292 / (n - 1) * i, y = 14 + (high - v) / (high - low) * 90."""
+    import random
+
+    from companion.report.charts import _fmt
+
+    rng = random.Random(5)
+    for count in (2, 3, 7, 1981):
+        points = [rng.randint(-60, 45) for _ in range(count)]
+        low, high = min(0, *points), max(0, *points)
+        expected = " ".join(
+            f"{_fmt(40 + 292 / (count - 1) * i)},{_fmt(14 + (high - v) / (high - low) * 90)}" for i, v in enumerate(points)
+        )
+        assert f'<polyline points="{expected}"' in player_chart("Ann", points, [])
+    # by hand, three points 0, 2, -2: x 40, 186, 332; y at 0 is the middle, 59; at 2 the top, 14; at -2 the bottom, 104
+    assert '<polyline points="40,59 186,14 332,104"' in player_chart("Ann", [0, 2, -2], [])
