@@ -720,8 +720,12 @@ def new_night(key: str):  # type: ignore[no-untyped-def]
     form = _new_night_form(group)
     kept = post_redirect_get.recall()
     if kept is not None and kept.form == "night":
+        kind = form.game.data
         kept.refill(form)
-        form.game.data = dict(kept.data).get("game", form.game.data)
+        # a refusal too large to keep comes back without what was typed (post_redirect_get.keep): the game
+        # shown is then the group's, never none
+        typed = dict(kept.data).get("game")
+        form.game.data = typed if typed in SCREENS else kind
         form.request_key.data = service.new_key()
         return _render_new_night(group, form, kept.status)
     return _render_new_night(group, form)

@@ -7,6 +7,7 @@ no Flask, no files, no network.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from html import escape
 
 import qrcode
@@ -23,8 +24,13 @@ def matrix(data: str) -> list[list[bool]]:
     return code.get_matrix()
 
 
+@lru_cache(maxsize=128)
 def svg(data: str, *, title: str = "QR code") -> str:
-    """An SVG drawing of ``data``'s QR code that scales to any size without blurring."""
+    """An SVG drawing of ``data``'s QR code that scales to any size without blurring.
+
+    Kept for the last few codes drawn: choosing the code's mask costs some 45 ms, and a page that is
+    not kept whole (a group's page showing a refusal, a report asking to confirm a payment) draws the
+    same transfer's or link's code again each time it is shown."""
     modules = matrix(data)
     size = len(modules)
     runs: list[str] = []

@@ -1,9 +1,18 @@
 """Every route and every form field, tried with malformed, oversized, wrong-typed and hostile values.
 
 The routes come from ``app.url_map`` and the fields from the forms and links the
-pages themselves render (on nights waiting for a declaration, a challenge and a
-showdown), so a route or a field added later is covered without touching this
-file.  Each value goes in alone, the rest of the form as a browser would send it.
+pages themselves render, so a route or a field added later is covered without
+touching this file.  The pages are those of nights made through the app's own
+forms (waiting for a declaration, a challenge and a showdown; a game started by
+mistake, to take back; a finished night with a payment to mark and a pot to
+carry; a night with the bank and the Bonus Round) and of a group imported through
+the home page (its organiser's and members' pages, with a tab to mark paid).  A
+one-tap GET form (the report's *Mark paid*) is followed once, to reach the form
+it asks to confirm.  Each value goes in alone, the rest of the route's own form as
+a browser would send it; a path's ``key`` is the link of its kind (a night's
+scorekeeper link for ``/k/``, its players' link for ``/p/``, the group's
+organiser link for ``/g/`` and its members' link for ``/m/``), read again after
+any request that may have replaced it.
 
 Whatever comes in, the answer is never a 500: it is a refusal (4xx) that says why
 and changed nothing in the database, or an acceptance whose page shows the value
@@ -27,8 +36,9 @@ from sqlalchemy import func, select
 
 from companion import service as services
 from companion.extensions import db
-from companion.db.models import Event, Game, Night
-from pages import night_form
+from companion.db.models import Group, Night
+from group.three_nights import group_document
+from pages import BankPage, TablePage, night_form
 from reliability.harness import backend_name, record_figures
 
 XSS = "<script>alert(1)</script>"
@@ -77,13 +87,17 @@ STAMP_FIELDS = ("version", "request_key")
 
 # --- what the pages offer --------------------------------------------------------------------------
 
+#: what a form or a path's key belongs to: ("night", id) or ("group", id)
+Target = tuple[str, int]
+
 
 @dataclass
 class FormSeen:
     endpoint: str
-    night_id: int | None
+    target: Target | None
     fields: dict[str, str]  # name -> the value a browser sends untouched ("" for choices not made)
     multipart: bool = False
+    args: dict[str, str] = field(default_factory=dict)  # the action's path arguments but its key
 
 
 @dataclass
@@ -91,10 +105,12 @@ class Surface:
     posts: dict[str, FormSeen] = field(default_factory=dict)
     query: dict[str, set[str]] = field(default_factory=dict)  # endpoint -> query parameter names
     path_values: dict[str, str] = field(default_factory=dict)  # argument name -> a real value
+    followed: set[str] = field(default_factory=set)  # endpoints whose one-tap GET form was followed
 
 
 _FORM = re.compile(r"<form\b([^>]*)>(.*?)</form>", re.S)
-_CONTROL = re.compile(r"<(input|select|textarea|button)\b([^>]*)>(?:(.*?)</select>)?", re.S)
+#: a select with its options, or another control (an input's tag alone: never up to a later select's end)
+_CONTROL = re.compile(r"<(select)\b([^>]*)>(.*?)</select>|<(input|textarea|button)\b([^>]*)>", re.S)
 
 
 def _attr(attrs: str, name: str) -> str | None:
@@ -102,42 +118,58 @@ def _attr(attrs: str, name: str) -> str | None:
     return html.unescape(found.group(1)) if found else None
 
 
-def discover(app, client, pages: list[tuple[str, int | None]]) -> Surface:  # type: ignore[no-untyped-def]
-    """Every form and query parameter the given pages render, keyed by the endpoint they reach."""
+def discover(app, client, pages: list[tuple[str, Target | None]]) -> Surface:  # type: ignore[no-untyped-def]
+    """Every form and query parameter the given pages render, keyed by the endpoint they reach.
+
+    A GET form of hidden fields and a button (one tap, as the report's *Mark paid* asks to confirm)
+    is followed once per endpoint, so the form its page then shows is found too."""
     adapter = app.url_map.bind("localhost")
     surface = Surface()
-    for url, night_id in pages:
+    queue = list(pages)
+    while queue:
+        url, target = queue.pop(0)
         body = client.get(url).get_data(as_text=True)
         for attrs, inner in _FORM.findall(body):
             action = _attr(attrs, "action") or url
             method = (_attr(attrs, "method") or "get").upper()
             path = urllib.parse.urlsplit(action).path
             try:
-                endpoint, _ = adapter.match(path, method=method)
+                endpoint, args = adapter.match(path, method=method)
             except Exception:  # noqa: BLE001 - a form to somewhere else
                 continue
             fields: dict[str, str] = {}
-            for tag, control, options in _CONTROL.findall(inner):
+            one_tap = method == "GET"
+            for found in _CONTROL.finditer(inner):
+                tag, control, options = (found[1], found[2], found[3]) if found[1] else (found[4], found[5], "")
                 name = _attr(control, "name")
                 kind = (_attr(control, "type") or "").lower()
+                if tag != "button" and kind not in ("hidden", "submit"):
+                    one_tap = False
                 if not name:
                     continue
                 if method == "GET":
                     surface.query.setdefault(endpoint, set()).add(name)
+                    fields[name] = _attr(control, "value") or ""
                     continue
                 if tag == "button" or kind in ("submit", "checkbox", "radio", "file"):
                     fields.setdefault(name, "")  # known, but not sent unless chosen
                     continue
                 if tag == "select":
-                    chosen = re.search(r'<option[^>]*value="([^"]*)"[^>]*selected', options) or re.search(
-                        r'<option[^>]*value="([^"]*)"', options
+                    # the option selected, else the first; its value, else its text (as a browser sends it)
+                    listed = re.findall(r"<option\b([^>]*)>([^<]*)", options)
+                    chosen = next((o for o in listed if re.search(r"\bselected\b", o[0])), listed[0] if listed else None)
+                    fields[name] = "" if chosen is None else (
+                        _attr(chosen[0], "value") if _attr(chosen[0], "value") is not None else html.unescape(chosen[1]).strip()
                     )
-                    fields[name] = html.unescape(chosen.group(1)) if chosen else ""
                 else:
                     fields[name] = _attr(control, "value") or ""
+            if one_tap and fields and endpoint not in surface.followed:
+                surface.followed.add(endpoint)
+                queue.append((f"{path}?{urllib.parse.urlencode(fields)}", target))
             if method == "POST" and endpoint not in surface.posts:
                 multipart = "multipart" in (_attr(attrs, "enctype") or "")
-                surface.posts[endpoint] = FormSeen(endpoint, night_id, fields, multipart)
+                others = {name: str(value) for name, value in args.items() if name != "key"}
+                surface.posts[endpoint] = FormSeen(endpoint, target, fields, multipart, others)
         for href in re.findall(r'href="([^"]*\?[^"]*)"', body):
             href = html.unescape(href)
             parts = urllib.parse.urlsplit(href)
@@ -155,23 +187,47 @@ def discover(app, client, pages: list[tuple[str, int | None]]) -> Surface:  # ty
 # --- the database before and after -----------------------------------------------------------------
 
 
+#: every night's row with its games, every group's row and nights, and the number of events and group records,
+#: as the database holds them (JSON as stored, no model between): one short read after each refusal
+_FINGERPRINT = (
+    "SELECT n.id, n.name, n.keeper_key, n.viewer_key, n.players, n.chip_value, n.currency, n.version,"
+    " g.first_dealer, g.rules, g.players, g.carried_in FROM night n JOIN game g ON g.night_id = n.id"
+    " ORDER BY n.id, g.position",
+    "SELECT count(*) FROM event",
+    "SELECT id, name, organiser_key, member_key, version FROM home_group ORDER BY id",
+    "SELECT group_id, night_id, position FROM group_night ORDER BY id",
+    "SELECT count(*) FROM group_record",
+)
+
+
 def fingerprint(app) -> str:  # type: ignore[no-untyped-def]
-    """Every night's row and the number of events: what a refused request must leave as it was."""
-    with app.app_context():
-        rows = db.session.execute(
-            select(Night.id, Night.name, Night.keeper_key, Night.viewer_key, Night.players, Game.first_dealer,
-                   Game.rules, Game.players, Game.carried_in, Night.chip_value, Night.currency,
-                   Night.version).join(Game, Game.night_id == Night.id).order_by(Night.id, Game.position)
-        ).all()
-        events = db.session.scalar(select(func.count()).select_from(Event))
-        db.session.remove()
-    return hashlib.sha256(repr((rows, events)).encode()).hexdigest()
+    """Every night's and group's row, every group's nights, and the number of events and group records:
+    what a refused request must leave as it was."""
+    with app.app_context(), db.engine.connect() as connection:
+        found = [connection.exec_driver_sql(statement).all() for statement in _FINGERPRINT]
+    return hashlib.sha256(repr(found).encode()).hexdigest()
 
 
-def keys_of(app, night_id: int) -> tuple[str, str, int]:  # type: ignore[no-untyped-def]
+@dataclass(frozen=True)
+class Keys:
+    """A night's or a group's links, by the first part of the addresses they open, and its version."""
+
+    links: dict[str, str]  # "/k/" -> the scorekeeper link, "/p/" the players'; "/g/" the organiser's, "/m/" the members'
+    version: int
+
+    def for_rule(self, rule: str) -> str:
+        return self.links.get(rule[:3], next(iter(self.links.values())))
+
+
+def keys_of(app, target: Target) -> Keys:  # type: ignore[no-untyped-def]
+    kind, ident = target
     with app.app_context():
-        night = db.session.get(Night, night_id)
-        result = night.keeper_key, night.viewer_key, night.version
+        if kind == "group":
+            group = db.session.get(Group, ident)
+            result = Keys({"/g/": group.organiser_key, "/m/": group.member_key}, group.version)
+        else:
+            night = db.session.get(Night, ident)
+            result = Keys({"/k/": night.keeper_key, "/p/": night.viewer_key}, night.version)
         db.session.remove()
     return result
 
@@ -186,14 +242,14 @@ class Judge:
     figures: Counter = field(default_factory=Counter)
     failures: list[str] = field(default_factory=list)
     known: str = ""  # the database's fingerprint after the last request
-    #: each night's links and version, read again only after a request that may have changed them
-    _keys: dict[int, tuple[str, str, int]] = field(default_factory=dict)
+    #: each night's and group's links and version, read again only after a request that may have changed them
+    _keys: dict[Target, Keys] = field(default_factory=dict)
 
-    def keys(self, night_id: int) -> tuple[str, str, int]:
-        """(keeper link, viewer link, version) of a night as they are now."""
-        if night_id not in self._keys:
-            self._keys[night_id] = keys_of(self.app, night_id)
-        return self._keys[night_id]
+    def keys(self, target: Target) -> Keys:
+        """The links and version of a night or a group as they are now."""
+        if target not in self._keys:
+            self._keys[target] = keys_of(self.app, target)
+        return self._keys[target]
 
     def send(self, label: str, method: str, path: str, body: bytes | None = None, content_type: str | None = None,
              data: Any = None) -> Any:
@@ -247,6 +303,23 @@ def _says_why(response: Any, text: str) -> bool:
     return 'role="alert"' in text and len(re.sub(r"<[^>]+>", "", text).strip()) > 0
 
 
+def swept_names(names: set[str]) -> list[str]:
+    """The fields a form's sweep tries: each of them, but of a numbered series read by one reader (the Bonus
+    Round's 36 cells ``cell_1-1`` … ``cell_6-6``, the seats ``seat_1`` … ``seat_7``) only the first and the last."""
+    series: dict[str, list[str]] = {}
+    for name in names:
+        series.setdefault(re.sub(r"[0-9]+", "#", name), []).append(name)
+
+    def order(name: str) -> list[int | str]:
+        return [int(part) if part.isdigit() else part for part in re.split(r"([0-9]+)", name)]
+
+    kept = set()
+    for members in series.values():
+        members.sort(key=order)
+        kept.update({members[0], members[-1]})
+    return sorted(kept)
+
+
 def _encode(pairs: list[tuple[str, str | bytes]]) -> bytes:
     return urllib.parse.urlencode(pairs).encode("ascii")
 
@@ -263,51 +336,118 @@ def hostile_app(make_app):  # type: ignore[no-untyped-def]
         db.engine.dispose()
 
 
+def _stamp(html_text: str) -> dict[str, str]:
+    return dict(re.findall(r'name="(version|request_key)"[^>]*value="([^"]+)"', html_text))
+
+
 def _nights(client) -> dict[str, str]:  # type: ignore[no-untyped-def]
-    """Three nights, waiting for a declaration (before play), a challenge and a showdown."""
+    """Six nights made through the app's own forms, each showing forms the others do not: waiting for a
+    declaration (before play), a challenge and a showdown; a Nap started by mistake after a game of
+    Napalm (*Take back*); a "carry" night whose game was left unfinished with a pot (its report's
+    *Mark paid* and *Start the next night with this pot*); and a night with everyone bought in at the
+    bank and the Bonus Round's grid filled (the bank's *Cancel*, *Roll* and *Lucky number*)."""
     made: dict[str, str] = {}
     for phase in ("declare", "challenge", "showdown"):
         response = client.post("/nights", data=night_form(name=f"Hostile {phase}"))
         url = response.headers["Location"]
-        page = client.get(url).get_data(as_text=True)
-        stamp = dict(re.findall(r'name="(version|request_key)"[^>]*value="([^"]+)"', page))
+        stamp = _stamp(client.get(url).get_data(as_text=True))
         if phase == "challenge":
             client.post(f"{url}/declare", data={**stamp, "yes": ["Ann"], "confirm": "1"})  # Ann deals
         elif phase == "showdown":
             client.post(f"{url}/declare", data={**stamp, "yes": ["Ben", "Cat"], "confirm": "1"})
         made[phase] = url
+
+    table = TablePage(client, client.post("/nights", data=night_form(name="Hostile take back")).headers["Location"])
+    table.declare("Ben", "Cat")
+    table.winner("Cat")
+    table.declare("Dan")
+    stamp = _stamp(client.get(f"{table.url}/next-game?game=nap").get_data(as_text=True))
+    client.post(f"{table.url}/next-game", data={
+        **stamp, "game": "nap", "rules_of": "nap", "players": ["Ann", "Ben", "Cat", "Dan"], "first_dealer": "Ben",
+        "variant": "plain", "misere": "y", "stake": "1",
+    })
+    made["take back"] = table.url
+
+    table = TablePage(client, client.post("/nights", data=night_form(name="Hostile carry", unfinished_pot="carry")).headers["Location"])
+    table.declare("Ben", "Cat")
+    table.winner("Cat")
+    table.declare("Dan")
+    table.declare()
+    table.declare("Ann")  # hand 2 left unfinished with a pot of 8: Ben pays Cat 4 on the plan
+    made["carry"] = table.url
+
+    table = TablePage(client, client.post("/nights", data=night_form(name="Hostile bank")).headers["Location"])
+    table.declare("Ben", "Cat")
+    table.winner("Cat")
+    BankPage(client, table).everyone("100")
+    cells = {f"cell_{r}-{c}": "Napalm" for r in range(1, 7) for c in range(1, 7)}
+    BankPage(client, table, "bonus/grid").post("bonus/grid", {
+        "dice": "2d6", "lucky_chips": "1", "bonus_cells": "1-1", "bonus_chips": "2", "anti_cells": "6-6",
+        "anti_chips": "3", **cells,
+    })
+    made["bank"] = table.url
     return made
+
+
+def _group(client) -> str:  # type: ignore[no-untyped-def]
+    """The group of tests/group/three_nights.py (members, ways to pay, three kept nights and a tab still
+    owed, Ben's payment of night 2 unmarked), imported through the home page's form; its organiser's page."""
+    home = client.get("/").get_data(as_text=True)
+    key = re.search(r'action="/groups/import".*?name="request_key" type="hidden" value="([^"]+)"', home, re.S)
+    assert key, "no group import form on the home page"
+    document = group_document()
+    document["nights"][1]["paid"] = []  # Ben's 1.00 EUR to Cat left owed too: two payments in EUR, so
+    body = json.dumps(document).encode()  # "Settle the month" is offered
+    response = client.post("/groups/import", data={"file": (io.BytesIO(body), "group.json"), "request_key": key[1]},
+                           content_type="multipart/form-data")
+    assert response.status_code == 303, response.get_data(as_text=True)
+    return response.headers["Location"]
+
+
+#: POST routes no crawled page shows a form for, and why; each is swept with every field any form has
+WITHOUT_A_FORM: dict[str, str] = {}
 
 
 def test_no_route_or_field_answers_500_and_a_refusal_says_why_and_changes_nothing(hostile_app):
     app = hostile_app
     client = app.test_client()
     nights = _nights(client)
+    _group(client)
     with app.app_context():
         ids = {n.name: n.id for n in db.session.scalars(select(Night))}
-    night_of = {phase: ids[f"Hostile {phase}"] for phase in nights}
-    pages: list[tuple[str, int | None]] = [("/", None), ("/nights", None)]
-    for phase in ("challenge", "showdown", "declare"):  # a form is sent to the first night that shows it
-        keeper, viewer, _ = keys_of(app, night_of[phase])
+        group_id = db.session.scalar(select(Group.id))
+    night_of = {phase: ("night", ids[f"Hostile {phase}"]) for phase in nights}
+    group: Target = ("group", group_id)
+    for phase, url in nights.items():  # each night is where the app's own forms left it
+        assert url.endswith(keys_of(app, night_of[phase]).links["/k/"]), phase
+    pages: list[tuple[str, Target | None]] = [("/", None), ("/nights", None)]
+    # a form is sent to the first night that shows it
+    for target in (*(night_of[p] for p in ("challenge", "showdown", "declare", "take back", "carry", "bank")), group):
+        keys = keys_of(app, target)
         for rule in app.url_map.iter_rules():
-            if "GET" in rule.methods and rule.arguments == {"key"}:
-                key = keeper if rule.rule.startswith("/k/") else viewer
-                pages.append((rule.rule.replace("<key>", key), night_of[phase]))
+            if "GET" in rule.methods and rule.arguments == {"key"} and rule.rule[:3] in keys.links:
+                pages.append((rule.rule.replace("<key>", keys.for_rule(rule.rule)), target))
     surface = discover(app, client, pages)
     judge = Judge(app, client)
 
     # a night in play (version 1, waiting for a challenge): what it derives is kept per version, as
-    # on a real table, so its routes cost what they cost at a table; the other two nights are used
-    # for the forms only they show
+    # on a real table, so its routes cost what they cost at a table; the other nights are used
+    # for the forms only they show, the group for its own addresses
     default_night = night_of["challenge"]
+    without_a_form: set[str] = set()
+    kinds = {"/k/": "scorekeeper_links", "/p/": "players_links", "/g/": "organiser_links", "/m/": "members_links"}
     for rule in app.url_map.iter_rules():
+        sent_before = judge.figures["inputs"]
         for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
             seen = surface.posts.get(rule.endpoint)
-            night_id = seen.night_id if seen and seen.night_id else default_night
+            if rule.rule.startswith(("/g/", "/m/")):
+                target = group
+            else:
+                target = seen.target if seen and seen.target and seen.target[0] == "night" else default_night
 
             def path_with(**override: str) -> str:
-                keeper, viewer, _ = judge.keys(night_id)
-                values = {"key": keeper if rule.rule.startswith("/k/") else viewer, **surface.path_values}
+                values = {"key": judge.keys(target).for_rule(rule.rule), **surface.path_values,
+                          **(seen.args if seen else {})}
                 values.setdefault("name", "Ann")
                 values.setdefault("filename", "app.css")
                 values.update(override)
@@ -341,17 +481,19 @@ def test_no_route_or_field_answers_500_and_a_refusal_says_why_and_changes_nothin
                         judge.send(f"query {name}={label}", "GET", f"{path_with()}?{query}")
                 continue
 
-            # a POST: each field alone takes each hostile value, the rest as a browser sends it;
-            # a route no page shows a form for (yet) gets every field any form or link has
+            # a POST: each field alone takes each hostile value, the rest of its own form as a browser
+            # sends it; a route no page shows a form for (yet) gets every field any form or link has
+            if seen is None:
+                without_a_form.add(rule.endpoint)
             baseline = dict(seen.fields) if seen else {
                 n: "" for n in {*(n for f in surface.posts.values() for n in f.fields), *(n for q in surface.query.values() for n in q)}
             }
-            if seen is None:
-                judge.figures["post_routes_without_a_form_on_any_page"] += 1
-            names = sorted(set(baseline) | set(STAMP_FIELDS) | {"unexpected_field"})
+            names = swept_names(set(baseline) | set(STAMP_FIELDS) | {"unexpected_field"})
+            judge.figures["series_fields_left_to_their_first_and_last"] += len(baseline.keys() - set(names))
+            judge.figures["post_inputs_own_form" if seen else "post_inputs_every_field"] += len(names) * len(HOSTILE)
             for name in names:
                 for label, value in HOSTILE:
-                    _, _, version = judge.keys(night_id)
+                    version = judge.keys(target).version
                     form = {k: v for k, v in baseline.items() if v != ""}
                     form.update(version=str(version), request_key=services.new_key())
                     form[name] = value  # type: ignore[assignment]
@@ -373,12 +515,19 @@ def test_no_route_or_field_answers_500_and_a_refusal_says_why_and_changes_nothin
                 ("no content type", b"version=0&nobody=1", None),
             ):
                 judge.send(label, "POST", path_with(), body=body, content_type=content_type)
+        judge.figures[f"inputs_on_{kinds.get(rule.rule[:3], 'other_addresses')}"] += judge.figures["inputs"] - sent_before
 
     assert not judge.failures, f"{len(judge.failures)} bad answers:\n" + "\n".join(judge.failures[:60])
+    # a POST route added without a form on any page the sweep crawls is noticed: crawl the page that shows it
+    assert without_a_form == set(WITHOUT_A_FORM), (
+        f"POST routes no crawled page shows a form for: {sorted(without_a_form - set(WITHOUT_A_FORM))} (make the "
+        f"state that shows it in _nights or _group); now shown: {sorted(set(WITHOUT_A_FORM) - without_a_form)}"
+    )
     record_figures(
         "bad_input_routes",
         {"routes": len(list(app.url_map.iter_rules())), "post_forms_found": len(surface.posts),
-         "values": len(HOSTILE), **dict(sorted(judge.figures.items())), "server_errors": 0},
+         "post_routes_without_a_form_on_any_page": len(without_a_form), "values": len(HOSTILE),
+         **dict(sorted(judge.figures.items())), "server_errors": 0},
         backend_name(app.config["SQLALCHEMY_DATABASE_URI"]),
     )
 

@@ -539,6 +539,19 @@ def test_a_new_night_from_the_group_is_the_second_tap_and_is_kept_in_the_group(a
     assert len(records(app, "night_kept")) == 4
 
 
+def test_a_new_night_refused_with_too_much_typed_to_keep_shows_the_groups_setup_again(app, client, organiser):
+    # 60,000 characters of chip value: the refusal is too large to keep what was typed (over 64,000 bytes),
+    # so the page comes back empty but for the errors; it once had no game to show and answered 500
+    fields = form_fields(page(client, f"{organiser}/new-night"), f"{organiser}/nights")
+    response = client.post(f"{organiser}/nights", data={**fields, "chip_value": "Ж" * 60_000})
+    assert response.status_code == 422
+    html = response.get_data(as_text=True)
+    assert 'role="alert"' in html and f'action="{organiser}/nights"' in html
+    assert 'data-rules-of="napalm"' in html  # the group's last night's game, its rules asked again
+    with app.app_context():
+        assert db.session.query(Night).count() == 3  # the group's three, nothing started
+
+
 def test_a_payment_marked_in_part_says_the_amount_typed(app, client, organiser):
     html = page(client, organiser)
     data = {**stamp(html, f"{organiser}/tab/paid", 'value="Cat"'), "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.50"}

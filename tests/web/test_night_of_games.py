@@ -139,6 +139,8 @@ def test_a_next_game_the_rules_refuse_says_why_and_starts_nothing(start_night, c
         (second_game(ante="-1"), 422, "Number must be between 0 and 1000000"),
         (second_game(players=["Ann", "Eve"]), 422, "is not a valid choice"),
         (second_game(game="bridge"), 400, "choose one of the games offered"),
+        # no game chosen: the page's own game is shown again, saying why (it once said nothing, with a 422)
+        (second_game(game=""), 422, "Not a valid choice"),
     ]
     for form, status, says in cases:
         stamp = stamp_of(next_game_page(client, page))
