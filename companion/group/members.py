@@ -34,6 +34,7 @@ __all__ = [
     "Renamed",
     "UnknownMember",
     "member_name",
+    "MemberFold",
     "members_from",
     "name_key",
 ]
@@ -130,14 +131,41 @@ def members_from(records: Iterable[MemberRecord]) -> Members:
     member, a merge of a member with itself, a rename to a name another member goes by.  A
     rename may change only the case or the spacing of a member's own name.
     """
-    names: list[str] = []
-    aliases: dict[str, str] = {}
-    for index, record in enumerate(records):
+    fold = MemberFold()
+    for record in records:
+        fold.apply(record)
+    return fold.members
+
+
+class MemberFold:
+    """The member records applied one at a time, for a reader that must ask who a name was just before a record.
+
+    The service follows each pay handle through its member's renames and merges: it asks who
+    a rename's old name was before applying it.  Folding every record again for each of them
+    made a group's view quadratic in its member records; this keeps the fold as it goes.
+    """
+
+    def __init__(self) -> None:
+        self._names: list[str] = []
+        self._aliases: dict[str, str] = {}
+        self._applied = 0
+
+    def apply(self, record: MemberRecord) -> None:
+        """Apply ``record``; :class:`MemberError` naming its position when it cannot apply (as :func:`members_from`)."""
         try:
-            _apply(record, names, aliases)
+            _apply(record, self._names, self._aliases)
         except (Unreadable, UnknownMember, MemberError) as error:
-            raise MemberError(f"member record {index}: {error}") from None
-    return Members(tuple(names), MappingProxyType(dict(aliases)))
+            raise MemberError(f"member record {self._applied}: {error}") from None
+        self._applied += 1
+
+    def member(self, name: str) -> str:
+        """The member a night's ``name`` is now (:meth:`Members.member`), without copying the members."""
+        return Members(tuple(self._names), self._aliases).member(name)
+
+    @property
+    def members(self) -> Members:
+        """The members as the records applied so far make them (a copy: later records do not change it)."""
+        return Members(tuple(self._names), MappingProxyType(dict(self._aliases)))
 
 
 def _apply(record: MemberRecord, names: list[str], aliases: dict[str, str]) -> None:

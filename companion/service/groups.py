@@ -44,6 +44,7 @@ from companion.group.members import (
     MemberError,
     MemberRecord,
     Members,
+    MemberFold,
     Merged,
     Renamed,
     UnknownMember,
@@ -132,28 +133,33 @@ def _member_record(kind: str, payload: Mapping[str, Any]) -> MemberRecord | None
 
 def _fold(rows: Iterable[tuple[str, Mapping[str, Any]]]) -> _Folded:
     """Members and handles from the records in order (each handle follows its member's renames and merges)."""
+    fold = MemberFold()
     records: list[MemberRecord] = []
     handles: dict[str, dict[str, PayHandle]] = {}
     for kind, payload in rows:
         record = _member_record(kind, payload)
         if record is not None:
-            before = members_from(records) if not isinstance(record, Added) else None
             records.append(record)
-            if isinstance(record, Renamed) and before is not None:
-                old = before.member(record.old)
+            # who the record's names were just before it (a handle follows its member), then the record applied
+            if isinstance(record, Renamed):
+                old = fold.member(record.old)
+                fold.apply(record)
                 if old in handles:
                     handles[member_name(record.new)] = handles.pop(old)
-            elif isinstance(record, Merged) and before is not None:
-                kept, merged = before.member(record.kept), before.member(record.merged)
+            elif isinstance(record, Merged):
+                kept, merged = fold.member(record.kept), fold.member(record.merged)
+                fold.apply(record)
                 theirs = handles.pop(merged, {})
                 handles.setdefault(kept, {})
                 for k, h in theirs.items():
                     handles[kept].setdefault(k, h)
+            else:
+                fold.apply(record)
         elif kind == "handle_set":
             handles.setdefault(payload["member"], {})[payload["kind"]] = _handle(payload["kind"], payload["value"])
         elif kind == "handle_removed":
             handles.get(payload["member"], {}).pop(payload["kind"], None)
-    members = members_from(records)
+    members = fold.members
     shown = {
         member: MappingProxyType({k: held[k] for k in HANDLE_KINDS if k in held})
         for member in members.names

@@ -6,7 +6,7 @@ import datetime
 
 import pytest
 
-from companion.group.members import Added, MemberError, Merged, Renamed, UnknownMember, members_from, name_key
+from companion.group.members import Added, MemberError, MemberFold, Merged, Renamed, UnknownMember, members_from, name_key
 from companion.group.nights import NightResult
 from companion.group.season import season, seated_members
 from group.five_nights import MEMBERS, N3
@@ -79,3 +79,31 @@ def test_a_night_seating_an_unknown_name_is_refused() -> None:
     night = NightResult("x", datetime.date(2025, 1, 1), "x", None, None, {"Ann": 1, "Eve": -1})
     with pytest.raises(UnknownMember, match="'Eve'"):
         season([night], MEMBERS)
+
+
+def test_the_fold_one_record_at_a_time_says_who_a_name_was_just_before_each_record() -> None:
+    """Ann joins, Bob joins, "bob" is renamed Robert, Robert is merged into Ann: before the rename "BOB" is
+    Bob, before the merge "robert" is Robert, after it both old names are Ann and Ann is the one member."""
+    fold = MemberFold()
+    fold.apply(Added("Ann"))
+    fold.apply(Added("Bob"))
+    assert fold.member("BOB") == "Bob"
+    fold.apply(Renamed("bob", "Robert"))
+    assert fold.member("robert") == "Robert" and fold.member("Bob") == "Robert"
+    kept = fold.members  # a copy: the merge below does not change it
+    fold.apply(Merged("Ann", "Robert"))
+    assert fold.member("bob") == "Ann" and fold.member("Robert") == "Ann"
+    assert fold.members.names == ("Ann",)
+    assert kept.names == ("Ann", "Robert") and kept.member("bob") == "Robert"
+    assert fold.members == members_from([Added("Ann"), Added("Bob"), Renamed("bob", "Robert"), Merged("Ann", "Robert")])
+
+
+def test_the_fold_refuses_a_record_naming_its_position_as_members_from_does() -> None:
+    """The third record (position 2) merges Cat, whom no record added."""
+    fold = MemberFold()
+    fold.apply(Added("Ann"))
+    fold.apply(Added("Bob"))
+    with pytest.raises(MemberError, match="member record 2: .*'Cat'"):
+        fold.apply(Merged("Ann", "Cat"))
+    with pytest.raises(MemberError, match="member record 2: .*'Cat'"):
+        members_from([Added("Ann"), Added("Bob"), Merged("Ann", "Cat")])
