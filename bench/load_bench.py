@@ -37,9 +37,11 @@ request (all its processes, from /proc; PostgreSQL's own CPU is not in it):
   Chromium does; each page's weight is printed plain and as sent.
 - the group's pages (issue 25): the organiser's page ``/g/<key>`` and the members' page
   ``/m/<key>`` of a group of 200 stored nights (``group_bench.group_file``, imported as one
-  group file), back to back as the pages above, each with its season table and tab; and the
-  first request of each after the import, in one process (the organiser's page first: every
-  night folded and reported anew).  Only when the app serves ``/g/<key>``: until the group's
+  group file), back to back as the pages above, each with its season table and tab; the
+  organiser's page for one year, ``/g/<key>?period=2023`` (the season table of that year's 52
+  nights: the group's nights are weekly from 2022-01-07); and the first request of each
+  after the import, in one process (the organiser's page first: every night folded and
+  reported anew).  Only when the app serves ``/g/<key>``: until the group's
   pages are merged their rows are skipped, and the run says so.
 - each server process's resident memory at the end, and its garbage collections
   (``bench/load_app.py`` times them with ``gc.callbacks``): the longest pause and how many
@@ -49,7 +51,7 @@ request (all its processes, from /proc; PostgreSQL's own CPU is not in it):
   the redirect to the table screen, as the browser does.
 
 ``--pages-only`` runs only the ceiling and the heavy pages (the same rounds, interleaved);
-``--group-only`` only the ceiling and the group's two pages.
+``--group-only`` only the ceiling and the group's pages.
 
 Goals: 304 at >= 80 % of the ceiling's requests per second, 200 at >= 50 %, every
 page at >= 20 %, recording a stage (the POST) at p95 <= 50 ms, and no GC pause over 50 ms.  In the back-to-back phases all 140
@@ -411,12 +413,15 @@ PAGES = {
     "player": "/players/Ann",
 }
 KNOWING = ("home", "player")  # asked with the cookie of the browser that knows the 20 nights
+#: the year whose season table is asked (the group's second: its nights are weekly from 2022-01-07)
+GROUP_YEAR = 2023
 #: the group's pages (issue 25), of a group of GROUP_NIGHTS stored nights: phase name -> its path
 #: ({g}: the organiser's link, {m}: the members' link).  Asked only when the app serves /g/<key>
 #: (the pages land with the group's web branch; until then their rows are skipped, saying so).
 GROUP_PAGES = {
     "group": "/g/{g}",
     "gmembers": "/m/{m}",
+    "gyear": "/g/{g}?period=" + str(GROUP_YEAR),
 }
 GROUP_NIGHTS = 200
 GROUP_ROUTE = "/g/<key>"
@@ -690,6 +695,7 @@ ROWS = [
     ("player", "/players/<name>, 20 nights (200)"),
     ("group", f"the group's organiser page, {GROUP_NIGHTS} nights (200)"),
     ("gmembers", f"the group's members' page, {GROUP_NIGHTS} nights (200)"),
+    ("gyear", f"the group's season table for {GROUP_YEAR}, organiser's page, {GROUP_NIGHTS} nights (200)"),
     ("polls", f"real night: polls every {POLL_EVERY:g} s"),
     ("records", "real night: record a stage (POST)"),
     ("pages", "real night: table screen after it"),
@@ -748,6 +754,8 @@ def main() -> None:
     if args.group_nights != GROUP_NIGHTS:
         for key, label in (("group", "organiser"), ("gmembers", "members'")):
             ROWS[[k for k, _ in ROWS].index(key)] = (key, f"the group's {label} page, {args.group_nights} nights (200)")
+        ROWS[[k for k, _ in ROWS].index("gyear")] = (
+            "gyear", f"the group's season table for {GROUP_YEAR}, organiser's page, {args.group_nights} nights (200)")
     POLL_EVERY = min(max(POLL_EVERY if args.poll is None else args.poll, 0.2), 10.0)
     ROWS[[key for key, _ in ROWS].index("polls")] = ("polls", f"real night: polls every {POLL_EVERY:g} s")
     args.seconds = min(max(args.seconds, 0.5), 30.0)

@@ -8,8 +8,10 @@ and Flask's handling of a request and its answer, which was the most of it: some
 poll is answered (web/live_poll.py), when it is sure Flask's answer would be the same but for
 what every request makes anew:
 
-* a GET of ``/g/<key>`` or ``/m/<key>`` with no query string, reached at an allowed host (the
-  host check, web/hosts.py, is in front of it) over a plain WSGI root (no ``SCRIPT_NAME``);
+* a GET of ``/g/<key>`` or ``/m/<key>``, reached at an allowed host (the host check, web/hosts.py,
+  is in front of it) over a plain WSGI root (no ``SCRIPT_NAME``), with no query string or one that
+  asks only what the page is kept by (:data:`ASKED`: a period, a rivalry, the nights in full), read
+  as Flask reads ``request.args`` and the view reads them (:func:`asked_of`);
 * a browser whose session cookie verifies as Flask's session would read it, holds no flashed
   message and already holds its CSRF secret (so Flask would send no cookie), and that takes
   deflate (the kept page goes out as the Flask path sends it: web/kept_pages.py);
@@ -19,7 +21,8 @@ what every request makes anew:
   (:func:`~companion.web.groups.kept_as`).
 
 Anything else goes on to Flask unchanged: a first visit, no cookie, a flash pending, a HEAD, a
-question in the address, a page not kept here yet or kept at an older stamp, and any unknown or
+question the page is not kept by (a refused form's ``refused=``, anything unknown) or a period it
+cannot read (Flask shows why), a page not kept here yet or kept at an older stamp, and any unknown or
 replaced link, which Flask counts and brakes (``security.reject_unknown_link``); a valid link is
 always answered, by either path, as before.  The answer's headers are the Flask path's, worked out
 once per scheme by running the app's ``after_request`` hooks and session on a kept page's
@@ -34,17 +37,19 @@ import threading
 import time
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import parse_qsl
 
 from flask import Flask, session
 from itsdangerous import BadData, URLSafeTimedSerializer
 from itsdangerous.encoding import base64_decode, bytes_to_int
+from werkzeug.datastructures import ImmutableMultiDict
 from werkzeug.http import parse_accept_header, parse_cookie
 from werkzeug.sansio.utils import get_current_url, get_host
 
-from companion.group.season import ALL_TIME
+from companion.group.season import ALL_TIME, Period
 from companion.web import kept_pages
 from companion.web.addresses import shared_address
-from companion.web.groups import kept_as, read_stamp
+from companion.web.groups import kept_as, period_from, read_stamp
 from companion.web.links import MAX_KEY_LENGTH
 from companion.web.live_poll import LiveFragment
 from companion.web.raw_reads import READ_ENGINE
@@ -59,6 +64,37 @@ _LENGTH = "\x00length"
 SESSIONS_KEPT = 4096
 #: the salt Flask-WTF signs a CSRF token with (flask_wtf.csrf.generate_csrf)
 _CSRF_SALT = "wtf-csrf-token"
+#: the address's questions a group's page is kept by (web/groups.py: period_from, _rivalry, _all_listed)
+ASKED = frozenset({"period", "from", "to", "first", "second", "nights"})
+#: what a page with no question asks: the whole season, no rivalry, the newest nights listed
+PLAIN: tuple[Period, str, str, bool] = (ALL_TIME, "", "", False)
+#: query strings read, kept by their text (a page's links ask a handful of them); more are read anew
+QUERIES_KEPT = 1024
+
+
+def asked_of(query: str) -> tuple[Period, str, str, bool] | None:
+    """(period, first, second, nights in full) a page's QUERY_STRING asks, as the Flask path reads it, or None.
+
+    Read as Werkzeug makes ``request.args`` (the WSGI string's Latin-1 bytes as UTF-8, ``parse_qsl`` keeping
+    blanks and leaving bad bytes percent-encoded, into an ``ImmutableMultiDict`` whose ``get`` takes a
+    repeated name's first value) and as the view reads those (:func:`~companion.web.groups.period_from`,
+    ``first``/``second``, ``nights == "all"``).  None, so that Flask answers: a name the page is not kept by
+    (a refused form's ``refused=`` above all, whose page is made for its request alone), a query Werkzeug
+    could not read, or a period :func:`period_from` refuses (Flask's page says why, with a 400).
+    """
+    try:
+        args = ImmutableMultiDict(
+            parse_qsl(query.encode("latin1").decode(), keep_blank_values=True, errors="werkzeug.url_quote")
+        )
+    except (UnicodeError, ValueError):
+        return None
+    if not ASKED.issuperset(args.keys()):
+        return None
+    try:
+        period = period_from(args)
+    except Exception:  # noqa: BLE001 - whatever it is, Flask's path meets it and answers it
+        return None
+    return period, args.get("first", ""), args.get("second", ""), args.get("nights") == "all"
 
 
 class EarlyGroupPages:
@@ -76,15 +112,18 @@ class EarlyGroupPages:
         self._csrf: tuple[Any, URLSafeTimedSerializer] | None = None
         self._takes_deflate: dict[str, bool] = {}
         self._host_urls: dict[tuple[str, str], str] = {}
+        self._queries: dict[str, tuple[Period, str, str, bool] | None] = {}
         self._sessions: dict[str, tuple[Any, int, dict]] = {}  # type: ignore[type-arg]  # by Cookie header
         self._tokens: dict[str, tuple[int, Any, str]] = {}  # by the session's CSRF secret
         self._lock = threading.Lock()
 
     def __call__(self, environ: dict, start_response: Callable[..., Any]):  # type: ignore[no-untyped-def,type-arg]
-        if environ.get("REQUEST_METHOD") == "GET" and not environ.get("QUERY_STRING"):
+        if environ.get("REQUEST_METHOD") == "GET":
             match = PAGE_PATH.fullmatch(environ.get("PATH_INFO", ""))
-            if match is not None:
-                answer = self.answer(environ, match.group(1) == "g", match.group(2))
+            query = environ.get("QUERY_STRING")
+            asked = self._asked(query) if query and match is not None else PLAIN
+            if match is not None and asked is not None:
+                answer = self.answer(environ, match.group(1) == "g", match.group(2), asked)
                 if answer is not None:
                     environ[ANSWERED] = True
                     self.answered += 1
@@ -92,8 +131,11 @@ class EarlyGroupPages:
                     return [answer[1]]
         return self.wsgi_app(environ, start_response)
 
-    def answer(self, environ: dict, organiser: bool, key: str) -> tuple[list[tuple[str, str]], bytes] | None:  # type: ignore[type-arg]
-        """(headers, body) of the kept page for this request, or None: Flask answers it."""
+    def answer(self, environ: dict, organiser: bool, key: str,  # type: ignore[type-arg]
+               asked: tuple[Period, str, str, bool] = PLAIN) -> tuple[list[tuple[str, str]], bytes] | None:
+        """(headers, body) of the kept page for this request, or None: Flask answers it.
+
+        ``asked``: the period, the rivalry and whether every night is listed, as :func:`asked_of` reads them."""
         if environ.get("SCRIPT_NAME") or not self._deflate_taken(environ.get("HTTP_ACCEPT_ENCODING", "")):
             return None
         host_header, scheme = environ.get("HTTP_HOST"), environ.get("wsgi.url_scheme")
@@ -109,7 +151,7 @@ class EarlyGroupPages:
         if stamp is None:
             return None  # a replaced or unknown link (Flask counts it), or ask the ORM
         members_link = shared_address(f"/m/{stamp[4]}", host, scheme, self._host_url(scheme, host), self.app.config)
-        kept = kept_pages.across_nights(self.app).get(kept_as(stamp, organiser, ALL_TIME, "", "", False, members_link))
+        kept = kept_pages.across_nights(self.app).get(kept_as(stamp, organiser, *asked, members_link))
         if kept is None or not kept_pages.sent_compressed(kept):
             return None
         token = None
@@ -121,6 +163,18 @@ class EarlyGroupPages:
         body = kept_pages.deflate_stream(kept.deflated, filled)
         length = str(len(body))
         return [(k, length if v == _LENGTH else v) for k, v in self._response_headers(scheme)], body
+
+    def _asked(self, query: str) -> tuple[Period, str, str, bool] | None:
+        """:func:`asked_of` ``query``, kept by its text (the same text reads the same, whatever the day)."""
+        try:
+            return self._queries[query]
+        except KeyError:
+            pass
+        asked = asked_of(query)
+        if len(self._queries) >= QUERIES_KEPT:
+            self._queries.clear()  # a flood of questions: start again rather than keep them all
+        self._queries[query] = asked
+        return asked
 
     def _host_url(self, scheme: str, host: str) -> str:
         """``request.host_url`` (Werkzeug's get_current_url: ``scheme://host/`` as an IRI), by scheme and host."""

@@ -22,7 +22,7 @@ from companion import service
 from companion.db.models import Group, Night
 from companion.extensions import db
 from companion.web.early_group_pages import ANSWERED, EarlyGroupPages
-from web.test_groups import group_document, stamp
+from web.test_groups import group_document, row, stamp, text
 
 KEY = re.compile(r'(name="request_key" (?:required )?type="hidden" value=")([A-Za-z0-9_-]+)(")')
 TOKEN = re.compile(r'(name="csrf_token" type="hidden" value=")([^"]+)(")')
@@ -200,8 +200,9 @@ def test_a_head_a_question_or_no_deflate_is_left_to_flask(site):
     visit(client, organiser)
     assert served(app, client, organiser)[0]
     assert not served(app, client, organiser, method="HEAD")[0]
-    answered, status, _, _ = served(app, client, organiser + "?period=all")
-    assert not answered and status == "200 OK"
+    answered, status, _, _ = served(app, client, organiser + "?period=2025")
+    assert not answered and status == "200 OK"  # a period not kept yet: Flask makes it
+    assert served(app, client, organiser + "?period=all")[:2] == (True, "200 OK")  # the page kept: the whole season
     answered, status, headers, _ = served(app, client, organiser, **{"Accept-Encoding": "gzip"})
     assert not answered and status == "200 OK" and ("Content-Encoding", "gzip") in headers
     assert not served(app, client, organiser, **{"Accept-Encoding": "identity"})[0]
@@ -224,3 +225,92 @@ def test_the_members_link_shown_is_the_one_this_requests_host_makes(site):
     again = environ(client, organiser, Host="192.168.1.20:5000")
     status, _, body = call(app.wsgi_app, again)
     assert again.get(ANSWERED) and f"http://192.168.1.20:5000{members}" in zlib.decompress(body).decode()
+
+
+#: the questions a group's page is kept by, each showing something else than the plain page: the group's
+#: three nights are on 2025-03-07, -14 and -21 (tests/group/three_nights.py)
+QUESTIONS = [
+    "?period=2025",
+    "?period=2025-03",
+    "?period=range&from=2025-03-08&to=2025-03-14",
+    "?first=Ann&second=Cat",
+    "?nights=all&period=2025-03",
+    "?period=range&from=2025-03-08&to=2025-03-14&first=Ann&second=Cat",
+]
+
+
+def conforms(app, client, path: str) -> str:  # type: ignore[no-untyped-def]
+    """Assert the early answer to ``path`` (kept by a first visit) is Flask's but for the keys and token; its page."""
+    visit(client, path)
+    env = environ(client, path)
+    status, headers, body = call(app.wsgi_app, dict(env))
+    flask_status, flask_headers, flask_body = call(early(app).wsgi_app, dict(env))  # Flask itself, same request
+    assert env.get(ANSWERED) is None  # the copies were marked, not the request built
+    assert status == flask_status == "200 OK"
+    assert headers == flask_headers and ("Content-Encoding", "deflate") in headers
+    page, flask_page = zlib.decompress(body).decode(), zlib.decompress(flask_body).decode()
+    assert masked(page) == masked(flask_page)
+    return page
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["organiser", "members"])
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_a_period_a_rivalry_or_every_night_is_answered_early_as_flask_answers_it(site, which, question):
+    app, client, links = site
+    plain = conforms(app, client, links[which])
+    assert early(app).answered == 1
+    page = conforms(app, client, links[which] + question)
+    assert early(app).answered == 2
+    assert masked(page) != masked(plain)  # the kept page of that question, not the whole season's
+
+
+def test_what_each_question_shows_early_is_that_questions_page(site):
+    app, client, (organiser, _) = site
+    page = conforms(app, client, organiser + "?period=range&from=2025-03-08&to=2025-03-14")
+    # night 2 alone (web/test_groups.py's figures): Ann -0.75 EUR, -3 chips
+    assert "Season: 2025-03-08 to 2025-03-14" in page
+    assert text(row(page, "Ann")) == "Ann 1 \u22120.75 EUR -3"
+    assert "Season: March 2025" in conforms(app, client, organiser + "?period=2025-03")
+    assert "Ann against Cat" in text(conforms(app, client, organiser + "?first=Ann&second=Cat"))
+    assert early(app).answered == 3
+
+
+def test_a_repeated_name_is_read_as_flask_reads_it_its_first_value(site):
+    app, client, (organiser, _) = site
+    first = conforms(app, client, organiser + "?period=2025-03")
+    page = conforms(app, client, organiser + "?period=2025-03&period=march")
+    assert early(app).answered == 2 and masked(page) == masked(first)  # Flask's request.args.get: the first
+    answered, status, headers, body = served(app, client, organiser + "?period=march&period=2025-03")
+    assert not answered and status == "400 BAD REQUEST" and "That period cannot be shown" in shown(headers, body)
+
+
+@pytest.mark.parametrize("question", [
+    "?period=march", "?period=2025-13", "?period=0000", "?period=range&from=2025-03-30&to=2025-03-01",
+    "?period=range&from=2025-03-01", "?period=%FF",
+])
+def test_an_unreadable_period_gets_flasks_message_every_time(site, question):
+    app, client, (organiser, _) = site
+    visit(client, organiser)
+    for _ in range(2):  # never kept, never early: Flask says why, each time
+        answered, status, headers, body = served(app, client, organiser + question)
+        assert not answered and status == "400 BAD REQUEST"
+        html = shown(headers, body)
+        assert "That period cannot be shown" in html and "The whole season is shown instead." in html
+
+
+@pytest.mark.parametrize("question", ["?refused=abc", "?period=2025&refused=abc", "?utm_source=x", "?period=2025&x="])
+def test_a_question_the_page_is_not_kept_by_is_left_to_flask(site, question):
+    app, client, (organiser, _) = site
+    visit(client, organiser)
+    visit(client, organiser + "?period=2025")
+    assert served(app, client, organiser + "?period=2025")[0]
+    answered, status, _, _ = served(app, client, organiser + question)
+    assert not answered and status == "200 OK"
+
+
+def test_a_rivalry_that_cannot_be_shown_is_flasks_refusal_every_time(site):
+    app, client, (organiser, _) = site
+    visit(client, organiser)
+    for _ in range(2):
+        answered, status, headers, body = served(app, client, organiser + "?first=Ann&second=Nobody")
+        assert not answered and status == "400 BAD REQUEST" and "That rivalry cannot be shown" in shown(headers, body)

@@ -394,3 +394,37 @@ def test_migration_0007_adds_the_group_tables_and_goes_back_down_keeping_the_nig
             assert not {"home_group", "group_record", "group_night"} & set(inspect(connection).get_table_names())
             assert connection.execute(db.text("SELECT name FROM night")).scalars().all() == ["Friday"]
         upgrade()
+
+
+def test_migration_0009_reads_a_groups_nights_from_one_index_and_goes_back_down(make_app, tmp_path):
+    from companion.web.groups import _STAMP_BY
+    from web.test_groups import group_document
+
+    app = make_app(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'at-0008.sqlite'}")
+    stamp_sql = _STAMP_BY[True].format("?")
+
+    def indexes() -> dict[str, list[str]]:
+        with db.engine.connect() as connection:
+            return {i["name"]: i["column_names"] for i in inspect(connection).get_indexes("group_night")}
+
+    with app.app_context():
+        db.drop_all()
+        upgrade(revision="0008")
+        key = services.import_group(json.dumps(group_document())).organiser_key
+        db.session.remove()
+        assert indexes()["ix_group_night_group_id"] == ["group_id"]
+        upgrade()
+        found = indexes()
+        assert found["ix_group_night_group_id_night_id"] == ["group_id", "night_id"]
+        assert "ix_group_night_group_id" not in found  # the new one serves a look-up by the group alone
+        with db.engine.connect() as connection:
+            assert compare_metadata(MigrationContext.configure(connection), db.metadata) == []
+            plan = " / ".join(row[-1] for row in connection.exec_driver_sql("EXPLAIN QUERY PLAN " + stamp_sql, (key,)))
+            assert "SEARCH gn USING COVERING INDEX ix_group_night_group_id_night_id" in plan, plan
+            assert connection.exec_driver_sql(stamp_sql, (key,)).one()[6] == 3  # the group's three nights
+        downgrade(revision="0008")
+        found = indexes()
+        assert found["ix_group_night_group_id"] == ["group_id"] and "ix_group_night_group_id_night_id" not in found
+        with db.engine.connect() as connection:
+            assert connection.exec_driver_sql(stamp_sql, (key,)).one()[6] == 3
+        upgrade()
