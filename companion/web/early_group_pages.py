@@ -39,7 +39,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl
 
-from flask import Flask, session
+from flask import Flask
 from itsdangerous import BadData, URLSafeTimedSerializer
 from itsdangerous.encoding import base64_decode, bytes_to_int
 from werkzeug.datastructures import ImmutableMultiDict
@@ -51,7 +51,7 @@ from companion.web import kept_pages
 from companion.web.addresses import shared_address
 from companion.web.groups import kept_as, period_from, read_stamp
 from companion.web.links import MAX_KEY_LENGTH
-from companion.web.live_poll import LiveFragment
+from companion.web.live_poll import LiveFragment, headers_flask_sends
 from companion.web.raw_reads import READ_ENGINE
 
 #: the two pages, by their path: "g" the organiser's, "m" the members'
@@ -253,15 +253,11 @@ class EarlyGroupPages:
             return kept
         with self._lock:
             if scheme not in self._headers:
-                with self.app.test_request_context("/g/key", base_url=f"{scheme}://localhost") as context:
-                    session.get("_flashes")  # the view reads the session (its flashed messages): "Vary: Cookie"
-                    response = self.app.process_response(kept_pages.deflated_response(b"x"))
-                    wsgi_headers = response.get_wsgi_headers(context.request.environ)
-                self._headers[scheme] = [
-                    (k, _LENGTH if k.lower() == "content-length" else v)
-                    for k, v in wsgi_headers.items()
-                    if k.lower() not in ("set-cookie", "date")  # never a cookie or anything about this made-up request
-                ]
+                # the view reads the session's flashed messages
+                self._headers[scheme] = headers_flask_sends(
+                    self.app, "/g/key", scheme, "_flashes", lambda: kept_pages.deflated_response(b"x"),
+                    {"content-length": _LENGTH},
+                )
             return self._headers[scheme]
 
 

@@ -22,10 +22,10 @@ import hashlib
 import hmac
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from flask import Flask, current_app, make_response, render_template, session
+from flask import Flask, Response, current_app, make_response, render_template, session
 from flask.sessions import SecureCookieSessionInterface, SessionInterface
 from itsdangerous import BadSignature
 from markupsafe import Markup, escape
@@ -337,17 +337,29 @@ class LiveFragment:
             return kept
         with self._lock:
             if scheme not in self._headers:
-                with self.app.test_request_context("/p/key/live", base_url=f"{scheme}://localhost") as context:
-                    session.get("me")  # the view reads the session: "Vary: Cookie"
-                    response = self.app.process_response(live_fragment_response("x", "tag"))
-                    wsgi_headers = response.get_wsgi_headers(context.request.environ)
-                stand_in = {"etag": _ETAG, "content-length": _LENGTH}
-                self._headers[scheme] = [
-                    (k, stand_in.get(k.lower(), v))
-                    for k, v in wsgi_headers.items()
-                    if k.lower() not in ("set-cookie", "date")  # never a cookie or anything about this made-up request
-                ]
+                self._headers[scheme] = headers_flask_sends(
+                    self.app, "/p/key/live", scheme, "me", lambda: live_fragment_response("x", "tag"),
+                    {"etag": _ETAG, "content-length": _LENGTH},
+                )
             return self._headers[scheme]
+
+
+def headers_flask_sends(
+    app: Flask, path: str, scheme: str, session_key: str, make: Callable[[], Response], stand_ins: Mapping[str, str]
+) -> list[tuple[str, str]]:
+    """The headers the Flask path sends with the answer ``make()`` makes to a GET of ``path``, in its order.
+
+    A middleware that answers before Flask (the poll here, a group's kept page in web/early_group_pages.py)
+    must send what Flask would: the app's after-request hooks (security headers, compression's Vary) and
+    its session are run once on a made-up request that reads ``session_key`` of the session, as the view
+    does (so "Vary: Cookie"); a header named in ``stand_ins`` (lower case) gets its stand-in as its value,
+    filled per answer; never a cookie or a Date, which are about this made-up request.
+    """
+    with app.test_request_context(path, base_url=f"{scheme}://localhost") as context:
+        session.get(session_key)
+        response = app.process_response(make())
+        wsgi_headers = response.get_wsgi_headers(context.request.environ)
+    return [(k, stand_ins.get(k.lower(), v)) for k, v in wsgi_headers.items() if k.lower() not in ("set-cookie", "date")]
 
 
 def _plain_cookie_session(interface: SessionInterface) -> bool:
