@@ -210,3 +210,44 @@ def clear_through_tab(app: Flask):
         return recorded
 
     return clear
+
+
+# --- the run on a server database ---------------------------------------------------------------
+
+#: folders whose tests reach the database in ways of their own (servers, subprocesses, helpers)
+_ALWAYS_ON_EVERY_DATABASE = ("browser", "reliability", "security", "service")
+#: words by which a test module shows it opens a database without the ``make_app`` fixture
+_OPENS_A_DATABASE = ("create_app", "EXTERNAL_DB", "COMPANION_TEST_DATABASE_URL", "sqlalchemy", "create_engine")
+
+
+def _never_opens_a_database(item: pytest.Item, texts: dict[Path, str]) -> bool:
+    """Whether ``item`` runs without the tests' database: no ``make_app`` behind its fixtures, outside the
+    folders that reach it by other ways, in a module that names no way of opening it."""
+    path = Path(str(item.path))
+    if "make_app" in getattr(item, "fixturenames", ()):
+        return False
+    relative = path.relative_to(REPO / "tests").parts
+    if len(relative) > 1 and relative[0] in _ALWAYS_ON_EVERY_DATABASE:
+        return False
+    if path not in texts:
+        texts[path] = path.read_text(encoding="utf-8")
+    return not any(word in texts[path] for word in _OPENS_A_DATABASE)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On a server database (CI's PostgreSQL run), the tests whose result cannot depend on it are left out.
+
+    They are the rules, the money, the values, the wheel's packaging, and the servers that test_serve.py
+    starts on SQLite files of their own: they open no database, or always SQLite, and the SQLite run, the
+    README's own command, runs every one of them.  Running them a
+    second time beside it proved nothing and cost CI's longer run some minutes (docs/ci.md).
+    """
+    if not EXTERNAL_DB:
+        return
+    texts: dict[Path, str] = {}
+    kept, left_out = [], []
+    for item in items:
+        (left_out if _never_opens_a_database(item, texts) else kept).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
