@@ -143,14 +143,14 @@ def drawn_points(points: Sequence[int], bound: int = MAX_POINTS) -> list[int]:
 
 
 @functools.lru_cache(maxsize=4)
-def _xs(count: int) -> tuple[str, ...]:
-    """The x of each of ``count`` points across the plot, as written (every player's line has as many).
+def _xs(count: int) -> dict[int, str]:
+    """The x of point i of ``count`` across the plot, as written, by i: filled as drawn, shared by every player's line.
 
     Formatting two numbers for each point of each player's line was most of the report's time on a
     long night (issue 22): the x's are the same for every player, and a y depends on the value alone.
+    Only the points drawn (:func:`drawn_points`) are formatted.
     """
-    step = (WIDTH - LEFT - RIGHT) / (count - 1)
-    return tuple(_fmt(LEFT + step * i) for i in range(count))
+    return {}
 
 
 def player_chart(
@@ -204,8 +204,18 @@ def player_chart(
         ends = ' text-anchor="end"' if anchor == "end" else ""
         out.append(f'<text x="{_fmt(at)}" y="{row}"{ends} font-size="10" fill="{MARK}">{escape(text)}</text>')
     xs = _xs(len(points))  # the same for every player's chart of the night
-    ys = {v: _fmt(y(v)) for v in set(points)}  # a night's nets take few values: each formatted once
-    path = " ".join(f"{xs[i]},{ys[points[i]]}" for i in drawn_points(points))
+    ys: dict[int, str] = {}  # a night's nets repeat: each value drawn formatted once
+    drawn = []
+    for i in drawn_points(points):
+        at = xs.get(i)
+        if at is None:
+            at = xs[i] = _fmt(x(i))
+        v = points[i]
+        height = ys.get(v)
+        if height is None:
+            height = ys[v] = _fmt(y(v))
+        drawn.append(f"{at},{height}")
+    path = " ".join(drawn)
     out.append(f'<polyline points="{path}" fill="none" stroke="{LINE}" stroke-width="2"/>')
     colour = GOOD if final >= 0 else BAD
     out.append(f'<circle cx="{_fmt(x(len(points) - 1))}" cy="{_fmt(y(final))}" r="3.5" fill="{colour}"/>')
