@@ -173,7 +173,8 @@ def warm_pages(app: Flask, night_ids: list[int]) -> None:
     the report's charts, the history's lines) too: asked once here, the first phone after
     a restart is answered from what is kept rather than after a cold render (at 1,980
     stages: the table screen 27-66 ms, the report 30-52 ms, the history 80-150 ms).  The
-    requests only read; a night since deleted is skipped.
+    requests only read; a night since deleted is skipped, and a page that fails is logged,
+    not raised: a server starts whatever one night's page does.
     """
     from companion.db.models import Night
     from companion.extensions import db
@@ -186,7 +187,10 @@ def warm_pages(app: Flask, night_ids: list[int]) -> None:
     db.session.rollback()  # a read only, as service.warm_up's: no transaction open when the workers fork
     client = app.test_client()
     for path in paths:  # as a phone's browser asks: the compressed page is kept too
-        client.get(path, headers={"Accept-Encoding": "gzip, deflate, br, zstd"})
+        try:
+            client.get(path, headers={"Accept-Encoding": "gzip, deflate, br, zstd"})
+        except Exception:  # a page that fails fails its phone too, which is told then: serving goes on
+            app.logger.exception("warm-up: %s", path)
 
 
 def _template_names(app: Flask) -> set[str]:
