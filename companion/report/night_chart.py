@@ -2,7 +2,8 @@
 
 Pure (no Flask): a game's live records in, SVG text out, drawn like
 :mod:`companion.report.charts` (no script, no ``style``: the page's CSP allows it).
-A point per recorded action: the player's net chips after it.  The start of each
+A point per recorded action: the player's net chips after it (a long night's line is
+drawn through at most :data:`MAX_POINTS` of them, every peak and trough kept).  The start of each
 game after the first is marked with a dashed line and its number.  Any game will do:
 the chart reads only what the fold gives every game (:mod:`companion.games.fold`):
 its players, its live records and their ``transfers``, a pot carried in
@@ -26,6 +27,8 @@ RIGHT = 8
 TOP = 14
 BOTTOM = 16
 MARK = "#ffd479"
+#: the most points a player's line is drawn through (see :func:`drawn_points`)
+MAX_POINTS = 600
 
 
 def chips_over_the_night(table: Any) -> tuple[dict[str, list[int]], list[int]]:
@@ -114,15 +117,40 @@ def game_labels(marks: list[tuple[float, str]]) -> list[tuple[float, str, int, s
     return placed
 
 
+def drawn_points(points: Sequence[int], bound: int = MAX_POINTS) -> list[int]:
+    """The indexes of ``points`` a line is drawn through: all of them, or at most ``bound`` on a long night (issue 22).
+
+    A point per action made the report grow with the night (each chart of a 2,000-stage
+    night had 2,000 points; the page was about 290 KB), though the chart is 292 px wide.
+    The points are cut into ``bound // 4`` runs of neighbours, each a column of at most two
+    pixels, and of each run the first, the last, the lowest and the highest are kept (the
+    first of equals), in order: every peak and trough and both ends are drawn exactly
+    where they were, and in a column the line only ever went between its lowest and
+    highest, so at the drawn width it looks the same.
+    """
+    count = len(points)
+    if count <= bound:
+        return list(range(count))
+    runs = bound // 4
+    kept: list[int] = []
+    for run in range(runs):
+        start, end = run * count // runs, (run + 1) * count // runs
+        part = points[start:end]
+        low, high = min(part), max(part)
+        ends = (start, start + part.index(low), start + part.index(high), end - 1)
+        kept.extend(sorted(set(ends)))
+    return kept
+
+
 @functools.lru_cache(maxsize=4)
-def _xs(count: int) -> tuple[str, ...]:
-    """The x of each of ``count`` points across the plot, as written (every player's line has as many).
+def _xs(count: int) -> dict[int, str]:
+    """The x of point i of ``count`` across the plot, as written, by i: filled as drawn, shared by every player's line.
 
     Formatting two numbers for each point of each player's line was most of the report's time on a
     long night (issue 22): the x's are the same for every player, and a y depends on the value alone.
+    Only the points drawn (:func:`drawn_points`) are formatted.
     """
-    step = (WIDTH - LEFT - RIGHT) / (count - 1)
-    return tuple(_fmt(LEFT + step * i) for i in range(count))
+    return {}
 
 
 def player_chart(
@@ -176,8 +204,18 @@ def player_chart(
         ends = ' text-anchor="end"' if anchor == "end" else ""
         out.append(f'<text x="{_fmt(at)}" y="{row}"{ends} font-size="10" fill="{MARK}">{escape(text)}</text>')
     xs = _xs(len(points))  # the same for every player's chart of the night
-    ys = {v: _fmt(y(v)) for v in set(points)}  # a night's nets take few values: each formatted once
-    path = " ".join(f"{at},{ys[v]}" for at, v in zip(xs, points))
+    ys: dict[int, str] = {}  # a night's nets repeat: each value drawn formatted once
+    drawn = []
+    for i in drawn_points(points):
+        at = xs.get(i)
+        if at is None:
+            at = xs[i] = _fmt(x(i))
+        v = points[i]
+        height = ys.get(v)
+        if height is None:
+            height = ys[v] = _fmt(y(v))
+        drawn.append(f"{at},{height}")
+    path = " ".join(drawn)
     out.append(f'<polyline points="{path}" fill="none" stroke="{LINE}" stroke-width="2"/>')
     colour = GOOD if final >= 0 else BAD
     out.append(f'<circle cx="{_fmt(x(len(points) - 1))}" cy="{_fmt(y(final))}" r="3.5" fill="{colour}"/>')

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from companion.games.napalm import Rules, Table
-from companion.report.night_chart import chips_over_the_night, player_chart
+from companion.report.night_chart import MAX_POINTS, chips_over_the_night, drawn_points, player_chart
 
 
 def two_games() -> Table:
@@ -104,7 +104,7 @@ def test_the_line_of_a_long_night_is_every_point_as_computed_one_by_one():
     from companion.report.charts import _fmt
 
     rng = random.Random(5)
-    for count in (2, 3, 7, 1981):
+    for count in (2, 3, 7, 600):  # 600: the most a line is drawn through whole (MAX_POINTS)
         points = [rng.randint(-60, 45) for _ in range(count)]
         low, high = min(0, *points), max(0, *points)
         expected = " ".join(
@@ -113,3 +113,28 @@ def test_the_line_of_a_long_night_is_every_point_as_computed_one_by_one():
         assert f'<polyline points="{expected}"' in player_chart("Ann", points, [])
     # by hand, three points 0, 2, -2: x 40, 186, 332; y at 0 is the middle, 59; at 2 the top, 14; at -2 the bottom, 104
     assert '<polyline points="40,59 186,14 332,104"' in player_chart("Ann", [0, 2, -2], [])
+
+
+def test_a_short_line_is_drawn_through_every_point():
+    assert MAX_POINTS == 600
+    assert drawn_points([0, -1, 2, 1]) == [0, 1, 2, 3]
+    assert drawn_points(list(range(600))) == list(range(600))
+
+
+def test_a_long_line_keeps_of_each_run_its_first_last_lowest_and_highest_in_order():
+    # bound 8: two runs of 5.  Run 1, indexes 0-4: 0, 3, -1, 2, 5: first 0, lowest -1 at 2,
+    # highest 5 at 4, which is also its last.  Run 2, indexes 5-9: 1, -4, 2, 0, 1: first 5,
+    # lowest -4 at 6, highest 2 at 7, last 9 (index 8, a 0 between the peak and the end, goes).
+    assert drawn_points([0, 3, -1, 2, 5, 1, -4, 2, 0, 1], bound=8) == [0, 2, 4, 5, 6, 7, 9]
+
+
+def test_a_long_nights_line_keeps_its_ends_its_peak_and_its_trough_exactly_within_the_bound():
+    # 2,000 points, 0 but for a trough of -5 at 777, a peak of 9 at 1234 and 3 at the end.
+    # y: 14 + (9 - v) / 14 * 90: 0 -> 71.9, -5 -> 104, 9 -> 14, 3 -> 52.6;
+    # x: 40 + 292 / 1999 * i: 777 -> 153.5, 1234 -> 220.3, 1999 -> 332.
+    points = [0] * 2000
+    points[777], points[1234], points[-1] = -5, 9, 3
+    drawn = re.search(r'<polyline points="([^"]+)"', player_chart("Ann", points, [])).group(1).split()
+    assert len(drawn) <= 600
+    assert drawn[0] == "40,71.9" and drawn[-1] == "332,52.6"
+    assert [point for point in drawn if not point.endswith(",71.9")] == ["153.5,104", "220.3,14", "332,52.6"]

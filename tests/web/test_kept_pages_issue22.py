@@ -245,3 +245,23 @@ def test_serving_starts_with_the_nights_in_play_folded(start_night, client, app)
         assert store._cache.get(night.id)[0] == night.version == 1
         assert len(store._cache) == 1
     assert app.jinja_env.cache  # the templates compiled before the first request
+
+
+def test_serving_starts_with_each_night_in_plays_pages_made(start_night, app):
+    """The table screen, the report and the history of a night in play are made by the warm-up, not the first phone."""
+    from companion import service as services
+    from companion.cli import warm_up
+
+    played = start_night(name="In play")
+    played.declare("Ben", "Cat")
+    services.clear_cache()  # as a worker just started
+    with app.app_context():
+        from companion.extensions import db
+        from companion.db.models import Night
+
+        night = db.session.scalar(db.select(Night).where(Night.name == "In play"))
+        assert night.version == 1 and services.derived("chip-charts", night.id, 1) is None
+        warm_up(app)
+        for what in ("standings/6", "chip-charts", "history-lines"):
+            assert services.derived(what, night.id, 1) is not None, what
+        assert set(services.derived("chip-charts", night.id, 1)) == {"Ann", "Ben", "Cat", "Dan"}
