@@ -56,3 +56,17 @@ def test_a_minified_file_is_revalidated_by_its_etag_and_a_missing_one_is_not_fou
     again = client.get("/static/app.js", headers={"If-None-Match": first.headers["ETag"]})
     assert again.status_code == 304 and again.get_data() == b""
     assert client.get("/static/nothing.css").status_code == 404
+
+
+def stylesheets(client, url: str) -> list[str]:
+    """The stylesheets the page at ``url`` links, in order."""
+    return re.findall(r'rel="stylesheet" href="/static/([\w.-]+)\?v=', client.get(url).get_data(as_text=True))
+
+
+def test_the_reports_rules_are_linked_by_the_report_pages_alone_after_the_apps(client, start_night):
+    table = start_night()
+    assert stylesheets(client, table.url) == ["app.css"]
+    assert stylesheets(client, "/") == ["app.css"]
+    assert stylesheets(client, f"{table.url}/report") == ["app.css", "report.css"]
+    assert stylesheets(client, "/nights") == ["app.css", "report.css"]
+    assert ".report " not in (STATIC / "app.css").read_text() and ".report " in (STATIC / "report.css").read_text()
