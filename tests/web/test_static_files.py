@@ -1,4 +1,7 @@
-"""Issue 14, item 13: static files are fingerprinted and served immutable; /sw.js is not."""
+"""Issue 14, item 13: static files are fingerprinted and served immutable; /sw.js is not.
+
+Issue 22: stylesheets and scripts are sent minified, and fingerprinted by the bytes sent.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +9,15 @@ import hashlib
 import re
 from pathlib import Path
 
+from static_sent import as_sent
+
 STATIC = Path(__file__).resolve().parents[2] / "static"
 
 
 def test_a_page_names_its_static_files_by_their_content_hash(client):
     page = client.get("/").get_data(as_text=True)
     for name in ("app.css", "app.js", "icon.svg", "icon-192.png", "manifest.webmanifest"):
-        digest = hashlib.sha256((STATIC / name).read_bytes()).hexdigest()[:12]
+        digest = hashlib.sha256(as_sent(name)).hexdigest()[:12]
         assert f"/static/{name}?v={digest}" in page, name
 
 
@@ -22,7 +27,7 @@ def test_a_fingerprinted_file_is_served_immutable_and_an_unfingerprinted_one_is_
     response = client.get(url)
     assert response.status_code == 200
     assert response.headers["Cache-Control"] == "public, max-age=31536000, immutable"
-    assert response.get_data() == (STATIC / "app.css").read_bytes()
+    assert response.get_data() == as_sent("app.css")
     # without a fingerprint, or with one that is not this content's, the browser revalidates
     for other in ("/static/app.css", "/static/app.css?v=000000000000"):
         cache = client.get(other).headers.get("Cache-Control", "")
@@ -34,3 +39,34 @@ def test_the_service_worker_stays_at_its_own_unfingerprinted_address(client):
     assert response.headers["Cache-Control"] == "no-cache"
     script = (STATIC / "app.js").read_text(encoding="utf-8")
     assert 'navigator.serviceWorker.register("/sw.js")' in script
+
+
+def test_the_stylesheet_and_the_script_are_sent_minified_and_kept_readable_in_static(client):
+    for name, comment in (("app.css", b"/*"), ("app.js", b"\n  // ")):
+        source = (STATIC / name).read_bytes()
+        sent = client.get(f"/static/{name}").get_data()
+        assert comment in source and comment not in sent, name
+        assert sent == as_sent(name) and len(sent) < 0.9 * len(source), (name, len(sent), len(source))
+    assert client.get("/static/icon-192.png").get_data() == (STATIC / "icon-192.png").read_bytes()
+
+
+def test_a_minified_file_is_revalidated_by_its_etag_and_a_missing_one_is_not_found(client):
+    first = client.get("/static/app.js")
+    assert first.mimetype == "text/javascript" and first.headers["ETag"]
+    again = client.get("/static/app.js", headers={"If-None-Match": first.headers["ETag"]})
+    assert again.status_code == 304 and again.get_data() == b""
+    assert client.get("/static/nothing.css").status_code == 404
+
+
+def stylesheets(client, url: str) -> list[str]:
+    """The stylesheets the page at ``url`` links, in order."""
+    return re.findall(r'rel="stylesheet" href="/static/([\w.-]+)\?v=', client.get(url).get_data(as_text=True))
+
+
+def test_the_reports_rules_are_linked_by_the_report_pages_alone_after_the_apps(client, start_night):
+    table = start_night()
+    assert stylesheets(client, table.url) == ["app.css"]
+    assert stylesheets(client, "/") == ["app.css"]
+    assert stylesheets(client, f"{table.url}/report") == ["app.css", "report.css"]
+    assert stylesheets(client, "/nights") == ["app.css", "report.css"]
+    assert ".report " not in (STATIC / "app.css").read_text() and ".report " in (STATIC / "report.css").read_text()
