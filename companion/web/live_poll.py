@@ -14,7 +14,9 @@ version (``service.derived``): it reads the version the same way, verifies the
 phone's session cookie as Flask would, renders that phone's "mine" section and puts
 the fragment together, with no ORM session, request context or routing.  The first
 poll of a version in a process goes through Flask and the ORM (the players' blueprint,
-web/players.py), and keeps those parts (:func:`shared_parts`).
+web/players.py), and keeps those parts (:func:`shared_parts`); the middleware keeps each
+answer it makes, per night, version and phone's player, so a change costs one render per
+player, not one per phone and poll.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ STANDINGS = f"standings/{RECENT}"
 PARTS = f"live-parts/{RECENT}"
 #: players' links whose version the middleware keeps while nothing is committed (beyond: forgotten, read again)
 KNOWN_LINKS = 10_000
+#: nights whose last answers the middleware keeps, per phone's player (beyond: forgotten, rendered again)
+KEPT_ANSWERS = 1_000
 #: idle connections the middleware's own pool keeps (one per server thread that polls at once)
 POLL_POOL_SIZE = 16
 
@@ -274,6 +278,8 @@ class LiveFragment:
         self._layout: list[str] | None | bool = False  # False: not read yet; None: cannot be used
         self._headers: dict[str, list[tuple[str, str]]] = {}  # by scheme: HTTPS adds HSTS
         self._serializer: tuple[Any, Any] | None = None
+        #: night id -> (ETag, its answers by (the phone's player, scheme)): one render per version and player
+        self._answers: dict[int, tuple[str, dict[tuple[str | None, str], tuple[list[tuple[str, str]], bytes]]]] = {}
         self._lock = threading.Lock()
 
     # -- the body -------------------------------------------------------------------------
@@ -331,13 +337,25 @@ class LiveFragment:
         data = self.session_of(environ)
         if data is None:
             return None
+        me, scheme = player_of(data, night_id, st), _scheme(environ)
+        kept = self._answers.get(night_id)
+        if kept is None or kept[0] != tag:
+            kept = (tag, {})  # a new version (or link): the answers of the last one are of no more use
+        answer = kept[1].get((me, scheme))
+        if answer is not None:
+            return list(answer[0]), answer[1]  # a list of its own: a server or middleware may add to it
         try:
-            body = self.render(st, player_of(data, night_id, st), parts).encode()
+            body = self.render(st, me, parts).encode()
         except Exception:  # noqa: BLE001 - Flask renders it again, and answers or reports the error
             return None
         values = {_ETAG: f'"{tag}"', _LENGTH: str(len(body))}
-        headers = self._response_headers(_scheme(environ))
-        return [(k, values.get(v, v)) for k, v in headers], body
+        headers = self._response_headers(scheme)
+        answer = [(k, values.get(v, v)) for k, v in headers], body
+        kept[1][(me, scheme)] = answer
+        if night_id not in self._answers and len(self._answers) >= KEPT_ANSWERS:
+            self._answers.clear()  # bounded; the next polls render again
+        self._answers[night_id] = kept
+        return list(answer[0]), body
 
     def session_of(self, environ: dict) -> dict | None:  # type: ignore[type-arg]
         """The session as Flask's SecureCookieSessionInterface.open_session reads it; None: let Flask read it.

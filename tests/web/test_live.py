@@ -496,3 +496,29 @@ def test_a_watch_that_fails_leaves_the_poll_reading_the_database(app, client, st
     assert poll(client, viewer, etag).status_code == 200
     assert reads == [viewer, viewer]
 
+
+def test_a_changed_table_is_rendered_once_per_version_and_player(app, start_night, through_flask, monkeypatch):
+    from companion.web.live_poll import LiveFragment
+
+    page = start_night()
+    page.declare("Ben", "Cat")
+    _, viewer = links(app, page)
+    phones = [phone_of(app, viewer, me) for me in ("Ann", "Ann", "Ben")]
+    poll(phones[0], viewer, '"outdated"')  # the first of the version: through Flask, which keeps its parts
+    render, rendered = LiveFragment.render, []
+
+    def counting(self, st, me, parts):
+        rendered.append(me)
+        return render(self, st, me, parts)
+
+    monkeypatch.setattr(LiveFragment, "render", counting)
+    through_flask.clear()
+    answers = [poll(phone, viewer, '"outdated"') for phone in phones * 2]
+    assert through_flask == [] and rendered == ["Ann", "Ben"]
+    bodies = [answer.get_data(as_text=True) for answer in answers]
+    assert bodies[0] == bodies[1] == bodies[3] and bodies[2] == bodies[5] != bodies[0]
+    assert "<strong>Ann</strong>" in bodies[0] and "<strong>Ben</strong>" in bodies[2]
+    page.winner("Cat")  # a new version: its own answers, not the last one's
+    again = [poll(phone, viewer, '"outdated"') for phone in phones[:2]]
+    assert again[0].get_data() == again[1].get_data() != answers[0].get_data()
+    assert again[0].headers["ETag"] == again[1].headers["ETag"] != answers[0].headers["ETag"]
