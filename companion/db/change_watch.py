@@ -19,8 +19,10 @@ generation was ``g`` may be used again while the generation is still ``g``.
 * Both: this process's own unit of work moves the generation on once it has committed
   (:func:`committed`), so its own change is seen at once.
 
-The generation moves on only *after* a commit, and a reader takes it *before* it reads,
-so a value can only be kept too briefly, never too long.  When the watch is unsure (not
+The generation moves on only *after* a commit is seen, and a reader takes it *before* it
+reads, so a value is never kept past the moment the commit is seen (at once on SQLite and
+for this process's commits; when the notification arrives for another process's commit on
+PostgreSQL), only too briefly.  When the watch is unsure (not
 started yet, its connection failed, the listener is reconnecting, another engine, an
 in-memory database) :meth:`ChangeWatch.generation` answers None: read the database.
 """
