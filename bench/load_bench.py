@@ -431,6 +431,7 @@ async def drive(
     server: Server, nights: list[tuple[str, str]], long_keys: tuple[str, str], seconds: float, rounds: int,
     pages_only: bool = False, sizes: dict[str, tuple[int, int, str]] | None = None,
     group_keys: tuple[str, str] | None = None, group_only: bool = False, firsts: dict[str, float] | None = None,
+    polls_only: bool = False,
 ) -> dict[str, Sample]:
     """The phones and scorekeepers of every night against ``server``: the phases, in rounds."""
     port = server.port
@@ -466,14 +467,14 @@ async def drive(
     known = (f"Cookie: {knowing.cookie}",)
     knowing.close()
     long_key, long_viewer = long_keys
-    for name, path in ({} if group_only else PAGES).items():
+    for name, path in ({} if group_only or polls_only else PAGES).items():
         # every connection opens the long night's page as its scorekeeper would (the first
         # answer sets the cookie the rest send: the browser's list of nights, its CSRF secret)
         url = path.format(k=long_key, p=long_viewer)
         phases[name] = (lambda p, url=url, extra=(known if name in KNOWING else ()): (url, extra), 200)
     first = await phones[0].conn.request("GET", f"/k/{long_key}/report")
     assert first.status == 200 and b"Who pays whom" in first.decoded(), first.status
-    if group_keys is not None:
+    if group_keys is not None and not polls_only:
         organiser_key, member_key = group_keys
         for name, path in GROUP_PAGES.items():
             url = path.format(g=organiser_key, m=member_key)
@@ -498,7 +499,7 @@ async def drive(
     for _ in range(rounds):
         for name, (make, expect) in phases.items():
             results[name].merge(await back_to_back(phones, make, seconds, expect, server.cpu))
-    if not (pages_only or group_only):
+    if not (pages_only or group_only or polls_only):
         results.update(await real_night(phones, keepers, REAL_NIGHT_SECONDS))
     for conn in [p.conn for p in phones] + [k.conn for k in keepers]:
         conn.close()
@@ -748,6 +749,7 @@ def main() -> None:
     parser.add_argument("--poll", type=float, default=None, help="seconds between a phone's polls (default 0.8)")
     parser.add_argument("--pages-only", action="store_true", help="only the ceiling and the long night's heavy pages")
     parser.add_argument("--group-only", action="store_true", help="only the ceiling and the group's pages (issue 25)")
+    parser.add_argument("--polls-only", action="store_true", help="only the ceiling and the players' polls (304, 200)")
     parser.add_argument("--group-nights", type=int, default=GROUP_NIGHTS, help="stored nights in the group (default 200)")
     args = parser.parse_args()
     args.group_nights = min(max(args.group_nights, 1), 2000)
@@ -777,7 +779,7 @@ def main() -> None:
                 url = fresh_database(kind, tmp, run)
                 server = Server(SERVERS[server_name], url, tmp / run)
                 try:
-                    nights, long_keys, group_keys = seed_nights(url, args.group_nights)
+                    nights, long_keys, group_keys = seed_nights(url, 1 if args.polls_only else args.group_nights)
                     if group_keys is None and not told:
                         print(f"the group's pages ({GROUP_ROUTE}, /m/<key>) are not served by this app yet: their rows are "
                               "skipped (they land with the group's web branch; re-run this bench after merging it)",
@@ -788,7 +790,7 @@ def main() -> None:
                     sizes: dict[str, tuple[int, int, str]] = {}
                     firsts: dict[str, float] = {}
                     r = asyncio.run(drive(server, nights, long_keys, args.seconds, args.rounds, args.pages_only, sizes,
-                                          group_keys, args.group_only, firsts))
+                                          group_keys, args.group_only, firsts, args.polls_only))
                     memory = server.memory()
                     pauses = server.gc_pauses()
                 finally:

@@ -44,6 +44,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
+from companion.db import change_watch
 from companion.db.engine import write_transaction
 from companion.db.models import Event, Game, Group, GroupNight, GroupRecord, Night
 from companion.extensions import db
@@ -192,8 +193,17 @@ class UnitOfWork:
                 db.session.rollback()
 
     def commit(self) -> None:
-        """The one commit point; then the kept folds follow what was committed."""
-        db.session.commit()
+        """The one commit point; then the kept folds follow what was committed.
+
+        The change watch hears of it (db/change_watch.py): every process's listener on
+        PostgreSQL (a NOTIFY in the transaction, delivered only if it commits), and this
+        process at once, so the players' polls read the database again.
+        """
+        change_watch.notify(db.session)
+        try:
+            db.session.commit()
+        finally:  # even a commit that failed half-way may have been written: read again, to be sure
+            change_watch.committed()
         self._committed = True
         for follow in self._after_commit:
             follow()

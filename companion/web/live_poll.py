@@ -1,11 +1,12 @@
 """The players' live poll answered before Flask: WSGI middleware, earned by the load bench (issue 22).
 
 The players' page polls ``/p/<key>/live`` with the ETag it last saw.  An unchanged table
-costs one indexed read of the night's version and a 304, in any process behind
-the same database, so there is no in-process broadcast to go stale.  That read
-is one SELECT on a pooled driver connection of the middleware's own pool, without the
-ORM: every phone at every table asks every 0.8 seconds, and almost always nothing has
-changed.
+costs a 304 and, when the change watch (db/change_watch.py) says nothing was committed
+since this process last read that link's night, no read at all: the watch hears every
+commit through the database (SQLite's data_version, PostgreSQL's NOTIFY), so there is
+no in-process broadcast to go stale.  Otherwise the version is read in one SELECT on a
+pooled driver connection of the middleware's own pool, without the ORM: every phone at
+every table asks every 0.8 seconds, and almost always nothing has changed.
 
 A poll that finds a change is answered by the same middleware when this process
 already holds the parts of the fragment that are the same for every phone at that
@@ -13,7 +14,9 @@ version (``service.derived``): it reads the version the same way, verifies the
 phone's session cookie as Flask would, renders that phone's "mine" section and puts
 the fragment together, with no ORM session, request context or routing.  The first
 poll of a version in a process goes through Flask and the ORM (the players' blueprint,
-web/players.py), and keeps those parts (:func:`shared_parts`).
+web/players.py), and keeps those parts (:func:`shared_parts`); the middleware keeps each
+answer it makes, per night, version and phone's player, so a change costs one render per
+player, not one per phone and poll.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from werkzeug.http import parse_cookie, parse_etags
 
 from companion import service
 from companion.extensions import db
+from companion.db.change_watch import ChangeWatch, watch_of
 from companion.db.models import Night
 from companion.night.standings import Standings
 from companion.web.links import KEY_CHARS, MAX_KEY_LENGTH
@@ -47,6 +51,10 @@ RECENT = 6
 #: what service.derived keeps for the live fragment, per night and version
 STANDINGS = f"standings/{RECENT}"
 PARTS = f"live-parts/{RECENT}"
+#: players' links whose version the middleware keeps while nothing is committed (beyond: forgotten, read again)
+KNOWN_LINKS = 10_000
+#: nights whose last answers the middleware keeps, per phone's player (beyond: forgotten, rendered again)
+KEPT_ANSWERS = 1_000
 #: idle connections the middleware's own pool keeps (one per server thread that polls at once)
 POLL_POOL_SIZE = 16
 
@@ -126,7 +134,8 @@ class NotModified:
     """WSGI middleware: answer a players' poll before Flask runs, when it can.
 
     This is almost all the traffic of a night (every phone, every 0.8 seconds), so it
-    costs one indexed SELECT and no request context, session or routing.  It answers
+    costs at most one indexed SELECT (none while nothing is committed: :meth:`_version`)
+    and no request context, session or routing.  It answers
     only a GET of ``/p/<players' link>/live`` from a client the link limiter does not
     block: a 304 when If-None-Match holds the night's current ETag, and a 200 when this
     process already keeps that version's standings and shared parts (see
@@ -142,6 +151,9 @@ class NotModified:
         self.fragment = LiveFragment(app)
         self._headers: dict[str, list[tuple[str, str]]] = {}  # by scheme: HTTPS adds HSTS
         self._engine_of_app: Engine | None = None
+        self._watch: ChangeWatch | None = None
+        #: players' link -> (the change watch's generation, what current_version read at it)
+        self._known: dict[str, tuple[int, tuple[int, int, str]]] = {}
         self._lock = threading.Lock()
 
     def __call__(self, environ: dict, start_response: Callable):  # type: ignore[no-untyped-def,type-arg]
@@ -149,7 +161,7 @@ class NotModified:
         if match and environ.get("REQUEST_METHOD") == "GET":
             # a valid players' link is always answered; an unknown one goes on to Flask,
             # where it is counted and braked (security.reject_unknown_link)
-            found = current_version(match.group(1), self._engine(), self.app.config["SECRET_KEY"])
+            found = self._version(match.group(1))
             environ[FOUND] = found  # the view need not ask again
             if found is not None:
                 asked = environ.get("HTTP_IF_NONE_MATCH")
@@ -162,6 +174,37 @@ class NotModified:
                     start_response("200 OK", answer[0])
                     return [answer[1]]
         return self.wsgi_app(environ, start_response)
+
+    def _version(self, key: str) -> tuple[int, int, str] | None:
+        """:func:`current_version` of ``key``, or the one this process read when nothing was committed since.
+
+        The change watch (db/change_watch.py) says whether anything was committed since the
+        version was read: when not, no connection and no statement.  It is for the polls
+        alone (on PostgreSQL another process's commit is heard a moment after it is made,
+        and the phone polls again 0.8 seconds later); when it is unsure, read.
+        """
+        try:
+            generation = self._change_watch().generation()
+        except Exception:  # noqa: BLE001 - whatever went wrong with the watch, the database still answers
+            generation = None
+        if generation is not None:
+            kept = self._known.get(key)
+            if kept is not None and kept[0] == generation:
+                return kept[1]
+        found = current_version(key, self._engine(), self.app.config["SECRET_KEY"])
+        if found is not None and generation is not None:
+            if len(self._known) >= KNOWN_LINKS:
+                self._known.clear()  # bounded; the next polls read again
+            self._known[key] = (generation, found)
+        return found
+
+    def _change_watch(self) -> ChangeWatch:
+        if self._watch is None:
+            with self._lock:
+                if self._watch is None:
+                    with self.app.app_context():
+                        self._watch = watch_of(db.engine)
+        return self._watch
 
     def _engine(self) -> Engine:
         if self._engine_of_app is not None:
@@ -235,6 +278,8 @@ class LiveFragment:
         self._layout: list[str] | None | bool = False  # False: not read yet; None: cannot be used
         self._headers: dict[str, list[tuple[str, str]]] = {}  # by scheme: HTTPS adds HSTS
         self._serializer: tuple[Any, Any] | None = None
+        #: night id -> (ETag, its answers by (the phone's player, scheme)): one render per version and player
+        self._answers: dict[int, tuple[str, dict[tuple[str | None, str], tuple[list[tuple[str, str]], bytes]]]] = {}
         self._lock = threading.Lock()
 
     # -- the body -------------------------------------------------------------------------
@@ -292,13 +337,25 @@ class LiveFragment:
         data = self.session_of(environ)
         if data is None:
             return None
+        me, scheme = player_of(data, night_id, st), _scheme(environ)
+        kept = self._answers.get(night_id)
+        if kept is None or kept[0] != tag:
+            kept = (tag, {})  # a new version (or link): the answers of the last one are of no more use
+        answer = kept[1].get((me, scheme))
+        if answer is not None:
+            return list(answer[0]), answer[1]  # a list of its own: a server or middleware may add to it
         try:
-            body = self.render(st, player_of(data, night_id, st), parts).encode()
+            body = self.render(st, me, parts).encode()
         except Exception:  # noqa: BLE001 - Flask renders it again, and answers or reports the error
             return None
         values = {_ETAG: f'"{tag}"', _LENGTH: str(len(body))}
-        headers = self._response_headers(_scheme(environ))
-        return [(k, values.get(v, v)) for k, v in headers], body
+        headers = self._response_headers(scheme)
+        answer = [(k, values.get(v, v)) for k, v in headers], body
+        kept[1][(me, scheme)] = answer
+        if night_id not in self._answers and len(self._answers) >= KEPT_ANSWERS:
+            self._answers.clear()  # bounded; the next polls render again
+        self._answers[night_id] = kept
+        return list(answer[0]), body
 
     def session_of(self, environ: dict) -> dict | None:  # type: ignore[type-arg]
         """The session as Flask's SecureCookieSessionInterface.open_session reads it; None: let Flask read it.

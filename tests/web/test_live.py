@@ -405,3 +405,120 @@ def test_the_poll_pool_keeps_its_connections_in_autocommit(app, client, start_ni
             "SELECT state FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
         )).scalars().all()
     assert "idle in transaction" not in states
+
+
+# --- the change watch: no read while nothing is committed (db/change_watch.py) ---------------------
+
+
+def middleware_of(app):
+    from companion.web.hosts import HostCheck
+
+    return app.wsgi_app.wsgi_app if isinstance(app.wsgi_app, HostCheck) else app.wsgi_app
+
+
+@pytest.fixture
+def reads(app, monkeypatch):
+    """The players' links whose version the middleware read from the database, once its change watch is sure."""
+    import time
+
+    from companion.web import live_poll
+
+    watch = middleware_of(app)._change_watch()
+    deadline = time.monotonic() + 10  # PostgreSQL: until its listener listens
+    while watch.generation() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert watch.generation() is not None
+    read, calls = live_poll.current_version, []
+
+    def counting(key, *args):
+        calls.append(key)
+        return read(key, *args)
+
+    monkeypatch.setattr(live_poll, "current_version", counting)
+    return calls
+
+
+def test_an_unchanged_table_is_answered_without_reading_the_database(app, client, start_night, reads):
+    page = start_night()
+    page.declare("Ben", "Cat")
+    _, viewer = links(app, page)
+    etag = poll(client, viewer).headers["ETag"]
+    reads.clear()
+    assert [poll(client, viewer, etag).status_code for _ in range(3)] == [304] * 3
+    assert reads == []
+
+
+def test_this_processs_own_commit_is_seen_by_the_very_next_poll(app, client, start_night, reads):
+    page = start_night()
+    _, viewer = links(app, page)
+    etag = poll(client, viewer).headers["ETag"]
+    assert poll(client, viewer, etag).status_code == 304
+    page.declare("Ben", "Cat")
+    changed = poll(client, viewer, etag)
+    assert changed.status_code == 200 and 'data-pot="4"' in changed.get_data(as_text=True)
+
+
+def test_another_processs_commit_is_seen_by_the_next_polls(app, client, start_night, reads, monkeypatch):
+    """Its commit is heard through the database alone (SQLite's data_version, PostgreSQL's NOTIFY a moment later)."""
+    import time
+
+    from companion.db import change_watch
+
+    page = start_night()
+    _, viewer = links(app, page)
+    etag = poll(client, viewer).headers["ETag"]
+    assert poll(client, viewer, etag).status_code == 304
+    monkeypatch.setattr(change_watch, "committed", lambda: None)  # as if the unit ran in another process
+    page.declare("Ben", "Cat")
+    deadline = time.monotonic() + 10
+    statuses = [poll(client, viewer, etag).status_code]
+    while statuses[-1] == 304 and time.monotonic() < deadline:
+        time.sleep(0.01)
+        statuses.append(poll(client, viewer, etag).status_code)
+    assert statuses[-1] == 200
+    if not EXTERNAL_DB:
+        assert statuses == [200]  # SQLite: at once
+
+
+def test_a_watch_that_fails_leaves_the_poll_reading_the_database(app, client, start_night, reads, monkeypatch):
+    page = start_night()
+    _, viewer = links(app, page)
+    etag = poll(client, viewer).headers["ETag"]
+
+    def broken():
+        raise RuntimeError("the watch's connection is gone")
+
+    monkeypatch.setattr(middleware_of(app)._change_watch(), "generation", broken)
+    reads.clear()
+    assert poll(client, viewer, etag).status_code == 304
+    monkeypatch.setattr("companion.db.change_watch.committed", lambda: None)  # nor told of the commit
+    page.declare("Ben", "Cat")
+    assert poll(client, viewer, etag).status_code == 200
+    assert reads == [viewer, viewer]
+
+
+def test_a_changed_table_is_rendered_once_per_version_and_player(app, start_night, through_flask, monkeypatch):
+    from companion.web.live_poll import LiveFragment
+
+    page = start_night()
+    page.declare("Ben", "Cat")
+    _, viewer = links(app, page)
+    phones = [phone_of(app, viewer, me) for me in ("Ann", "Ann", "Ben")]
+    poll(phones[0], viewer, '"outdated"')  # the first of the version: through Flask, which keeps its parts
+    render, rendered = LiveFragment.render, []
+
+    def counting(self, st, me, parts):
+        rendered.append(me)
+        return render(self, st, me, parts)
+
+    monkeypatch.setattr(LiveFragment, "render", counting)
+    through_flask.clear()
+    answers = [poll(phone, viewer, '"outdated"') for phone in phones * 2]
+    assert through_flask == [] and rendered == ["Ann", "Ben"]
+    bodies = [answer.get_data(as_text=True) for answer in answers]
+    assert bodies[0] == bodies[1] == bodies[3] and bodies[2] == bodies[5] != bodies[0]
+    assert "<strong>Ann</strong>" in bodies[0] and "<strong>Ben</strong>" in bodies[2]
+    page.winner("Cat")  # a new version: its own answers, not the last one's
+    again = [poll(phone, viewer, '"outdated"') for phone in phones[:2]]
+    assert again[0].get_data() == again[1].get_data() != answers[0].get_data()
+    assert again[0].headers["ETag"] == again[1].headers["ETag"] != answers[0].headers["ETag"]

@@ -1,0 +1,221 @@
+"""Whether anything was committed since this process last read: the players' poll asks this, not the database.
+
+Every phone at every table polls every 0.8 seconds, and almost always nothing has
+changed (issue 22).  Reading the night's version for each poll costs a pooled
+connection and a statement; knowing that nothing was committed since the version was
+read costs far less.  A :class:`ChangeWatch` hands out a *generation*, a number that
+moves on after every commit anyone makes to the database; a value read when the
+generation was ``g`` may be used again while the generation is still ``g``.
+
+* SQLite: ``PRAGMA data_version`` on a connection of the watch's own, one per thread,
+  that never writes: its value changes when any other connection (of this process or
+  another) commits.  A thread that sees it change moves the generation on.
+* PostgreSQL: LISTEN/NOTIFY.  The unit of work sends ``NOTIFY`` inside its transaction
+  (:func:`notify`), so the notification is delivered when, and only if, it commits;
+  one listener thread per process, on its own connection, moves the generation on for
+  each.  A notification from another process arrives a moment after its commit, so the
+  watch is for the polls alone (a phone polls again 0.8 s later), never for pages or
+  actions, which read the database as always.
+* Both: this process's own unit of work moves the generation on once it has committed
+  (:func:`committed`), so its own change is seen at once.
+
+The generation moves on only *after* a commit is seen, and a reader takes it *before* it
+reads, so a value is never kept past the moment the commit is seen (at once on SQLite and
+for this process's commits; when the notification arrives for another process's commit on
+PostgreSQL), only too briefly.  When the watch is unsure (not
+started yet, its connection failed, the listener is reconnecting, another engine, an
+in-memory database) :meth:`ChangeWatch.generation` answers None: read the database.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sqlite3
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import text
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import Session
+
+from companion.db.engine import sqlite_files
+
+log = logging.getLogger(__name__)
+
+#: the PostgreSQL channel the unit of work notifies and the listener listens on
+CHANNEL = "companion_change"
+_NOTIFY = text(f"NOTIFY {CHANNEL}")
+#: how long the listener waits on its socket at a time (psycopg's notifies() then returns, and is called again)
+LISTEN_TIMEOUT = 1.0
+#: the longest the listener waits before it connects again after an error
+MOST_BACKOFF = 30.0
+
+_lock = threading.Lock()
+_generation = 0
+
+
+def _move_on() -> None:
+    global _generation
+    with _lock:
+        _generation += 1
+
+
+def committed() -> None:
+    """This process committed a change: no value read before it may be used again (called after the commit)."""
+    _move_on()
+
+
+def notify(session: Session) -> None:
+    """Inside a transaction about to commit: tell every process's listener, on PostgreSQL, once it commits."""
+    bind = session.get_bind()
+    if bind.dialect.name == "postgresql":
+        session.execute(_NOTIFY)
+
+
+class ChangeWatch:
+    """The generation of one engine's database, or None when unsure; see the module's docstring."""
+
+    def generation(self) -> int | None:  # pragma: no cover - overridden
+        return None
+
+
+class _Unsure(ChangeWatch):
+    """Another engine, or an in-memory database: always read."""
+
+
+class _SQLiteWatch(ChangeWatch):
+    """``PRAGMA data_version`` on a connection per thread (and per process, after a fork)."""
+
+    def __init__(self, path: Path) -> None:
+        # read and write, never create: a watch does not make a database that is not there
+        self.uri = path.absolute().as_uri() + "?mode=rw"
+        self._local = threading.local()
+
+    def generation(self) -> int | None:
+        local, pid = self._local, os.getpid()
+        try:
+            if getattr(local, "pid", None) != pid:
+                # a new thread, or a forked child: a parent's connection is kept, never used nor closed here
+                if getattr(local, "connection", None) is not None:
+                    _inherited.append(local.connection)
+                local.connection = None
+                local.connection = sqlite3.connect(self.uri, uri=True, isolation_level=None)
+                local.pid, local.seen = pid, None
+            version = local.connection.execute("PRAGMA data_version").fetchone()[0]
+        except sqlite3.Error:
+            broken, local.connection, local.pid = getattr(local, "connection", None), None, None
+            if broken is not None:
+                with contextlib.suppress(sqlite3.Error):
+                    broken.close()
+            return None  # unsure: read; a new connection next time
+        if version != local.seen:
+            # something was committed since this thread last looked (or it never looked): move on,
+            # then hand out the generation after the move, so a value read from now on is kept with it
+            local.seen = version
+            _move_on()
+        return _generation
+
+
+class _PostgresWatch(ChangeWatch):
+    """The process's one listener for this database (started on first use, again after a fork)."""
+
+    def __init__(self, engine: Engine) -> None:
+        # not the engine itself: the watches are kept by engine, weakly
+        self.key = engine.url.render_as_string(hide_password=False)
+        cargs, cparams = engine.dialect.create_connect_args(engine.url)
+        dbapi = engine.dialect.loaded_dbapi
+        self.connect: Callable[[], Any] = lambda: dbapi.connect(*cargs, **cparams)
+
+    def generation(self) -> int | None:
+        listener = _listeners.get(self.key)
+        if listener is None or listener.pid != os.getpid():
+            listener = _listener_for(self.key, self.connect)
+        return _generation if listener.listening else None
+
+
+class _Listener:
+    """A daemon thread that LISTENs on its own connection and moves the generation on for each notification.
+
+    It is ``listening`` only while its LISTEN stands: it moves the generation on each time
+    it (re)starts listening, since whatever was committed while it was not is unknown.  On
+    an error it stops listening (the polls read the database), waits and connects again.
+    """
+
+    def __init__(self, connect: Callable[[], Any]) -> None:
+        self.pid = os.getpid()
+        self.listening = False
+        self._connect = connect
+        self.thread = threading.Thread(target=self._run, name="companion-change-listener", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        backoff = 0.5
+        while True:
+            connection = None
+            try:
+                connection = self._connect()
+                connection.autocommit = True
+                connection.execute(f"LISTEN {CHANNEL}")
+                _move_on()  # what was committed while it was not listening is unknown: before it says it listens
+                self.listening = True
+                backoff = 0.5
+                while True:
+                    for _ in connection.notifies(timeout=LISTEN_TIMEOUT):
+                        _move_on()
+            except Exception as error:  # noqa: BLE001 - any failure: the polls read the database meanwhile
+                self.listening = False
+                log.warning("change watch: listening failed, reading the database meanwhile: %s", error)
+            finally:
+                self.listening = False
+                if connection is not None:
+                    with contextlib.suppress(Exception):  # already broken
+                        connection.close()
+            time.sleep(backoff)
+            backoff = min(backoff * 2, MOST_BACKOFF)
+
+
+#: the process's listeners, by database URL: one per database, however many apps use it
+_listeners: dict[str, _Listener] = {}
+#: a parent process's listeners and SQLite connections, kept so that a forked child never closes them
+_inherited: list[Any] = []
+
+
+def _listener_for(key: str, connect: Callable[[], Any]) -> _Listener:
+    with _lock:
+        listener = _listeners.get(key)
+        if listener is None or listener.pid != os.getpid():
+            if listener is not None:
+                _inherited.append(listener)
+            listener = _listeners[key] = _Listener(connect)
+        return listener
+
+
+_watches: weakref.WeakKeyDictionary[Engine, ChangeWatch] = weakref.WeakKeyDictionary()
+
+
+def watch_of(engine: Engine) -> ChangeWatch:
+    """The watch of ``engine``'s database (made on first use; an SQLite watch opens its connections lazily too)."""
+    watch = _watches.get(engine)
+    if watch is None:
+        with _lock:
+            watch = _watches.get(engine)
+            if watch is None:
+                watch = _watches[engine] = _make(engine)
+    return watch
+
+
+def _make(engine: Engine) -> ChangeWatch:
+    name = engine.dialect.name
+    if name == "sqlite":
+        files = sqlite_files(engine)
+        return _SQLiteWatch(files[0]) if files else _Unsure()
+    if name == "postgresql" and engine.dialect.driver == "psycopg":
+        return _PostgresWatch(engine)
+    return _Unsure()
+
