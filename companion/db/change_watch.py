@@ -55,6 +55,9 @@ _NOTIFY = text(f"NOTIFY {CHANNEL}")
 LISTEN_TIMEOUT = 1.0
 #: the longest the listener waits before it connects again after an error
 MOST_BACKOFF = 30.0
+#: how old the listener's last word from the server may be for the watch to be trusted: it asks after
+#: each wait on its socket, and a link that died without an error (no word back) falls to reading
+TRUSTED_FOR = 5.0
 
 _lock = threading.Lock()
 _generation = 0
@@ -136,7 +139,7 @@ class _PostgresWatch(ChangeWatch):
         listener = _listeners.get(self.key)
         if listener is None or listener.pid != os.getpid():
             listener = _listener_for(self.key, self.connect)
-        return _generation if listener.listening else None
+        return _generation if listener.trusted() else None
 
 
 class _Listener:
@@ -145,11 +148,16 @@ class _Listener:
     It is ``listening`` only while its LISTEN stands: it moves the generation on each time
     it (re)starts listening, since whatever was committed while it was not is unknown.  On
     an error it stops listening (the polls read the database), waits and connects again.
+    After each wait on its socket it asks the server a ``SELECT 1``: a link that died without
+    an error (a cable pulled, a machine gone) leaves it waiting with no word back, and the
+    watch is trusted only while the last word is under :data:`TRUSTED_FOR` seconds old.
     """
 
     def __init__(self, connect: Callable[[], Any]) -> None:
         self.pid = os.getpid()
         self.listening = False
+        self.heard = 0.0  # time.monotonic() of the server's last answer
+        self.backend: int | None = None
         self._connect = connect
         self.thread = threading.Thread(target=self._run, name="companion-change-listener", daemon=True)
         self.thread.start()
@@ -163,11 +171,15 @@ class _Listener:
                 connection.autocommit = True
                 connection.execute(f"LISTEN {CHANNEL}")
                 _move_on()  # what was committed while it was not listening is unknown: before it says it listens
+                self.backend = connection.info.backend_pid  # the server's process for it, which a test may end
+                self.heard = time.monotonic()
                 self.listening = True
                 backoff = 0.5
                 while True:
                     for _ in connection.notifies(timeout=LISTEN_TIMEOUT):
                         _move_on()
+                    connection.execute("SELECT 1")
+                    self.heard = time.monotonic()
             except Exception as error:  # noqa: BLE001 - any failure: the polls read the database meanwhile
                 self.listening = False
                 log.warning("change watch: listening failed, reading the database meanwhile: %s", error)
@@ -178,6 +190,10 @@ class _Listener:
                         connection.close()
             time.sleep(backoff)
             backoff = min(backoff * 2, MOST_BACKOFF)
+
+    def trusted(self) -> bool:
+        """Whether the polls may go by the generation: listening, and heard from the server lately."""
+        return self.listening and time.monotonic() - self.heard < TRUSTED_FOR
 
 
 #: the process's listeners, by database URL: one per database, however many apps use it

@@ -103,10 +103,7 @@ def test_on_postgresql_a_failed_listener_is_unsure_until_it_listens_again(app):
     settled(watch)
     listener = change_watch._listeners[watch.key]
     with app.app_context():  # its connection ended by the server, as a restart would
-        db.session.execute(text(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND query = :listen"
-        ), {"listen": f"LISTEN {change_watch.CHANNEL}"})
+        db.session.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": listener.backend})
         db.session.commit()
     deadline = time.monotonic() + 10
     while listener.listening and time.monotonic() < deadline:
@@ -114,6 +111,24 @@ def test_on_postgresql_a_failed_listener_is_unsure_until_it_listens_again(app):
     assert not listener.listening and watch.generation() is None
     settled(watch)  # and it listens again
     assert change_watch._listeners[watch.key] is listener
+
+
+@pytest.mark.skipif(not ON_POSTGRES, reason="PostgreSQL's listener")
+def test_on_postgresql_a_listener_not_heard_from_lately_is_not_trusted(app, monkeypatch):
+    """A link that died without an error leaves the listener waiting with no word back: the polls read."""
+    with app.app_context():
+        watch = watch_of(db.engine)
+    settled(watch)
+    listener = change_watch._listeners[watch.key]
+    assert listener.listening and watch.generation() is not None
+    monkeypatch.setattr(change_watch, "TRUSTED_FOR", 0.0)  # as if its last word were older than that
+    assert listener.listening and watch.generation() is None
+    monkeypatch.setattr(change_watch, "TRUSTED_FOR", 5.0)
+    heard = listener.heard
+    deadline = time.monotonic() + 10
+    while listener.heard == heard and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert listener.heard > heard  # it asks the server again after each wait on its socket
 
 
 def test_an_unknown_engine_has_no_watch(monkeypatch):
