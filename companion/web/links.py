@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from flask import abort, current_app
 from sqlalchemy import select
+from sqlalchemy.engine import Engine
 
 from companion.extensions import db
 from companion.db.models import Night
@@ -91,11 +92,13 @@ def keeper_link(key: str) -> NightLink | None:
 _VIEWER_LINK_SQL = _LINK_SQL.replace("WHERE n.keeper_key", "WHERE n.viewer_key")
 
 
-def viewer_link(key: str) -> NightLink | None:
-    """The night whose players' link is ``key``, as :func:`keeper_link` reads it (None: ask the ORM)."""
+def viewer_link(key: str, engine: Engine | None = None) -> NightLink | None:
+    """The night whose players' link is ``key``, as :func:`keeper_link` reads it (None: ask the ORM).
+
+    ``engine``: outside a request (a page answered before Flask, web/early_pages.py), the one-row reads' engine."""
     if not key or len(key) > MAX_KEY_LENGTH or not KEY_CHARS.fullmatch(key):
         return None
-    row = read_row(read_engine(), _VIEWER_LINK_SQL, key)
+    row = read_row(engine or read_engine(), _VIEWER_LINK_SQL, key)
     if row is None or not same_secret(key, row[3]):
         return None
     return _link(row)

@@ -303,7 +303,7 @@ class LiveFragment:
     def session_of(self, environ: dict) -> dict | None:  # type: ignore[type-arg]
         """The session as Flask's SecureCookieSessionInterface.open_session reads it; None: let Flask read it.
 
-        The group's pages answered before Flask read it the same way (web/early_group_pages.py).
+        The group's pages answered before Flask read it the same way (web/early_pages.py).
         """
         app = self.app
         interface = app.session_interface
@@ -349,7 +349,7 @@ def headers_flask_sends(
 ) -> list[tuple[str, str]]:
     """The headers the Flask path sends with the answer ``make()`` makes to a GET of ``path``, in its order.
 
-    A middleware that answers before Flask (the poll here, a group's kept page in web/early_group_pages.py)
+    A middleware that answers before Flask (the poll here, a group's kept page in web/early_pages.py)
     must send what Flask would: the app's after-request hooks (security headers, compression's Vary) and
     its session are run once on a made-up request that reads ``session_key`` of the session, as the view
     does (so "Vary: Cookie"); a header named in ``stand_ins`` (lower case) gets its stand-in as its value,

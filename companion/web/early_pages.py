@@ -1,0 +1,408 @@
+"""Kept pages answered before Flask, one small plug-in per kind of page (issues 22 and 25).
+
+A page kept once rendered (web/kept_pages.py: a night's pages per version, a group's pages per stamp)
+costs a repeat request one read of its stamp, its gaps pasted (a fresh request key in each form, the
+CSRF token) and Flask's handling of a request and its answer, which was the most of it: context,
+routing, the session read and written, the token signed, the ``after_request`` hooks.  This WSGI
+middleware answers the repeat request itself, as the players' poll is answered (web/live_poll.py),
+when it is sure Flask's answer would be the same but for what every request makes anew.
+
+What differs between kinds of page is a plug-in (:class:`PageKind`): the path it answers, what of the
+query string the page is kept by, how its stamp is read in one statement on the one-row reads' own pool,
+the name the Flask path keeps the page by, and the path its headers are worked out on.  What is common
+is here, and is the same for every kind:
+
+* a GET of a kind's path, reached at an allowed host (the host check, web/hosts.py, is in front of it)
+  over a plain WSGI root (no ``SCRIPT_NAME``), with no query string or one the kind reads as Flask's
+  view reads ``request.args`` (:func:`args_of`) into what its page is kept by;
+* a browser whose session cookie verifies as Flask's session would read it, holds no flashed message
+  and, for a page with a form, already holds its CSRF secret (so Flask would send no cookie), and that
+  takes deflate (the kept page goes out as the Flask path sends it: web/kept_pages.py);
+* a valid link (the kind's stamp read now) whose page this process keeps at that stamp, by the name
+  the Flask path keeps it by.
+
+Anything else goes on to Flask unchanged: a first visit, a flash pending, a HEAD, a question the page is
+not kept by, a page not kept here yet or kept at an older stamp, and any unknown or replaced link, which
+Flask counts and brakes (``security.reject_unknown_link``); a valid link is always answered, by either
+path, as before.  The answer's headers are the Flask path's, worked out once per kind and scheme by
+running the app's ``after_request`` hooks and session on a kept page's response; its CSRF token is made
+as Flask-WTF's ``generate_csrf`` makes it from the session's secret.
+
+The kinds (:data:`KINDS`): a group's organiser's and members' pages ``/g/<key>`` and ``/m/<key>``; the
+players' page ``/p/<key>`` and the players' report ``/p/<key>/report``.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl
+
+from flask import Flask
+from itsdangerous import BadData, URLSafeTimedSerializer
+from itsdangerous.encoding import base64_decode, bytes_to_int
+from sqlalchemy.engine import Engine
+from werkzeug.datastructures import ImmutableMultiDict
+from werkzeug.http import parse_accept_header, parse_cookie
+from werkzeug.sansio.utils import get_current_url, get_host
+
+from companion import service
+from companion.group.season import ALL_TIME, Period
+from companion.web import kept_pages
+from companion.web.addresses import shared_address
+from companion.web.groups import kept_as, period_from, read_stamp
+from companion.web.kept_pages import Stamped
+from companion.web.links import MAX_KEY_LENGTH, viewer_link
+from companion.web.live_poll import STANDINGS, LiveFragment, current_version, headers_flask_sends, player_of
+from companion.web.players import players_page
+from companion.web.raw_reads import READ_ENGINE
+from companion.web.report import report_page, view_of
+
+#: the environ key set on a request answered here (the tests and the bench see which path answered)
+ANSWERED = "companion.page_early"
+#: stands in for the answer's length in the kept headers (NUL is in no header)
+_LENGTH = "\x00length"
+#: sessions (and CSRF tokens) kept by the cookie that sent them; more are read anew
+SESSIONS_KEPT = 4096
+#: the salt Flask-WTF signs a CSRF token with (flask_wtf.csrf.generate_csrf)
+_CSRF_SALT = "wtf-csrf-token"
+#: query strings read, kept by their kind and text (a page's links ask a handful of them); more are read anew
+QUERIES_KEPT = 1024
+#: a link in a path, as the blueprints' ``<key>`` takes it (the stamp's read checks it further)
+_KEY = r"([A-Za-z0-9_-]{1,%d})" % MAX_KEY_LENGTH
+
+
+def args_of(query: str) -> ImmutableMultiDict[str, str] | None:
+    """``request.args`` of a request whose QUERY_STRING is ``query``, as Werkzeug makes it; None if it cannot.
+
+    The WSGI string's Latin-1 bytes read as UTF-8, ``parse_qsl`` keeping blanks and leaving bad bytes
+    percent-encoded, into an ``ImmutableMultiDict`` whose ``get`` takes a repeated name's first value.
+    """
+    try:
+        return ImmutableMultiDict(
+            parse_qsl(query.encode("latin1").decode(), keep_blank_values=True, errors="werkzeug.url_quote")
+        )
+    except (UnicodeError, ValueError):
+        return None
+
+
+@dataclass(frozen=True)
+class Visit:
+    """What a plug-in may need of the request besides its path and question: the session as Flask reads it,
+    the scheme, ``request.host`` and ``request.host_url``, and the app."""
+
+    app: Flask
+    session: dict[str, Any]
+    scheme: str
+    host: str
+    host_url: str
+
+
+@dataclass(frozen=True)
+class PageKind:
+    """A plug-in: one kind of kept page answered before Flask.
+
+    ``path``: the PATH_INFO it answers (matched whole; its groups go to ``stamp``).
+    ``asks``: what of the query string the page is kept by, read as the Flask view reads ``request.args``
+    (given "" for no query string); None: a question the page is not kept by, so Flask answers.
+    ``stamp``: the page's stamp, read in one statement on the engine given (the one-row reads' own pool);
+    None: an unknown or replaced link (Flask counts it) or ask the ORM.
+    ``kept``: the page this process keeps for (visit, path's groups, stamp, what is asked), looked up by the
+    name the Flask path keeps it by; None: not kept (yet, or at this stamp).
+    ``header_path`` and ``session_key``: the path the Flask path's headers are worked out on, and what
+    of the session its view reads there (so that "Vary: Cookie" is sent as Flask sends it).
+    """
+
+    name: str
+    path: re.Pattern[str]
+    asks: Callable[[str], Hashable | None]
+    stamp: Callable[[tuple[str, ...], Engine, Flask], Any]
+    kept: Callable[[Visit, tuple[str, ...], Any, Any], Stamped | None]
+    header_path: str
+    session_key: str = "_flashes"
+
+
+def no_question(query: str) -> Hashable | None:
+    """``asks`` of a page kept by nothing in its address: only a request with no query string is answered."""
+    return () if not query else None
+
+
+# -- a group's two pages (web/groups.py) -------------------------------------------------------------
+
+#: the address's questions a group's page is kept by (web/groups.py: period_from, _rivalry, _all_listed)
+ASKED = frozenset({"period", "from", "to", "first", "second", "nights"})
+#: what a page with no question asks: the whole season, no rivalry, the newest nights listed
+PLAIN: tuple[Period, str, str, bool] = (ALL_TIME, "", "", False)
+
+
+def asked_of(query: str) -> tuple[Period, str, str, bool] | None:
+    """(period, first, second, nights in full) a group page's QUERY_STRING asks, as the Flask path reads it, or None.
+
+    Read as :func:`args_of` reads it, and as the view reads those (:func:`~companion.web.groups.period_from`,
+    ``first``/``second``, ``nights == "all"``).  None, so that Flask answers: a name the page is not kept by
+    (a refused form's ``refused=`` above all, whose page is made for its request alone), a query Werkzeug
+    could not read, or a period :func:`period_from` refuses (Flask's page says why, with a 400).
+    """
+    if not query:
+        return PLAIN
+    args = args_of(query)
+    if args is None or not ASKED.issuperset(args.keys()):
+        return None
+    try:
+        period = period_from(args)
+    except Exception:  # noqa: BLE001 - whatever it is, Flask's path meets it and answers it
+        return None
+    return period, args.get("first", ""), args.get("second", ""), args.get("nights") == "all"
+
+
+def _group_stamp(groups: tuple[str, ...], engine: Engine, app: Flask) -> Any:
+    return read_stamp(groups[1], groups[0] == "g", engine)
+
+
+def _group_kept(visit: Visit, groups: tuple[str, ...], stamp: Any, asked: Any) -> Stamped | None:
+    members_link = shared_address(f"/m/{stamp[4]}", visit.host, visit.scheme, visit.host_url, visit.app.config)
+    return kept_pages.across_nights(visit.app).get(kept_as(stamp, groups[0] == "g", *asked, members_link))
+
+
+#: the organiser's page ``/g/<key>`` and the members' page ``/m/<key>``, kept per group stamp and question
+GROUP_PAGES = PageKind(
+    "group", re.compile(r"/([gm])/" + _KEY), asked_of, _group_stamp, _group_kept, "/g/key", "_flashes"
+)
+
+# -- the players' page and the players' report (web/players.py, web/report.py) ----------------------
+
+
+def _players_stamp(groups: tuple[str, ...], engine: Engine, app: Flask) -> Any:
+    """(night id, version, ETag) of the night whose players' link is the path's, as the poll reads it."""
+    return current_version(groups[0], engine, app.config["SECRET_KEY"])
+
+
+def _players_kept(visit: Visit, groups: tuple[str, ...], stamp: Any, asked: Any) -> Stamped | None:
+    """The players' page kept at this version for this phone's player ("this is me"), as players.show looks it up."""
+    night_id, version = stamp[0], stamp[1]
+    st = service.derived(STANDINGS, night_id, version)
+    if st is None:
+        return None
+    return kept_pages.stamped(players_page(groups[0], player_of(visit.session, night_id, st)), night_id, version)
+
+
+#: the players' page ``/p/<key>``, kept per version and "me" (its view reads no question)
+PLAYERS_PAGE = PageKind("players", re.compile("/p/" + _KEY), no_question, _players_stamp, _players_kept, "/p/key", "me")
+
+
+def report_asked(query: str) -> Hashable | None:
+    """The report's view a QUERY_STRING asks, as report.keeper and report.viewer read it; None for any other name."""
+    if not query:
+        return "plan"
+    args = args_of(query)
+    if args is None or not set(args.keys()) <= {"view"}:
+        return None
+    return view_of(args)
+
+
+def _viewer_stamp(groups: tuple[str, ...], engine: Engine, app: Flask) -> Any:
+    return viewer_link(groups[0], engine)
+
+
+def _viewer_report_kept(visit: Visit, groups: tuple[str, ...], link: Any, view: Any) -> Stamped | None:
+    return kept_pages.stamped(report_page(link, False, link.continued, link.group, view), link.id, link.version)
+
+
+#: the players' report ``/p/<key>/report``, kept per version and view
+PLAYERS_REPORT = PageKind(
+    "players-report", re.compile("/p/" + _KEY + "/report"), report_asked, _viewer_stamp, _viewer_report_kept,
+    "/p/key/report",
+)
+
+#: every kind of page answered before Flask, tried in this order (the conformance test runs over them all)
+KINDS: tuple[PageKind, ...] = (GROUP_PAGES, PLAYERS_PAGE, PLAYERS_REPORT)
+
+
+class EarlyPages:
+    """WSGI middleware: a repeat request for a kept page answered from the page kept, without Flask.
+
+    ``answered`` counts the requests answered here (per process), for the tests and the bench.
+    """
+
+    def __init__(self, app: Flask, wsgi_app: Callable[..., Any], kinds: tuple[PageKind, ...] = KINDS) -> None:
+        self.app = app
+        self.wsgi_app = wsgi_app
+        self.kinds = kinds
+        self.cookies = LiveFragment(app)  # reads the session cookie exactly as Flask's session does
+        self.answered = 0
+        self._headers: dict[tuple[str, str], list[tuple[str, str]]] = {}  # by kind and scheme: HTTPS adds HSTS
+        self._csrf: tuple[Any, URLSafeTimedSerializer] | None = None
+        self._takes_deflate: dict[str, bool] = {}
+        self._host_urls: dict[tuple[str, str], str] = {}
+        self._queries: dict[tuple[str, str], Hashable | None] = {}
+        self._sessions: dict[str, tuple[Any, int, dict]] = {}  # type: ignore[type-arg]  # by Cookie header
+        self._tokens: dict[str, tuple[int, Any, str]] = {}  # by the session's CSRF secret
+        self._lock = threading.Lock()
+
+    def __call__(self, environ: dict, start_response: Callable[..., Any]):  # type: ignore[no-untyped-def,type-arg]
+        if environ.get("REQUEST_METHOD") == "GET":
+            path = environ.get("PATH_INFO", "")
+            for kind in self.kinds:
+                match = kind.path.fullmatch(path)
+                if match is None:
+                    continue
+                asked = self._asked(kind, environ.get("QUERY_STRING", ""))
+                if asked is not None:
+                    answer = self.answer(environ, kind, match.groups(), asked)
+                    if answer is not None:
+                        environ[ANSWERED] = True
+                        self.answered += 1
+                        start_response("200 OK", answer[0])
+                        return [answer[1]]
+                break
+        return self.wsgi_app(environ, start_response)
+
+    def answer(self, environ: dict, kind: PageKind, groups: tuple[str, ...],  # type: ignore[type-arg]
+               asked: Any) -> tuple[list[tuple[str, str]], bytes] | None:
+        """(headers, body) of ``kind``'s kept page for this request, or None: Flask answers it.
+
+        ``groups``: the path's groups; ``asked``: what its query string asks, as ``kind.asks`` reads it."""
+        if environ.get("SCRIPT_NAME") or not self._deflate_taken(environ.get("HTTP_ACCEPT_ENCODING", "")):
+            return None
+        host_header, scheme = environ.get("HTTP_HOST"), environ.get("wsgi.url_scheme")
+        if not host_header or scheme not in ("http", "https") or self.app.config.get("TRUSTED_HOSTS"):
+            return None
+        host = get_host(scheme, host_header)  # request.host and request.host_url, as Werkzeug makes them
+        if not host:
+            return None
+        data = self._session(environ)
+        if data is None or "_flashes" in data:
+            return None  # a session Flask would send again, or a message to show
+        stamp = kind.stamp(groups, self.app.extensions[READ_ENGINE](), self.app)
+        if stamp is None:
+            return None  # a replaced or unknown link (Flask counts it), or ask the ORM
+        kept = kind.kept(Visit(self.app, data, scheme, host, self._host_url(scheme, host)), groups, stamp, asked)
+        if kept is None or not kept_pages.sent_compressed(kept):
+            return None
+        token = None
+        if "csrf" in kept.gaps:
+            token = self._csrf_token(data)
+            if token is None:
+                return None
+        filled = [value.encode() for value in kept_pages.gap_values(kept, token, str)]
+        body = kept_pages.deflate_stream(kept.deflated, filled)
+        length = str(len(body))
+        return [(k, length if v == _LENGTH else v) for k, v in self._response_headers(kind, scheme)], body
+
+    def _asked(self, kind: PageKind, query: str) -> Hashable | None:
+        """``kind.asks(query)``, kept by its text (the same text reads the same, whatever the day)."""
+        try:
+            return self._queries[(kind.name, query)]
+        except KeyError:
+            pass
+        asked = kind.asks(query)
+        if len(self._queries) >= QUERIES_KEPT:
+            self._queries.clear()  # a flood of questions: start again rather than keep them all
+        self._queries[(kind.name, query)] = asked
+        return asked
+
+    def _host_url(self, scheme: str, host: str) -> str:
+        """``request.host_url`` (Werkzeug's get_current_url: ``scheme://host/`` as an IRI), by scheme and host."""
+        url = self._host_urls.get((scheme, host))
+        if url is None:
+            url = get_current_url(scheme, host)
+            if len(self._host_urls) < 64:  # a server is reached at a handful of names
+                self._host_urls[(scheme, host)] = url
+        return url
+
+    def _deflate_taken(self, header: str) -> bool:
+        """Whether Accept-Encoding ``header`` takes deflate, as ``request.accept_encodings`` reads it (by header)."""
+        taken = self._takes_deflate.get(header)
+        if taken is None:
+            taken = "deflate" in parse_accept_header(header)
+            if len(self._takes_deflate) < 64:  # browsers send a handful of these
+                self._takes_deflate[header] = taken
+        return taken
+
+    def _session(self, environ: dict) -> dict | None:  # type: ignore[type-arg]
+        """The session as Flask reads it (:meth:`LiveFragment.session_of`), kept by the Cookie header that sent it.
+
+        A browser sends the same cookie with every request, and a signature that verified once verifies
+        again under the same keys: what is kept is the session and when it was signed, so that its age is
+        still checked at each request as Flask checks it (0 to the session's lifetime).  Kept only for a
+        session Flask would read as it is (not a permanent one it sends again), at most
+        :data:`SESSIONS_KEPT` of them, and never for a request without a cookie or with a bad one (those
+        are read again).
+        """
+        header = environ.get("HTTP_COOKIE")
+        app = self.app
+        keys = (app.secret_key, tuple(app.config.get("SECRET_KEY_FALLBACKS") or ()))
+        lifetime = int(app.permanent_session_lifetime.total_seconds())
+        kept = self._sessions.get(header) if header else None
+        if kept is not None and kept[0] == keys and 0 <= int(time.time()) - kept[1] <= lifetime:
+            return kept[2]
+        data = self.cookies.session_of(environ)
+        if data and header:
+            signed = _signed_at(parse_cookie(environ).get(app.session_interface.get_cookie_name(app), ""))
+            if signed is not None:
+                if len(self._sessions) >= SESSIONS_KEPT:
+                    self._sessions.clear()  # a flood of cookies: start again rather than keep them all
+                self._sessions[header] = (keys, signed, data)
+        return data
+
+    def _csrf_token(self, data: dict) -> str | None:  # type: ignore[type-arg]
+        """The CSRF token ``flask_wtf.csrf.generate_csrf`` makes for this session; None when it would first make
+        the session's secret (Flask then sends a cookie)."""
+        config = self.app.config
+        field = config.get("WTF_CSRF_FIELD_NAME") or "csrf_token"
+        raw = data.get(field)
+        if not isinstance(raw, str):
+            return None
+        secret = config.get("WTF_CSRF_SECRET_KEY") or self.app.secret_key
+        if not secret:
+            return None
+        kept = self._csrf
+        if kept is None or kept[0] != secret:
+            kept = self._csrf = (secret, URLSafeTimedSerializer(secret, salt=_CSRF_SALT))
+        # the token is the secret signed with the second it is made in: the same second makes the same
+        # token, so one made this second for this session's secret is the one generate_csrf would make
+        now = int(time.time())
+        made = self._tokens.get(raw)
+        if made is not None and made[0] == now and made[1] == secret:
+            return made[2]
+        token: str = kept[1].dumps(raw)
+        if len(self._tokens) >= SESSIONS_KEPT:
+            self._tokens.clear()
+        self._tokens[raw] = (now, secret, token)
+        return token
+
+    def _response_headers(self, kind: PageKind, scheme: str) -> list[tuple[str, str]]:
+        """The Flask path's headers of ``kind``'s kept page sent compressed, in its order, :data:`_LENGTH` for its
+        length."""
+        kept = self._headers.get((kind.name, scheme))
+        if kept is not None:
+            return kept
+        with self._lock:
+            if (kind.name, scheme) not in self._headers:
+                self._headers[(kind.name, scheme)] = headers_flask_sends(
+                    self.app, kind.header_path, scheme, kind.session_key,
+                    lambda: kept_pages.deflated_response(b"x"), {"content-length": _LENGTH},
+                )
+            return self._headers[(kind.name, scheme)]
+
+
+def _signed_at(value: str) -> int | None:
+    """When a signed cookie that verified was signed: the timestamp itsdangerous puts before its signature."""
+    parts = value.rsplit(".", 2)
+    if len(parts) != 3:
+        return None
+    try:
+        return bytes_to_int(base64_decode(parts[1]))
+    except (BadData, ValueError):
+        return None
+
+
+def init_app(app: Flask) -> None:
+    """Put the middleware in front of the app (behind the host check and a trusted proxy's headers)."""
+    middleware = EarlyPages(app, app.wsgi_app)
+    app.extensions["companion_early_pages"] = middleware
+    app.wsgi_app = middleware  # type: ignore[method-assign]

@@ -1,0 +1,125 @@
+"""Every kind of kept page answered before Flask (web/early_pages.py), checked the same way.
+
+For each registered plug-in (:data:`~companion.web.early_pages.KINDS`), a scene opens its page once
+(so it is kept), then the same request is sent through the whole app and to Flask alone: the status,
+the headers in order and the page, once the request keys and the CSRF token are masked, are the same.
+Then what must go to Flask does: a page whose stamp moved, an unknown link, a flash to show.  The group's
+pages have their own, longer tests (web/test_early_group_pages.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from companion import service
+from companion.db.models import Night
+from companion.extensions import db
+from companion.web.early_pages import KINDS, PageKind
+from web.test_early_group_pages import KEY, TOKEN, call, early, environ, masked, served, shown
+from web.test_groups import group_document
+
+
+@dataclass
+class Scene:
+    """A kind's page as a browser opens it: ``client`` holds the cookie, ``change()`` moves the page's stamp."""
+
+    app: Flask
+    client: FlaskClient
+    path: str
+    unknown: str
+    change: Callable[[], None]
+
+
+def _viewer_key(client: FlaskClient, url: str) -> str:
+    share = client.get(f"{url}/share").get_data(as_text=True)
+    return re.search(r"/p/([A-Za-z0-9_-]+)", share).group(1)  # type: ignore[union-attr]
+
+
+def _group(request: pytest.FixtureRequest) -> Scene:
+    app = request.getfixturevalue("make_app")(WTF_CSRF_ENABLED=True)
+    with app.app_context():
+        group = service.import_group(json.dumps(group_document()))
+        path, group_id = f"/g/{group.organiser_key}", group.id
+
+    def change() -> None:
+        with app.app_context():
+            night = db.session.query(Night).order_by(Night.id).first()
+            service.rotate_link(night, "viewer")
+
+    return Scene(app, app.test_client(), path + "?period=2025", "/g/" + "x" * 43, change)
+
+
+def _night(request: pytest.FixtureRequest, path: str) -> Scene:
+    """A night whose first game is under way (Ben said yes), opened by Ann's phone ("this is me")."""
+    app = request.getfixturevalue("app")
+    page = request.getfixturevalue("start_night")()
+    page.declare("Ben")
+    viewer = _viewer_key(page.client, page.url)
+    phone = app.test_client()
+    assert phone.get(f"/p/{viewer}/me?name=Ann").status_code == 303
+    return Scene(app, phone, path.format(viewer=viewer), path.format(viewer="x" * 43), lambda: page.declare())
+
+
+#: a scene per kind, by its name: a kind added to the registry without one fails test_every_kind_has_a_scene
+SCENES: dict[str, Callable[[pytest.FixtureRequest], Scene]] = {
+    "group": _group,
+    "players": lambda request: _night(request, "/p/{viewer}"),
+    "players-report": lambda request: _night(request, "/p/{viewer}/report?view=pairwise"),
+}
+
+BY_NAME = pytest.mark.parametrize("kind", KINDS, ids=[kind.name for kind in KINDS])
+
+
+def test_every_kind_has_a_scene():
+    assert sorted(SCENES) == sorted(kind.name for kind in KINDS)
+
+
+def visit(scene: Scene) -> str:
+    response = scene.client.get(scene.path)
+    assert response.status_code == 200, response.status_code
+    return response.get_data(as_text=True)
+
+
+@BY_NAME
+def test_the_early_answer_is_flasks_but_for_the_keys_and_token(request, kind: PageKind):
+    scene = SCENES[kind.name](request)
+    visit(scene)  # the first visit: rendered and kept
+    env = environ(scene.client, scene.path)
+    status, headers, body = call(scene.app.wsgi_app, dict(env))
+    flask_status, flask_headers, flask_body = call(early(scene.app).wsgi_app, dict(env))  # Flask alone
+    assert early(scene.app).answered == 1
+    assert status == flask_status == "200 OK"
+    assert headers == flask_headers  # in the same order, Content-Length too; no cookie, no date
+    assert ("Content-Encoding", "deflate") in headers and ("Cache-Control", "no-store") in headers
+    assert not any(k.lower() in ("set-cookie", "date") for k, _ in headers)
+    page, flask_page = zlib.decompress(body).decode(), zlib.decompress(flask_body).decode()
+    assert masked(page) == masked(flask_page) and "\x00" not in page
+    keys, flask_keys = KEY.findall(page), KEY.findall(flask_page)
+    assert len(keys) == len(flask_keys) and not {k[1] for k in keys} & {k[1] for k in flask_keys}
+    assert len(TOKEN.findall(page)) == len(TOKEN.findall(flask_page))
+
+
+@BY_NAME
+def test_a_moved_stamp_an_unknown_link_or_a_flash_goes_to_flask(request, kind: PageKind):
+    scene = SCENES[kind.name](request)
+    before = visit(scene)
+    assert served(scene.app, scene.client, scene.path)[:2] == (True, "200 OK")
+    scene.change()
+    answered, status, headers, body = served(scene.app, scene.client, scene.path)
+    assert not answered and status == "200 OK" and masked(shown(headers, body)) != masked(before)
+    assert served(scene.app, scene.client, scene.path)[0]  # kept again at the new stamp
+    answered, status, _, _ = served(scene.app, scene.client, scene.unknown)
+    assert not answered and status == "404 NOT FOUND"  # counted against the client by Flask
+    with scene.client.session_transaction() as session:
+        session["_flashes"] = [("message", "Recorded: a test.")]
+    answered, status, headers, body = served(scene.app, scene.client, scene.path)
+    assert not answered and status == "200 OK"
+    assert served(scene.app, scene.client, scene.path, method="HEAD")[0] is False
