@@ -61,6 +61,10 @@ def main() -> None:
         pages = [
             ("players' page", f"/p/{viewer}"),
             ("players' report", f"/p/{viewer}/report"),
+            ("table screen", f"/k/{keeper}"),
+            ("keeper's report", f"/k/{keeper}/report"),
+            ("history", f"/k/{keeper}/history"),
+            ("bank page", f"/k/{keeper}/bank"),
         ]
         browser = app.test_client()
         browser.get(f"/k/{keeper}")  # the scorekeeper's phone: its cookie holds the night and a CSRF secret

@@ -29,7 +29,9 @@ running the app's ``after_request`` hooks and session on a kept page's response;
 as Flask-WTF's ``generate_csrf`` makes it from the session's secret.
 
 The kinds (:data:`KINDS`): a group's organiser's and members' pages ``/g/<key>`` and ``/m/<key>``; the
-players' page ``/p/<key>`` and the players' report ``/p/<key>/report``.
+players' page ``/p/<key>`` and the players' report ``/p/<key>/report``; the scorekeeper's table screen
+``/k/<key>``, report ``/k/<key>/report``, history ``/k/<key>/history`` and bank page ``/k/<key>/bank``, for a
+browser whose session lists the night already (so that Flask would not write it).
 """
 
 from __future__ import annotations
@@ -56,11 +58,15 @@ from companion.web import kept_pages
 from companion.web.addresses import shared_address
 from companion.web.groups import kept_as, period_from, read_stamp
 from companion.web.kept_pages import Stamped
-from companion.web.links import MAX_KEY_LENGTH, viewer_link
+from companion.web.bank import bank_key
+from companion.web.history import history_key
+from companion.web.links import MAX_KEY_LENGTH, NightLink, keeper_row, viewer_link
 from companion.web.live_poll import STANDINGS, LiveFragment, current_version, headers_flask_sends, player_of
 from companion.web.players import players_page
 from companion.web.raw_reads import READ_ENGINE
 from companion.web.report import report_page, view_of
+from companion.web.table import table_page
+from companion.web.this_browser import marks_in, mark_of
 
 #: the environ key set on a request answered here (the tests and the bench see which path answered)
 ANSWERED = "companion.page_early"
@@ -218,8 +224,68 @@ PLAYERS_REPORT = PageKind(
     "/p/key/report",
 )
 
+# -- the scorekeeper's pages (web/table.py, web/report.py, web/history.py, web/bank.py) ---------------
+
+
+def _keeper_stamp(groups: tuple[str, ...], engine: Engine, app: Flask) -> Any:
+    """The night whose scorekeeper link is the path's, as ``links.keeper_link`` reads it (it is not remembered
+    here: :func:`_known` checks the browser has it already, or Flask answers and remembers it)."""
+    return keeper_row(groups[0], engine)
+
+
+def _known(visit: Visit, link: NightLink) -> bool:
+    """Whether this browser's session lists the night already, as ``this_browser.remember`` reads it: then the
+    Flask path changes nothing in it and sends no cookie."""
+    return (link.id, mark_of(link.keeper_key, visit.app.config["SECRET_KEY"])) in marks_in(visit.session)
+
+
+def _keeper(name: Callable[[NightLink, Any], Hashable]) -> Callable[[Visit, tuple[str, ...], Any, Any], Stamped | None]:
+    """``kept`` of a scorekeeper's page kept per version by ``name(link, asked)``, for a browser that knows the night."""
+
+    def kept(visit: Visit, groups: tuple[str, ...], link: Any, asked: Any) -> Stamped | None:
+        if not _known(visit, link):
+            return None
+        return kept_pages.stamped(name(link, asked), link.id, link.version)
+
+    return kept
+
+
+def history_asked(query: str) -> Hashable | None:
+    """The history's page a QUERY_STRING asks (``page=``, "1" by default), as history.show reads it; None for
+    any other name."""
+    if not query:
+        return "1"
+    args = args_of(query)
+    if args is None or not set(args.keys()) <= {"page"}:
+        return None
+    return args.get("page", "1")
+
+
+#: the table screen ``/k/<key>``, kept per version (and the night its pot went to); no refusal shown again
+TABLE_SCREEN = PageKind(
+    "table", re.compile("/k/" + _KEY), no_question, _keeper_stamp,
+    _keeper(lambda link, asked: table_page(link, link.continued)), "/k/key", "nights",
+)
+#: the scorekeeper's report ``/k/<key>/report``, kept per version and view
+KEEPER_REPORT = PageKind(
+    "keeper-report", re.compile("/k/" + _KEY + "/report"), report_asked, _keeper_stamp,
+    _keeper(lambda link, view: report_page(link, True, link.continued, link.group, view)), "/k/key/report", "nights",
+)
+#: the history ``/k/<key>/history``, kept per version and page
+HISTORY = PageKind(
+    "history", re.compile("/k/" + _KEY + "/history"), history_asked, _keeper_stamp,
+    _keeper(lambda link, page: history_key(link, page)), "/k/key/history", "nights",
+)
+#: the bank page ``/k/<key>/bank``, kept per version (and the night its pot went to); no refusal shown again
+BANK = PageKind(
+    "bank", re.compile("/k/" + _KEY + "/bank"), no_question, _keeper_stamp,
+    _keeper(lambda link, asked: bank_key(link, link.continued)), "/k/key/bank", "nights",
+)
+
 #: every kind of page answered before Flask, tried in this order (the conformance test runs over them all)
-KINDS: tuple[PageKind, ...] = (GROUP_PAGES, PLAYERS_PAGE, PLAYERS_REPORT)
+KINDS: tuple[PageKind, ...] = (
+    GROUP_PAGES, PLAYERS_PAGE, PLAYERS_REPORT, TABLE_SCREEN, KEEPER_REPORT, HISTORY, BANK,
+)
 
 
 class EarlyPages:

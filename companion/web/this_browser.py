@@ -45,15 +45,25 @@ def keeper_mark(night: ScorekeeperNight) -> str:
     keeps (night id, this mark), which grants nothing; the mark changes when the link
     is replaced, so a browser that lost the link stops listing the night.
     """
-    secret = current_app.config["SECRET_KEY"]
+    return mark_of(night.keeper_key, current_app.config["SECRET_KEY"])
+
+
+def mark_of(keeper_key: str, secret: str | bytes) -> str:
+    """:func:`keeper_mark` of a scorekeeper link under ``secret``, outside a request too (web/early_pages.py)."""
     key = secret.encode() if isinstance(secret, str) else secret
-    return hmac.new(key, b"keeper:" + night.keeper_key.encode(), hashlib.sha256).hexdigest()[:32]
+    return hmac.new(key, b"keeper:" + keeper_key.encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def known_marks() -> list[tuple[int, str]]:
     """(night id, mark) of the nights this browser keeps score of, oldest first."""
+    return marks_in(session)
+
+
+def marks_in(data: Any) -> list[tuple[int, str]]:
+    """:func:`known_marks` of a session's ``data`` as Flask reads it (a page answered before Flask reads it so:
+    when the night is among them, :func:`remember` changes nothing and Flask would send no cookie)."""
     known = []
-    for entry in session.get("nights", []):
+    for entry in data.get("nights", []):
         if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int) and isinstance(entry[1], str):
             known.append((entry[0], entry[1]))
     return known  # anything else (an older cookie's plain links) is forgotten

@@ -68,11 +68,28 @@ def _night(request: pytest.FixtureRequest, path: str) -> Scene:
     return Scene(app, phone, path.format(viewer=viewer), path.format(viewer="x" * 43), lambda: page.declare())
 
 
+def _keeper(request: pytest.FixtureRequest, path: str) -> Scene:
+    """The same night opened by the scorekeeper's phone, whose session lists it (so Flask writes no cookie)."""
+    app = request.getfixturevalue("app")
+    page = request.getfixturevalue("start_night")()
+    page.declare("Ben")
+
+    def change() -> None:  # Ben's declaration undone, from another phone (whose session gets the flash)
+        data = page.stamp("undo")
+        assert app.test_client().post(f"{page.url}/undo", data=data).status_code == 303
+
+    return Scene(app, page.client, path.format(keeper=page.key), path.format(keeper="x" * 43), change)
+
+
 #: a scene per kind, by its name: a kind added to the registry without one fails test_every_kind_has_a_scene
 SCENES: dict[str, Callable[[pytest.FixtureRequest], Scene]] = {
     "group": _group,
     "players": lambda request: _night(request, "/p/{viewer}"),
     "players-report": lambda request: _night(request, "/p/{viewer}/report?view=pairwise"),
+    "table": lambda request: _keeper(request, "/k/{keeper}"),
+    "keeper-report": lambda request: _keeper(request, "/k/{keeper}/report"),
+    "history": lambda request: _keeper(request, "/k/{keeper}/history?page=1"),
+    "bank": lambda request: _keeper(request, "/k/{keeper}/bank"),
 }
 
 BY_NAME = pytest.mark.parametrize("kind", KINDS, ids=[kind.name for kind in KINDS])
@@ -114,7 +131,7 @@ def test_a_moved_stamp_an_unknown_link_or_a_flash_goes_to_flask(request, kind: P
     assert served(scene.app, scene.client, scene.path)[:2] == (True, "200 OK")
     scene.change()
     answered, status, headers, body = served(scene.app, scene.client, scene.path)
-    assert not answered and status == "200 OK" and masked(shown(headers, body)) != masked(before)
+    assert not answered and status == "200 OK" and masked(shown(headers, body)) != masked(before)  # the new stamp's
     assert served(scene.app, scene.client, scene.path)[0]  # kept again at the new stamp
     answered, status, _, _ = served(scene.app, scene.client, scene.unknown)
     assert not answered and status == "404 NOT FOUND"  # counted against the client by Flask
@@ -123,3 +140,34 @@ def test_a_moved_stamp_an_unknown_link_or_a_flash_goes_to_flask(request, kind: P
     answered, status, headers, body = served(scene.app, scene.client, scene.path)
     assert not answered and status == "200 OK"
     assert served(scene.app, scene.client, scene.path, method="HEAD")[0] is False
+
+
+def test_a_browser_whose_session_does_not_list_the_night_is_left_to_flask_which_remembers_it(request):
+    scene = SCENES["table"](request)
+    visit(scene)
+    stranger = scene.app.test_client()  # holds the scorekeeper's link, not yet this night in its session
+    answered, status, headers, _ = served(scene.app, stranger, scene.path)
+    assert not answered and status == "200 OK" and any(k == "Set-Cookie" for k, _ in headers)
+
+
+def test_a_question_the_table_is_not_kept_by_is_left_to_flask(request):
+    scene = SCENES["table"](request)
+    visit(scene)
+    assert served(scene.app, scene.client, scene.path)[0]
+    assert not served(scene.app, scene.client, scene.path + "?refused=abc")[0]
+    assert not served(scene.app, scene.client, scene.path.replace("/k/", "/p/"))[0]  # the players' page: 403
+
+
+def test_a_form_of_an_early_table_screen_is_recorded_once_when_doubled(start_night, app):
+    page = start_night()
+    page.declare("Ben")  # version 1: the table screen is kept from now on
+    answered, status, _, body = served(app, page.client, page.url)
+    assert answered and status == "200 OK"
+    page.html = zlib.decompress(body).decode()
+    stamp = page.stamp("undo")  # the version and the fresh request key the early answer put in the form
+    first = page.post("undo", {}, stamp=stamp)
+    again = page.post("undo", {}, stamp=stamp)
+    assert first.status_code == again.status_code == 303
+    assert "Already recorded" in page.html
+    with app.app_context():
+        assert db.session.query(Night).one().version == 2  # the declaration, and its undoing once
