@@ -44,7 +44,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
-from flask import Flask
+from flask import Flask, Response
+from flask_compress.flask_compress import _choose_algorithm
 from itsdangerous import BadData, URLSafeTimedSerializer
 from itsdangerous.encoding import base64_decode, bytes_to_int
 from sqlalchemy.engine import Engine
@@ -54,11 +55,12 @@ from werkzeug.sansio.utils import get_current_url, get_host
 
 from companion import service
 from companion.group.season import ALL_TIME, Period
-from companion.web import kept_pages
+from companion.web import compression, kept_pages
 from companion.web.addresses import shared_address
 from companion.web.groups import kept_as, period_from, read_stamp
 from companion.web.kept_pages import Stamped
 from companion.web.bank import bank_key
+from companion.web.downloads import Download, same_name, stored
 from companion.web.history import history_key
 from companion.web.links import MAX_KEY_LENGTH, NightLink, keeper_row, viewer_link
 from companion.web.live_poll import STANDINGS, LiveFragment, current_version, headers_flask_sends, player_of
@@ -70,14 +72,17 @@ from companion.web.this_browser import marks_in, mark_of
 
 #: the environ key set on a request answered here (the tests and the bench see which path answered)
 ANSWERED = "companion.page_early"
-#: stands in for the answer's length in the kept headers (NUL is in no header)
+#: stand in for the answer's length and a download's Content-Disposition in the kept headers (NUL is in no header)
 _LENGTH = "\x00length"
+_DISPOSITION = "\x00disposition"
 #: sessions (and CSRF tokens) kept by the cookie that sent them; more are read anew
 SESSIONS_KEPT = 4096
 #: the salt Flask-WTF signs a CSRF token with (flask_wtf.csrf.generate_csrf)
 _CSRF_SALT = "wtf-csrf-token"
 #: query strings read, kept by their kind and text (a page's links ask a handful of them); more are read anew
 QUERIES_KEPT = 1024
+#: an early answer: its headers, in Flask's order, and its body
+Answer = tuple[list[tuple[str, str]], bytes]
 #: a link in a path, as the blueprints' ``<key>`` takes it (the stamp's read checks it further)
 _KEY = r"([A-Za-z0-9_-]{1,%d})" % MAX_KEY_LENGTH
 
@@ -120,7 +125,9 @@ class PageKind:
     ``kept``: the page this process keeps for (visit, path's groups, stamp, what is asked), looked up by the
     name the Flask path keeps it by; None: not kept (yet, or at this stamp).
     ``header_path`` and ``session_key``: the path the Flask path's headers are worked out on, and what
-    of the session its view reads there (so that "Vary: Cookie" is sent as Flask sends it).
+    of the session its view reads there (so that "Vary: Cookie" is sent as Flask sends it; None: nothing).
+    ``send``: for a kind kept as something else than a page with gaps (a download), its answer made from
+    what ``kept`` gave; None for a kept page (:class:`~companion.web.kept_pages.Stamped`).
     """
 
     name: str
@@ -129,7 +136,8 @@ class PageKind:
     stamp: Callable[[tuple[str, ...], Engine, Flask], Any]
     kept: Callable[[Visit, tuple[str, ...], Any, Any], Stamped | None]
     header_path: str
-    session_key: str = "_flashes"
+    session_key: str | None = "_flashes"
+    send: Callable[[EarlyPages, dict[str, Any], str, PageKind, Any], Answer | None] | None = None
 
 
 def no_question(query: str) -> Hashable | None:
@@ -282,9 +290,68 @@ BANK = PageKind(
     _keeper(lambda link, asked: bank_key(link, link.continued)), "/k/key/bank", "nights",
 )
 
+# -- the downloads (web/report.py, web/history.py, web/downloads.py) -----------------------------------
+
+
+def _send_download(early: EarlyPages, environ: dict[str, Any], scheme: str, kind: PageKind, kept: Any) -> Answer | None:
+    """The kept download as the Flask path sends it: as it is, or in the encoding Flask-Compress picks for this
+    browser, from the bytes it keeps compressed (none kept yet: Flask compresses and keeps them)."""
+    download, name = kept
+    body = download.body
+    encoding = early.encoding_of(environ.get("HTTP_ACCEPT_ENCODING", ""), download.mimetype, len(body))
+    if encoding is not None:
+        body = early.app.extensions[compression.ONCE].cache.get(f"{encoding};{name}")
+        if body is None:
+            return None
+    values = {_LENGTH: str(len(body)), _DISPOSITION: download.disposition}
+    headers = [(k, values.get(v, v)) for k, v in early.download_headers(kind, scheme, download.mimetype)]
+    if encoding is not None:
+        headers.append(("Content-Encoding", encoding))  # Flask-Compress's hook runs last, and adds it last
+    return headers, body
+
+
+def _report_file(kind: str) -> Callable[[Any, Any], tuple[Download, str] | None]:
+    """``name`` of the report as a file (report._download): the CSV per view, the JSON for any."""
+
+    def found(link: Any, view: Any) -> tuple[Download, str] | None:
+        what = f"{kind}/{view if kind == 'csv' else '-'}/{link.continued}"
+        download = stored(what, link.id, link.version)
+        return (download, same_name(what, link.id, link.version)) if download is not None else None
+
+    return found
+
+
+def _viewer_file(name: Callable[[Any, Any], Any]) -> Callable[[Visit, tuple[str, ...], Any, Any], Any]:
+    return lambda visit, groups, link, asked: name(link, asked)
+
+
+def _keeper_file(name: Callable[[Any, Any], Any]) -> Callable[[Visit, tuple[str, ...], Any, Any], Any]:
+    return lambda visit, groups, link, asked: name(link, asked) if _known(visit, link) else None
+
+
+def _night_file(link: Any, asked: Any) -> tuple[Download, str] | None:
+    download = stored("export", link.id, link.version)
+    return (download, same_name("export", link.id, link.version)) if download is not None else None
+
+
+#: the report as CSV and JSON on either link, and the night file on the scorekeeper's: kept per version (and
+#: view) as bytes; the players' link's never reads the session
+DOWNLOADS = (
+    PageKind("players-csv", re.compile("/p/" + _KEY + r"/report\.csv"), report_asked, _viewer_stamp,
+             _viewer_file(_report_file("csv")), "/p/key/report.csv", None, _send_download),
+    PageKind("players-json", re.compile("/p/" + _KEY + r"/report\.json"), report_asked, _viewer_stamp,
+             _viewer_file(_report_file("json")), "/p/key/report.json", None, _send_download),
+    PageKind("keeper-csv", re.compile("/k/" + _KEY + r"/report\.csv"), report_asked, _keeper_stamp,
+             _keeper_file(_report_file("csv")), "/k/key/report.csv", "nights", _send_download),
+    PageKind("keeper-json", re.compile("/k/" + _KEY + r"/report\.json"), report_asked, _keeper_stamp,
+             _keeper_file(_report_file("json")), "/k/key/report.json", "nights", _send_download),
+    PageKind("night-file", re.compile("/k/" + _KEY + r"/export\.json"), no_question, _keeper_stamp,
+             _keeper_file(_night_file), "/k/key/export.json", "nights", _send_download),
+)
+
 #: every kind of page answered before Flask, tried in this order (the conformance test runs over them all)
 KINDS: tuple[PageKind, ...] = (
-    GROUP_PAGES, PLAYERS_PAGE, PLAYERS_REPORT, TABLE_SCREEN, KEEPER_REPORT, HISTORY, BANK,
+    GROUP_PAGES, PLAYERS_PAGE, PLAYERS_REPORT, TABLE_SCREEN, KEEPER_REPORT, HISTORY, BANK, *DOWNLOADS,
 )
 
 
@@ -303,6 +370,8 @@ class EarlyPages:
         self._headers: dict[tuple[str, str], list[tuple[str, str]]] = {}  # by kind and scheme: HTTPS adds HSTS
         self._csrf: tuple[Any, URLSafeTimedSerializer] | None = None
         self._takes_deflate: dict[str, bool] = {}
+        self._encodings: dict[str, str | None] = {}
+        self._download_headers: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
         self._host_urls: dict[tuple[str, str], str] = {}
         self._queries: dict[tuple[str, str], Hashable | None] = {}
         self._sessions: dict[str, tuple[Any, int, dict]] = {}  # type: ignore[type-arg]  # by Cookie header
@@ -332,7 +401,7 @@ class EarlyPages:
         """(headers, body) of ``kind``'s kept page for this request, or None: Flask answers it.
 
         ``groups``: the path's groups; ``asked``: what its query string asks, as ``kind.asks`` reads it."""
-        if environ.get("SCRIPT_NAME") or not self._deflate_taken(environ.get("HTTP_ACCEPT_ENCODING", "")):
+        if environ.get("SCRIPT_NAME"):
             return None
         host_header, scheme = environ.get("HTTP_HOST"), environ.get("wsgi.url_scheme")
         if not host_header or scheme not in ("http", "https") or self.app.config.get("TRUSTED_HOSTS"):
@@ -347,7 +416,11 @@ class EarlyPages:
         if stamp is None:
             return None  # a replaced or unknown link (Flask counts it), or ask the ORM
         kept = kind.kept(Visit(self.app, data, scheme, host, self._host_url(scheme, host)), groups, stamp, asked)
-        if kept is None or not kept_pages.sent_compressed(kept):
+        if kept is None:
+            return None
+        if kind.send is not None:
+            return kind.send(self, environ, scheme, kind, kept)
+        if not kept_pages.sent_compressed(kept) or not self._deflate_taken(environ.get("HTTP_ACCEPT_ENCODING", "")):
             return None
         token = None
         if "csrf" in kept.gaps:
@@ -358,6 +431,35 @@ class EarlyPages:
         body = kept_pages.deflate_stream(kept.deflated, filled)
         length = str(len(body))
         return [(k, length if v == _LENGTH else v) for k, v in self._response_headers(kind, scheme)], body
+
+    def encoding_of(self, header: str, mimetype: str, length: int) -> str | None:
+        """The encoding Flask-Compress sends a same body in (compression.py's ``once``), for Accept-Encoding
+        ``header``, a body of ``mimetype`` and ``length`` bytes; None: sent as it is."""
+        once = self.app.extensions[compression.ONCE]
+        if mimetype not in once.compress_mimetypes_set or length < self.app.config["COMPRESS_MIN_SIZE"]:
+            return None
+        chosen = self._encodings.get(header, False)
+        if chosen is False:
+            chosen = _choose_algorithm(once.enabled_algorithms, header)
+            if len(self._encodings) < 64:  # browsers send a handful of these
+                self._encodings[header] = chosen
+        return chosen  # type: ignore[return-value]
+
+    def download_headers(self, kind: PageKind, scheme: str, mimetype: str) -> list[tuple[str, str]]:
+        """The Flask path's headers of a download of ``mimetype`` sent as it is, in its order, with :data:`_LENGTH`
+        and :data:`_DISPOSITION` for the values that are the download's own."""
+        key = (kind.name, scheme, mimetype)
+        kept = self._download_headers.get(key)
+        if kept is not None:
+            return kept
+        with self._lock:
+            if key not in self._download_headers:
+                self._download_headers[key] = headers_flask_sends(
+                    self.app, kind.header_path, scheme, kind.session_key,
+                    lambda: Response(b"x", mimetype=mimetype, headers={"Content-Disposition": "attachment"}),
+                    {"content-length": _LENGTH, "content-disposition": _DISPOSITION},
+                )
+            return self._download_headers[key]
 
     def _asked(self, kind: PageKind, query: str) -> Hashable | None:
         """``kind.asks(query)``, kept by its text (the same text reads the same, whatever the day)."""

@@ -345,7 +345,8 @@ class LiveFragment:
 
 
 def headers_flask_sends(
-    app: Flask, path: str, scheme: str, session_key: str, make: Callable[[], Response], stand_ins: Mapping[str, str]
+    app: Flask, path: str, scheme: str, session_key: str | None, make: Callable[[], Response],
+    stand_ins: Mapping[str, str],
 ) -> list[tuple[str, str]]:
     """The headers the Flask path sends with the answer ``make()`` makes to a GET of ``path``, in its order.
 
@@ -356,7 +357,8 @@ def headers_flask_sends(
     filled per answer; never a cookie or a Date, which are about this made-up request.
     """
     with app.test_request_context(path, base_url=f"{scheme}://localhost") as context:
-        session.get(session_key)
+        if session_key is not None:  # None: a view that never reads the session (no "Vary: Cookie")
+            session.get(session_key)
         response = app.process_response(make())
         wsgi_headers = response.get_wsgi_headers(context.request.environ)
     return [(k, stand_ins.get(k.lower(), v)) for k, v in wsgi_headers.items() if k.lower() not in ("set-cookie", "date")]
