@@ -68,6 +68,7 @@ def main() -> None:
             ("players' CSV", f"/p/{viewer}/report.csv"),
             ("report.json", f"/k/{keeper}/report.json"),
             ("night file", f"/k/{keeper}/export.json"),
+            ("home page", "/"),
         ]
         browser = app.test_client()
         browser.get(f"/k/{keeper}")  # the scorekeeper's phone: its cookie holds the night and a CSRF secret

@@ -31,7 +31,8 @@ as Flask-WTF's ``generate_csrf`` makes it from the session's secret.
 The kinds (:data:`KINDS`): a group's organiser's and members' pages ``/g/<key>`` and ``/m/<key>``; the
 players' page ``/p/<key>`` and the players' report ``/p/<key>/report``; the scorekeeper's table screen
 ``/k/<key>``, report ``/k/<key>/report``, history ``/k/<key>/history`` and bank page ``/k/<key>/bank``, for a
-browser whose session lists the night already (so that Flask would not write it).
+browser whose session lists the night already (so that Flask would not write it); the report's CSV and
+JSON on either link and the night file, as Flask-Compress sends them; the home page ``/``.
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ from werkzeug.http import parse_accept_header, parse_cookie
 from werkzeug.sansio.utils import get_current_url, get_host
 
 from companion import service
+from companion.games import GAMES
+from companion.games.web import SCREENS
 from companion.group.season import ALL_TIME, Period
 from companion.web import compression, kept_pages
 from companion.web.addresses import shared_address
@@ -68,7 +71,8 @@ from companion.web.players import players_page
 from companion.web.raw_reads import READ_ENGINE
 from companion.web.report import report_page, view_of
 from companion.web.table import table_page
-from companion.web.this_browser import marks_in, mark_of
+from companion.web.home import first_games
+from companion.web.this_browser import known_nights_of, marks_in, mark_of
 
 #: the environ key set on a request answered here (the tests and the bench see which path answered)
 ANSWERED = "companion.page_early"
@@ -349,9 +353,44 @@ DOWNLOADS = (
              _keeper_file(_night_file), "/k/key/export.json", "nights", _send_download),
 )
 
+# -- the home page (web/home.py) -----------------------------------------------------------------------
+
+
+def home_asked(query: str) -> Hashable | None:
+    """The first game the home page's address asks (``game=``; "" for the default), as home.index reads it; None
+    for any other name.  Which games are offered is looked at per request (:func:`_home_kept`)."""
+    if not query:
+        return ""
+    args = args_of(query)
+    if args is None or not set(args.keys()) <= {"game"}:
+        return None
+    return args.get("game", "")
+
+
+def _home_stamp(groups: tuple[str, ...], engine: Engine, app: Flask) -> Any:
+    """The home page is kept by the rows of the browser's nights, which its session names: read in
+    :func:`_home_kept`, with the engine given here."""
+    return engine
+
+
+def _home_kept(visit: Visit, groups: tuple[str, ...], engine: Any, game: Any) -> Stamped | None:
+    """The home page kept for this browser's nights (one read of their rows) and the first game asked, as
+    home.index looks it up; None for a game not offered (Flask's 400) or a failed read (Flask asks the ORM)."""
+    kind = game or first_games()[0][0]
+    if kind not in SCREENS or kind not in GAMES:
+        return None
+    nights = known_nights_of(visit.session, visit.app.config["SECRET_KEY"], engine)
+    if nights is None:
+        return None
+    return kept_pages.across_nights(visit.app).get(("home", kind, nights))
+
+
+#: the home page ``/``, kept per first game and the rows of the nights the browser keeps score of
+HOME = PageKind("home", re.compile("/()"), home_asked, _home_stamp, _home_kept, "/", "nights")
+
 #: every kind of page answered before Flask, tried in this order (the conformance test runs over them all)
 KINDS: tuple[PageKind, ...] = (
-    GROUP_PAGES, PLAYERS_PAGE, PLAYERS_REPORT, TABLE_SCREEN, KEEPER_REPORT, HISTORY, BANK, *DOWNLOADS,
+    GROUP_PAGES, PLAYERS_PAGE, PLAYERS_REPORT, TABLE_SCREEN, KEEPER_REPORT, HISTORY, BANK, *DOWNLOADS, HOME,
 )
 
 

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from flask import current_app, session
 from sqlalchemy import select
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import aliased
 
 from companion import service
@@ -127,8 +128,23 @@ def known_nights() -> tuple[KnownNight, ...]:
             .outerjoin(following, following.carried_from == Night.id)
             .where(Night.id.in_(list(marks)))
         ).all()
+    return _known(rows, marks, current_app.config["SECRET_KEY"])
+
+
+def known_nights_of(data: Any, secret: str | bytes, engine: Engine) -> tuple[KnownNight, ...] | None:
+    """:func:`known_nights` of a session's ``data`` as Flask reads it, read on ``engine`` outside a request (the
+    home page answered before Flask, web/early_pages.py); None: the read failed (Flask asks the ORM)."""
+    marks = dict(marks_in(data))
+    if not marks:
+        return ()
+    rows = read_rows(_KNOWN_SQL, list(marks), engine)
+    return None if rows is None else _known(rows, marks, secret)
+
+
+def _known(rows: Any, marks: dict[int, str], secret: str | bytes) -> tuple[KnownNight, ...]:
+    """The rows of a browser's nights whose mark it holds, as :class:`KnownNight`, newest first."""
     nights = [KnownNight(r[0], r[1], r[2], _when(r[3]), tuple(_json(r[4])), r[5], r[6]) for r in rows]
-    nights = [n for n in nights if hmac.compare_digest(keeper_mark(n), marks[n.id])]
+    nights = [n for n in nights if hmac.compare_digest(mark_of(n.keeper_key, secret), marks[n.id])]
     return tuple(sorted(nights, key=lambda n: n.created_at, reverse=True))
 
 
