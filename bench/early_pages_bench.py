@@ -69,6 +69,7 @@ def main() -> None:
             ("report.json", f"/k/{keeper}/report.json"),
             ("night file", f"/k/{keeper}/export.json"),
             ("home page", "/"),
+            ("Ann's page", "/players/Ann"),
         ]
         browser = app.test_client()
         browser.get(f"/k/{keeper}")  # the scorekeeper's phone: its cookie holds the night and a CSRF secret

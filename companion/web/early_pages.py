@@ -32,7 +32,8 @@ The kinds (:data:`KINDS`): a group's organiser's and members' pages ``/g/<key>``
 players' page ``/p/<key>`` and the players' report ``/p/<key>/report``; the scorekeeper's table screen
 ``/k/<key>``, report ``/k/<key>/report``, history ``/k/<key>/history`` and bank page ``/k/<key>/bank``, for a
 browser whose session lists the night already (so that Flask would not write it); the report's CSV and
-JSON on either link and the night file, as Flask-Compress sends them; the home page ``/``.
+JSON on either link and the night file, as Flask-Compress sends them; the home page ``/`` and a player's
+page across nights ``/players/<name>``.
 """
 
 from __future__ import annotations
@@ -388,9 +389,32 @@ def _home_kept(visit: Visit, groups: tuple[str, ...], engine: Any, game: Any) ->
 #: the home page ``/``, kept per first game and the rows of the nights the browser keeps score of
 HOME = PageKind("home", re.compile("/()"), home_asked, _home_stamp, _home_kept, "/", "nights")
 
+# -- a player's page across nights (web/report.py) -----------------------------------------------------
+
+
+def _player_kept(visit: Visit, groups: tuple[str, ...], engine: Any, asked: Any) -> Stamped | None:
+    """A player's page kept for this browser's nights (one read of their rows), as report.player looks it up by
+    the name routing gives it (PATH_INFO's bytes read as UTF-8); None: a name Werkzeug would read otherwise."""
+    try:
+        name = groups[0].encode("latin1").decode()
+    except UnicodeError:
+        return None
+    if any(part in (".", "..") for part in name.split("/")):
+        return None
+    nights = known_nights_of(visit.session, visit.app.config["SECRET_KEY"], engine)
+    if nights is None:
+        return None
+    return kept_pages.across_nights(visit.app).get(("player", name, nights))
+
+
+#: a player's nights ``/players/<name>``, kept per name and the rows of the browser's nights; a name with an
+#: empty part (``//``, a slash at either end: routing redirects or refuses it) is left to Flask
+PLAYER = PageKind("player", re.compile(r"/players/([^/]+(?:/[^/]+)*)"), no_question, _home_stamp, _player_kept,
+                  "/players/name", "nights")
+
 #: every kind of page answered before Flask, tried in this order (the conformance test runs over them all)
 KINDS: tuple[PageKind, ...] = (
-    GROUP_PAGES, PLAYERS_PAGE, PLAYERS_REPORT, TABLE_SCREEN, KEEPER_REPORT, HISTORY, BANK, *DOWNLOADS, HOME,
+    GROUP_PAGES, PLAYERS_PAGE, PLAYERS_REPORT, TABLE_SCREEN, KEEPER_REPORT, HISTORY, BANK, *DOWNLOADS, HOME, PLAYER,
 )
 
 

@@ -88,6 +88,12 @@ def _home(request: pytest.FixtureRequest) -> Scene:
     return Scene(scene.app, scene.client, "/", "/k/" + "x" * 43, scene.change, shows_change=False)
 
 
+def _player(request: pytest.FixtureRequest) -> Scene:
+    """Ann's page across the nights the scorekeeper's phone keeps score of."""
+    scene = _keeper(request, "/k/{keeper}")
+    return Scene(scene.app, scene.client, "/players/Ann", "/k/" + "x" * 43, scene.change, shows_change=False)
+
+
 #: a scene per kind, by its name: a kind added to the registry without one fails test_every_kind_has_a_scene
 SCENES: dict[str, Callable[[pytest.FixtureRequest], Scene]] = {
     "group": _group,
@@ -103,6 +109,7 @@ SCENES: dict[str, Callable[[pytest.FixtureRequest], Scene]] = {
     "keeper-json": lambda request: _keeper(request, "/k/{keeper}/report.json"),
     "night-file": lambda request: _keeper(request, "/k/{keeper}/export.json"),
     "home": lambda request: _home(request),
+    "player": lambda request: _player(request),
 }
 
 BY_NAME = pytest.mark.parametrize("kind", KINDS, ids=[kind.name for kind in KINDS])
@@ -200,3 +207,12 @@ def test_a_first_game_the_home_page_does_not_offer_is_flasks_400(request):
     assert served(scene.app, scene.client, "/")[0]
     answered, status, _, _ = served(scene.app, scene.client, "/?game=nope")
     assert not answered and status == "400 BAD REQUEST"
+
+
+def test_a_player_the_browser_has_not_seen_or_a_slash_at_the_end_is_left_to_flask(request):
+    scene = SCENES["player"](request)
+    visit(scene)
+    assert served(scene.app, scene.client, scene.path)[0]
+    for path in ("/players/Zo\u00eb", "/players/Ann/", "/players/Ann//x"):
+        answered, status, _, _ = served(scene.app, scene.client, path)
+        assert not answered and status != "200 OK", path  # Flask's 404 or routing's redirect
