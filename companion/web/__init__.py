@@ -48,7 +48,7 @@ def init_app(app: Flask) -> None:
     from companion.web import bank
     from companion.web import bonus
     from companion.web import choice
-    from companion.web import early_group_pages
+    from companion.web import early_pages
     from companion.web import groups
     from companion.web import history
     from companion.web import home
@@ -67,7 +67,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(night_setup.bp)
     app.register_blueprint(next_game.bp)
     app.register_blueprint(players.bp)
-    early_group_pages.init_app(app)  # in front of Flask: a repeat request for a group's kept page never reaches it
+    early_pages.init_app(app)  # in front of Flask: a repeat request for a kept page never reaches it
     live_poll.init_app(app)  # in front of Flask: most polls of the players' page never reach it
     app.register_blueprint(report.bp)
     app.register_blueprint(bank.bp)

@@ -30,7 +30,7 @@ def shared_url(path: str) -> tuple[str, str | None]:
 def shared_address(path: str, host: str, scheme: str, host_url: str, config: Mapping[str, Any]) -> tuple[str, str | None]:
     """:func:`shared_url` for a request reached at ``host`` (``request.host``: lower case or not, with its
     port) over ``scheme``, whose ``host_url`` is ``scheme://host/`` (and the app's root), under the app's
-    ``config``: outside a request too (the group's pages answered before Flask: web/early_group_pages.py)."""
+    ``config``: outside a request too (the group's pages answered before Flask: web/early_pages.py)."""
     base = config.get("PUBLIC_BASE_URL", "").rstrip("/")
     if base:
         return base + path, None

@@ -36,8 +36,9 @@ bp = Blueprint("bank", __name__, url_prefix="/k/<key>")
 DEFAULT_BUY_IN = 100
 
 
-def _bank_key(link: Night | NightLink, continued: int | None) -> tuple[Any, ...]:
-    """What the kept bank page depends on besides (night, version): its links, and the night its pot went to."""
+def bank_key(link: Night | NightLink, continued: int | None) -> tuple[Any, ...]:
+    """What the kept bank page depends on besides (night, version): its links, and the night its pot went to
+    (the page answered before Flask, web/early_pages.py, looks it up by the same name)."""
     return ("bank", link.keeper_key, link.viewer_key, continued)
 
 
@@ -46,7 +47,7 @@ def show(key: str):  # type: ignore[no-untyped-def]
     """The bank page: kept per version as the table screen is (issue 22), unless a refused form is shown again."""
     link = keeper_link(key)  # one SELECT: enough when this process keeps the page at that version
     if link is not None and post_redirect_get.recall(link.version) is None:
-        page = kept_pages.kept_page(_bank_key(link, link.continued), link.id, link.version)
+        page = kept_pages.kept_page(bank_key(link, link.continued), link.id, link.version)
         if page is not None:
             return page
     night = keeper_night(key)
@@ -54,7 +55,7 @@ def show(key: str):  # type: ignore[no-untyped-def]
     if kept is None:
         continued = service.continuation_of(night)
         return kept_pages.render_kept(
-            _bank_key(night, continued.id if continued is not None else None), night.id, night.version,
+            bank_key(night, continued.id if continued is not None else None), night.id, night.version,
             lambda flashed: _bank_page(night, status, message, kept, flashed)[0],
         )
     return _bank_page(night, status, message, kept)

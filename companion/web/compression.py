@@ -30,6 +30,8 @@ MIN_SIZE = 1400
 #: the compressed bodies kept for answers that are the same at a night's version, in KB
 KEPT_KB = 8 * 1024
 _NAME = "companion_same_body"
+#: the app's extension holding the Flask-Compress that compresses a same body once
+ONCE = "companion_compress_once"
 
 
 class _Kept:
@@ -61,6 +63,7 @@ def init_app(app: Flask) -> None:
     once = Compress(app)
     once.cache = _Kept()
     once.cache_key = lambda _request: getattr(g, _NAME)
+    app.extensions[ONCE] = once  # the downloads answered before Flask send what it keeps (web/early_pages.py)
 
     @app.after_request
     def _compress(response: Response) -> Response:

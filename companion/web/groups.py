@@ -421,7 +421,7 @@ def _kept_as(stamp: tuple[Any, ...], organiser: bool, period: Period) -> tuple[A
 def kept_as(stamp: tuple[Any, ...], organiser: bool, period: Period, first: str, second: str, all_listed: bool,
             members_link: tuple[str, str | None]) -> tuple[Any, ...]:
     """:func:`_kept_as` from its parts, outside a request too: the page answered before Flask
-    (web/early_group_pages.py) looks its kept page up by the same name."""
+    (web/early_pages.py) looks its kept page up by the same name."""
     return ("group", organiser, period, first, second, all_listed, members_link, stamp)
 
 

@@ -124,7 +124,14 @@ def kept_page(what: Hashable, night_id: int, version: int) -> bytes | Response |
     The fast path of a kept page: with (night id, version) read from the database for
     this request (links.keeper_link), nothing else of the night is loaded.
     """
-    return _encoded(service.derived(f"page/{what!r}", night_id, version))
+    return _encoded(stamped(what, night_id, version))
+
+
+def stamped(what: Hashable, night_id: int, version: int) -> Stamped | None:
+    """The page kept as ``what`` of this night at this version, its gaps unfilled (a page answered before Flask,
+    web/early_pages.py, fills them itself); None if none is kept."""
+    kept: Stamped | None = service.derived(f"page/{what!r}", night_id, version)
+    return kept
 
 
 def _encoded(kept: Stamped | None) -> bytes | Response | None:
@@ -144,7 +151,7 @@ def sent_compressed(kept: Stamped) -> bool:
 
 def deflated_response(stream: bytes) -> Response:
     """A kept page's answer made of a deflate stream (:func:`deflate_stream`): the one place its headers are said,
-    so that the group's pages answered before Flask (web/early_group_pages.py) send the same ones."""
+    so that the group's pages answered before Flask (web/early_pages.py) send the same ones."""
     response = Response(stream, mimetype="text/html")
     response.headers["Content-Encoding"] = "deflate"
     response.vary.add("Accept-Encoding")
@@ -278,7 +285,7 @@ def _gap_values(kept: Stamped, token: str | None) -> list[str]:
 
 def gap_values(kept: Stamped, token: str | None, flashes: Callable[[], str]) -> list[str]:
     """As :func:`_gap_values`, with ``flashes()`` asked at most once for the flashed messages' markup (the
-    group's pages answered before Flask have none: web/early_group_pages.py)."""
+    group's pages answered before Flask have none: web/early_pages.py)."""
     shown: str | None = None
     values = []
     keys = iter(service.new_keys(kept.keys))

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from flask import abort, current_app
 from sqlalchemy import select
+from sqlalchemy.engine import Engine
 
 from companion.extensions import db
 from companion.db.models import Night
@@ -78,24 +79,34 @@ def keeper_link(key: str) -> NightLink | None:
     one (404, counted against the client), or a failed read.  Remembers the night
     for this browser's list, as :func:`keeper_night` does.
     """
+    link = keeper_row(key)
+    if link is not None:
+        remember(link)
+    return link
+
+
+def keeper_row(key: str, engine: Engine | None = None) -> NightLink | None:
+    """:func:`keeper_link` without remembering the night for this browser: outside a request too (``engine``,
+    the one-row reads' engine: a page answered before Flask, web/early_pages.py, which checks the browser
+    has it already)."""
     if not key or len(key) > MAX_KEY_LENGTH or not KEY_CHARS.fullmatch(key):
         return None
-    row = read_row(read_engine(), _LINK_SQL, key)
+    row = read_row(engine or read_engine(), _LINK_SQL, key)
     if row is None or not same_secret(key, row[2]):
         return None
-    link = _link(row)
-    remember(link)
-    return link
+    return _link(row)
 
 
 _VIEWER_LINK_SQL = _LINK_SQL.replace("WHERE n.keeper_key", "WHERE n.viewer_key")
 
 
-def viewer_link(key: str) -> NightLink | None:
-    """The night whose players' link is ``key``, as :func:`keeper_link` reads it (None: ask the ORM)."""
+def viewer_link(key: str, engine: Engine | None = None) -> NightLink | None:
+    """The night whose players' link is ``key``, as :func:`keeper_link` reads it (None: ask the ORM).
+
+    ``engine``: outside a request (a page answered before Flask, web/early_pages.py), the one-row reads' engine."""
     if not key or len(key) > MAX_KEY_LENGTH or not KEY_CHARS.fullmatch(key):
         return None
-    row = read_row(read_engine(), _VIEWER_LINK_SQL, key)
+    row = read_row(engine or read_engine(), _VIEWER_LINK_SQL, key)
     if row is None or not same_secret(key, row[3]):
         return None
     return _link(row)

@@ -360,7 +360,7 @@ class LiveFragment:
     def session_of(self, environ: dict) -> dict | None:  # type: ignore[type-arg]
         """The session as Flask's SecureCookieSessionInterface.open_session reads it; None: let Flask read it.
 
-        The group's pages answered before Flask read it the same way (web/early_group_pages.py).
+        The group's pages answered before Flask read it the same way (web/early_pages.py).
         """
         app = self.app
         interface = app.session_interface
@@ -402,18 +402,20 @@ class LiveFragment:
 
 
 def headers_flask_sends(
-    app: Flask, path: str, scheme: str, session_key: str, make: Callable[[], Response], stand_ins: Mapping[str, str]
+    app: Flask, path: str, scheme: str, session_key: str | None, make: Callable[[], Response],
+    stand_ins: Mapping[str, str],
 ) -> list[tuple[str, str]]:
     """The headers the Flask path sends with the answer ``make()`` makes to a GET of ``path``, in its order.
 
-    A middleware that answers before Flask (the poll here, a group's kept page in web/early_group_pages.py)
+    A middleware that answers before Flask (the poll here, a group's kept page in web/early_pages.py)
     must send what Flask would: the app's after-request hooks (security headers, compression's Vary) and
     its session are run once on a made-up request that reads ``session_key`` of the session, as the view
     does (so "Vary: Cookie"); a header named in ``stand_ins`` (lower case) gets its stand-in as its value,
     filled per answer; never a cookie or a Date, which are about this made-up request.
     """
     with app.test_request_context(path, base_url=f"{scheme}://localhost") as context:
-        session.get(session_key)
+        if session_key is not None:  # None: a view that never reads the session (no "Vary: Cookie")
+            session.get(session_key)
         response = app.process_response(make())
         wsgi_headers = response.get_wsgi_headers(context.request.environ)
     return [(k, stand_ins.get(k.lower(), v)) for k, v in wsgi_headers.items() if k.lower() not in ("set-cookie", "date")]

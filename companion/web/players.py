@@ -40,8 +40,9 @@ def _me(night: Night) -> str | None:
     return me if me in night.players else None
 
 
-def _page(key: str, me: str | None) -> tuple[str, str, str | None]:
-    """What the kept players' page depends on besides (night, version): the link it was opened by, and "me"."""
+def players_page(key: str, me: str | None) -> tuple[str, str, str | None]:
+    """What the kept players' page depends on besides (night, version): the link it was opened by, and "me"
+    (the page answered before Flask, web/early_pages.py, looks it up by the same name)."""
     return ("players", key, me)
 
 
@@ -57,13 +58,13 @@ def show(key: str):  # type: ignore[no-untyped-def]
         night_id, version, _tag = found
         st = service.derived(STANDINGS, night_id, version)
         if st is not None:
-            page = kept_pages.kept_page(_page(key, player_of(session, night_id, st)), night_id, version)
+            page = kept_pages.kept_page(players_page(key, player_of(session, night_id, st)), night_id, version)
             if page is not None:
                 return page
     night = viewer_night(key)
     st = standings_of(night, RECENT)
     me = player_of(session, night.id, st)
-    return kept_pages.render_kept(_page(key, me), night.id, night.version, lambda flashed: _render_show(night, st, me, flashed))
+    return kept_pages.render_kept(players_page(key, me), night.id, night.version, lambda flashed: _render_show(night, st, me, flashed))
 
 
 def _render_show(night: Night, st: Standings, me: str | None, flashed: Any) -> str:

@@ -46,13 +46,13 @@ def read_row(engine: Engine, sql: str, key: str) -> tuple[Any, ...] | None:
     return rows[0] if rows else None
 
 
-def read_rows(sql: str, values: list[Any]) -> list[tuple[Any, ...]] | None:
+def read_rows(sql: str, values: list[Any], engine: Engine | None = None) -> list[tuple[Any, ...]] | None:
     """Every row of ``sql`` (``{}`` where each driver parameter goes, one per value) on the one-row reads' engine.
 
     As :func:`read_row`, for a page that lists several nights (the home page, a
-    player's nights: issue 22); None means "ask the ORM".
+    player's nights: issue 22); None means "ask the ORM".  ``engine``: outside a request (web/early_pages.py).
     """
-    engine = read_engine()
+    engine = engine or read_engine()
     if not values:
         return None
     return _read(engine, sql, tuple(values), one=False)

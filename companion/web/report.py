@@ -24,6 +24,7 @@ Routes (``<key>`` is a night's secret link):
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -93,8 +94,7 @@ def _carried_on(night: Night) -> dict[str, int] | None:
 
 
 def _view() -> str:
-    view = request.args.get("view", "plan")
-    return view if view in VIEWS else "plan"
+    return view_of(request.args)
 
 
 # --- the report ------------------------------------------------------------------------------
@@ -105,7 +105,20 @@ def _report_page(
 ) -> tuple[Any, ...]:
     """What the kept report depends on besides (night, version): whose link, its links, the view, the next night,
     and the group it is kept in at its version (a handle set there changes the *Pay* offers: web/night_pay.py)."""
-    return ("report", keeper, link.keeper_key, link.viewer_key, _view(), continued, group)
+    return report_page(link, keeper, continued, group, _view())
+
+
+def report_page(
+    link: Night | NightLink, keeper: bool, continued: int | None, group: tuple[int, int] | None, view: str
+) -> tuple[Any, ...]:
+    """:func:`_report_page` with the view given, outside a request too (web/early_pages.py)."""
+    return ("report", keeper, link.keeper_key, link.viewer_key, view, continued, group)
+
+
+def view_of(args: Mapping[str, str]) -> str:
+    """The report's view the address asks (``view=``), "plan" for anything else, as :func:`_view` reads it."""
+    view = args.get("view", "plan")
+    return view if view in VIEWS else "plan"
 
 
 def plain_report(night: Night, keeper: bool) -> Any:

@@ -146,8 +146,9 @@ def _record_with(night: Night, form: Any, form_name: str | None, write) -> Any: 
     return redirect(url_for("table.show", key=night.keeper_key), code=303)
 
 
-def _table_page(link: Night | NightLink, continued: int | None) -> tuple[Any, ...]:
-    """What the kept table screen depends on besides (night, version): its links, and the night its pot went to."""
+def table_page(link: Night | NightLink, continued: int | None) -> tuple[Any, ...]:
+    """What the kept table screen depends on besides (night, version): its links, and the night its pot went to
+    (the page answered before Flask, web/early_pages.py, looks it up by the same name)."""
     return ("table", link.keeper_key, link.viewer_key, continued)
 
 
@@ -155,14 +156,14 @@ def _table_page(link: Night | NightLink, continued: int | None) -> tuple[Any, ..
 def show(key: str):  # type: ignore[no-untyped-def]
     link = keeper_link(key)  # one SELECT: enough when this process keeps the page at that version
     if link is not None and post_redirect_get.recall(link.version) is None:
-        page = kept_pages.kept_page(_table_page(link, link.continued), link.id, link.version)
+        page = kept_pages.kept_page(table_page(link, link.continued), link.id, link.version)
         if page is not None:
             return page
     night = keeper_night(key)
     kept = post_redirect_get.recall(night.version)
     if kept is None:  # the table as every phone sees it at this version: kept, with this request's keys
         continued = service.continuation_of(night)
-        what = _table_page(night, continued.id if continued is not None else None)
+        what = table_page(night, continued.id if continued is not None else None)
         return kept_pages.render_kept(what, night.id, night.version, lambda flashed: render_table(night, flashed=flashed)[0])
     submitted = None
     if kept.form:  # the refused form, as typed, with its errors

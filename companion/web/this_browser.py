@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from flask import current_app, session
 from sqlalchemy import select
+from sqlalchemy.engine import Engine
 from sqlalchemy.orm import aliased
 
 from companion import service
@@ -45,15 +46,25 @@ def keeper_mark(night: ScorekeeperNight) -> str:
     keeps (night id, this mark), which grants nothing; the mark changes when the link
     is replaced, so a browser that lost the link stops listing the night.
     """
-    secret = current_app.config["SECRET_KEY"]
+    return mark_of(night.keeper_key, current_app.config["SECRET_KEY"])
+
+
+def mark_of(keeper_key: str, secret: str | bytes) -> str:
+    """:func:`keeper_mark` of a scorekeeper link under ``secret``, outside a request too (web/early_pages.py)."""
     key = secret.encode() if isinstance(secret, str) else secret
-    return hmac.new(key, b"keeper:" + night.keeper_key.encode(), hashlib.sha256).hexdigest()[:32]
+    return hmac.new(key, b"keeper:" + keeper_key.encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def known_marks() -> list[tuple[int, str]]:
     """(night id, mark) of the nights this browser keeps score of, oldest first."""
+    return marks_in(session)
+
+
+def marks_in(data: Any) -> list[tuple[int, str]]:
+    """:func:`known_marks` of a session's ``data`` as Flask reads it (a page answered before Flask reads it so:
+    when the night is among them, :func:`remember` changes nothing and Flask would send no cookie)."""
     known = []
-    for entry in session.get("nights", []):
+    for entry in data.get("nights", []):
         if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int) and isinstance(entry[1], str):
             known.append((entry[0], entry[1]))
     return known  # anything else (an older cookie's plain links) is forgotten
@@ -117,8 +128,23 @@ def known_nights() -> tuple[KnownNight, ...]:
             .outerjoin(following, following.carried_from == Night.id)
             .where(Night.id.in_(list(marks)))
         ).all()
+    return _known(rows, marks, current_app.config["SECRET_KEY"])
+
+
+def known_nights_of(data: Any, secret: str | bytes, engine: Engine) -> tuple[KnownNight, ...] | None:
+    """:func:`known_nights` of a session's ``data`` as Flask reads it, read on ``engine`` outside a request (the
+    home page answered before Flask, web/early_pages.py); None: the read failed (Flask asks the ORM)."""
+    marks = dict(marks_in(data))
+    if not marks:
+        return ()
+    rows = read_rows(_KNOWN_SQL, list(marks), engine)
+    return None if rows is None else _known(rows, marks, secret)
+
+
+def _known(rows: Any, marks: dict[int, str], secret: str | bytes) -> tuple[KnownNight, ...]:
+    """The rows of a browser's nights whose mark it holds, as :class:`KnownNight`, newest first."""
     nights = [KnownNight(r[0], r[1], r[2], _when(r[3]), tuple(_json(r[4])), r[5], r[6]) for r in rows]
-    nights = [n for n in nights if hmac.compare_digest(keeper_mark(n), marks[n.id])]
+    nights = [n for n in nights if hmac.compare_digest(mark_of(n.keeper_key, secret), marks[n.id])]
     return tuple(sorted(nights, key=lambda n: n.created_at, reverse=True))
 
 

@@ -1,4 +1,4 @@
-"""A group's page answered before Flask from the page kept (web/early_group_pages.py).
+"""A group's page answered before Flask from the page kept (web/early_pages.py: the group's plug-in).
 
 The proof is conformance: for the same request, the early answer and Flask's are the same status,
 the same headers and the same page once the request keys and the CSRF token (made anew for every
@@ -21,7 +21,7 @@ from werkzeug.test import EnvironBuilder
 from companion import service
 from companion.db.models import Group, Night
 from companion.extensions import db
-from companion.web.early_group_pages import ANSWERED, EarlyGroupPages
+from companion.web.early_pages import ANSWERED, EarlyPages
 from web.test_groups import group_document, row, stamp, text
 
 KEY = re.compile(r'(name="request_key" (?:required )?type="hidden" value=")([A-Za-z0-9_-]+)(")')
@@ -38,8 +38,8 @@ def site(make_app):  # type: ignore[no-untyped-def]
     return app, app.test_client(), links
 
 
-def early(app) -> EarlyGroupPages:  # type: ignore[no-untyped-def]
-    return app.extensions["companion_early_group_pages"]
+def early(app) -> EarlyPages:  # type: ignore[no-untyped-def]
+    return app.extensions["companion_early_pages"]
 
 
 def environ(client, path: str, method: str = "GET", **headers: str) -> dict:  # type: ignore[no-untyped-def,type-arg]
