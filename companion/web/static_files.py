@@ -34,6 +34,7 @@ from collections.abc import Callable
 import rcssmin
 import rjsmin
 from flask import Flask, Response, request, send_file, url_for
+from werkzeug.security import safe_join
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 DIGITS = 12
@@ -58,13 +59,21 @@ class Fingerprints:
         self._lock = threading.Lock()
 
     def _look(self, filename: str) -> tuple[tuple[float, int], str, bytes | None] | None:
-        path = os.path.realpath(os.path.join(self.folder, filename))
+        """What is kept of ``filename`` (None: no such file under the folder, or a name no file has).
+
+        Kept by the file's own path under the folder, however the address spells it (``a/../app.css``):
+        a file once, whatever a stranger sends.  A NUL is in no file's name (the OS refuses it)."""
+        joined = safe_join(self.folder, filename) if "\x00" not in filename else None
+        if joined is None:
+            return None
+        path = os.path.realpath(joined)
         if not path.startswith(self.folder + os.sep):
             return None
         try:
             stat = os.stat(path)
         except OSError:
             return None
+        filename = path[len(self.folder) + 1:]
         stamp = (stat.st_mtime, stat.st_size)
         known = self._known.get(filename)
         if known is not None and known[0] == stamp:
@@ -91,7 +100,7 @@ class Fingerprints:
 
 
 def init_app(app: Flask) -> None:
-    fingerprints = Fingerprints(app.static_folder or "static")
+    fingerprints = app.extensions["companion_static_fingerprints"] = Fingerprints(app.static_folder or "static")
 
     def static_url(filename: str) -> str:
         """The URL of a static file with its fingerprint (without one if the file is missing)."""

@@ -70,3 +70,16 @@ def test_the_reports_rules_are_linked_by_the_report_pages_alone_after_the_apps(c
     assert stylesheets(client, f"{table.url}/report") == ["app.css", "report.css"]
     assert stylesheets(client, "/nights") == ["app.css", "report.css"]
     assert ".report " not in (STATIC / "app.css").read_text() and ".report " in (STATIC / "report.css").read_text()
+
+
+def test_a_name_with_a_nul_or_climbing_out_of_the_folder_is_not_found(client):
+    for address in ("/static/%00", "/static/Ann%00Ben", "/static/app.css%00.png", "/static/../companion/__init__.py"):
+        assert client.get(address).status_code == 404, address
+
+
+def test_a_file_is_kept_once_however_its_address_spells_it(app, client):
+    """A stranger's spellings of one file (``x1/../app.css``, ``x2/../app.css`` …) are one file kept, not one each."""
+    plain = client.get("/static/app.css").get_data()
+    for n in range(20):
+        assert client.get(f"/static/x{n}/../app.css").get_data() == plain
+    assert set(app.extensions["companion_static_fingerprints"]._known) <= {"app.css", "app.js", "report.css"}
