@@ -163,10 +163,11 @@ class NotModified:
             found = self._version(match.group(1))
             environ[FOUND] = found  # the view need not ask again
             if found is not None:
-                asked = environ.get("HTTP_IF_NONE_MATCH")
-                if asked and parse_etags(asked).contains(found[2]):
+                asked, quoted = environ.get("HTTP_IF_NONE_MATCH"), f'"{found[2]}"'
+                # a phone sends back exactly the ETag it was given: no need to parse it (4 of the ~20 us here)
+                if asked and (asked == quoted or parse_etags(asked).contains(found[2])):
                     headers = self._after_request_headers(_scheme(environ))
-                    start_response("304 Not Modified", [("ETag", f'"{found[2]}"'), *headers])
+                    start_response("304 Not Modified", [("ETag", quoted), *headers])
                     return []
                 answer = self.fragment.answer(environ, *found)
                 if answer is not None:
