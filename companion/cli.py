@@ -133,7 +133,7 @@ def serve_command(host: str, port: int, threads: int, workers: int) -> None:
 
         serve_processes(app, host, port, workers, waitress_options(app, threads, open_files))
         return
-    from waitress import serve
+    from companion.web.waitress_serve import serve
 
     serve(app, host=host, port=port, **waitress_options(app, threads, open_files))
 

@@ -48,11 +48,10 @@ from urllib.parse import parse_qsl
 
 from flask import Flask, Response
 from flask_compress.flask_compress import _choose_algorithm
-from itsdangerous import BadData, URLSafeTimedSerializer
-from itsdangerous.encoding import base64_decode, bytes_to_int
+from itsdangerous import URLSafeTimedSerializer
 from sqlalchemy.engine import Engine
 from werkzeug.datastructures import ImmutableMultiDict
-from werkzeug.http import parse_accept_header, parse_cookie
+from werkzeug.http import parse_accept_header
 from werkzeug.sansio.utils import get_current_url, get_host
 
 from companion import service
@@ -67,10 +66,11 @@ from companion.web.bank import bank_key
 from companion.web.downloads import Download, same_name, stored
 from companion.web.history import history_key
 from companion.web.links import MAX_KEY_LENGTH, NightLink, keeper_row, viewer_link
-from companion.web.live_poll import STANDINGS, LiveFragment, current_version, headers_flask_sends, player_of
+from companion.web.live_poll import STANDINGS, current_version, headers_flask_sends, player_of
 from companion.web.players import players_page
 from companion.web.raw_reads import READ_ENGINE
 from companion.web.report import report_page, view_of
+from companion.web.session_cookie import SESSIONS_KEPT, session_cookies  # CSRF tokens are kept as many
 from companion.web.table import table_page
 from companion.web.home import first_games
 from companion.web.this_browser import known_nights_of, marks_in, mark_of
@@ -80,8 +80,6 @@ ANSWERED = "companion.page_early"
 #: stand in for the answer's length and a download's Content-Disposition in the kept headers (NUL is in no header)
 _LENGTH = "\x00length"
 _DISPOSITION = "\x00disposition"
-#: sessions (and CSRF tokens) kept by the cookie that sent them; more are read anew
-SESSIONS_KEPT = 4096
 #: the salt Flask-WTF signs a CSRF token with (flask_wtf.csrf.generate_csrf)
 _CSRF_SALT = "wtf-csrf-token"
 #: query strings read, kept by their kind and text (a page's links ask a handful of them); more are read anew
@@ -428,7 +426,7 @@ class EarlyPages:
         self.app = app
         self.wsgi_app = wsgi_app
         self.kinds = kinds
-        self.cookies = LiveFragment(app)  # reads the session cookie exactly as Flask's session does
+        self.cookies = session_cookies(app)  # reads the session cookie exactly as Flask's session does
         self.answered = 0
         self._headers: dict[tuple[str, str], list[tuple[str, str]]] = {}  # by kind and scheme: HTTPS adds HSTS
         self._csrf: tuple[Any, URLSafeTimedSerializer] | None = None
@@ -437,7 +435,6 @@ class EarlyPages:
         self._download_headers: dict[tuple[str, str, str], list[tuple[str, str]]] = {}
         self._host_urls: dict[tuple[str, str], str] = {}
         self._queries: dict[tuple[str, str], Hashable | None] = {}
-        self._sessions: dict[str, tuple[Any, int, dict]] = {}  # type: ignore[type-arg]  # by Cookie header
         self._tokens: dict[str, tuple[int, Any, str]] = {}  # by the session's CSRF secret
         self._lock = threading.Lock()
 
@@ -555,30 +552,8 @@ class EarlyPages:
         return taken
 
     def _session(self, environ: dict) -> dict | None:  # type: ignore[type-arg]
-        """The session as Flask reads it (:meth:`LiveFragment.session_of`), kept by the Cookie header that sent it.
-
-        A browser sends the same cookie with every request, and a signature that verified once verifies
-        again under the same keys: what is kept is the session and when it was signed, so that its age is
-        still checked at each request as Flask checks it (0 to the session's lifetime).  Kept only for a
-        session Flask would read as it is (not a permanent one it sends again), at most
-        :data:`SESSIONS_KEPT` of them, and never for a request without a cookie or with a bad one (those
-        are read again).
-        """
-        header = environ.get("HTTP_COOKIE")
-        app = self.app
-        keys = (app.secret_key, tuple(app.config.get("SECRET_KEY_FALLBACKS") or ()))
-        lifetime = int(app.permanent_session_lifetime.total_seconds())
-        kept = self._sessions.get(header) if header else None
-        if kept is not None and kept[0] == keys and 0 <= int(time.time()) - kept[1] <= lifetime:
-            return kept[2]
-        data = self.cookies.session_of(environ)
-        if data and header:
-            signed = _signed_at(parse_cookie(environ).get(app.session_interface.get_cookie_name(app), ""))
-            if signed is not None:
-                if len(self._sessions) >= SESSIONS_KEPT:
-                    self._sessions.clear()  # a flood of cookies: start again rather than keep them all
-                self._sessions[header] = (keys, signed, data)
-        return data
+        """The session as Flask reads it, kept by the cookie that sent it (web/session_cookie.py, shared with the poll)."""
+        return self.cookies.read(environ)
 
     def _csrf_token(self, data: dict) -> str | None:  # type: ignore[type-arg]
         """The CSRF token ``flask_wtf.csrf.generate_csrf`` makes for this session; None when it would first make
@@ -619,17 +594,6 @@ class EarlyPages:
                     lambda: kept_pages.deflated_response(b"x"), {"content-length": _LENGTH},
                 )
             return self._headers[(kind.name, scheme)]
-
-
-def _signed_at(value: str) -> int | None:
-    """When a signed cookie that verified was signed: the timestamp itsdangerous puts before its signature."""
-    parts = value.rsplit(".", 2)
-    if len(parts) != 3:
-        return None
-    try:
-        return bytes_to_int(base64_decode(parts[1]))
-    except (BadData, ValueError):
-        return None
 
 
 def init_app(app: Flask) -> None:

@@ -59,7 +59,7 @@ def _child(app: Flask, sock: socket.socket, options: dict[str, Any]) -> None:  #
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops us, with SIGTERM
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # waitress finishes its tasks on SystemExit
         _drop_pooled_connections(app, close=False)
-        from waitress import serve
+        from companion.web.waitress_serve import serve
 
         serve(app, sockets=[sock], **options)
     except SystemExit:

@@ -51,6 +51,19 @@ def test_an_unchanged_table_costs_a_304_with_the_headers_flask_would_send(app, c
     assert "Content-Security-Policy" in fast.headers
 
 
+def test_if_none_match_is_read_as_flask_reads_it_besides_the_tag_sent_back(app, client, start_night, through_flask):
+    """The middleware compares the phone's own tag first; a list, "*" or another tag are parsed as before."""
+    page = start_night()
+    page.declare("Ben", "Cat")
+    keeper, viewer = links(app, page)
+    tag = poll(client, viewer).headers["ETag"]
+    through_flask.clear()
+    for asked, status in ((tag, 304), (f'"older", {tag}', 304), ("*", 304), ('"older"', 200), (tag[:-2] + '"', 200)):
+        assert poll(client, viewer, asked).status_code == status, asked
+        assert poll(client, keeper, asked).status_code == status, asked  # the Flask path
+    assert through_flask == [f"/p/{keeper}/live"] * 5
+
+
 def test_a_change_is_seen_by_the_very_next_poll(app, client, start_night, reads):
     """With the change watch sure (``reads``): this process's own commit is seen at once."""
     page = start_night()

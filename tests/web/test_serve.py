@@ -185,6 +185,19 @@ def test_two_worker_processes_follow_the_table_live(server):
         etag = seen.pop()
         for _ in range(4):
             assert Phone(port).request("GET", live, headers={"If-None-Match": etag})[0] == 304
+    # a phone polls on one kept-alive connection: a 304 leaves it open (waitress alone closed it after each)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        sockets = []
+        for _ in range(3):
+            connection.request("GET", live, headers={"If-None-Match": etag})
+            response = connection.getresponse()
+            assert response.status == 304 and response.read() == b""
+            assert response.getheader("Connection") is None and response.getheader("ETag") == etag
+            sockets.append(connection.sock)
+        assert sockets[0] is not None and sockets == [sockets[0]] * 3
+    finally:
+        connection.close()
 
 
 #: half-open sockets a phone on the Wi-Fi could open; the probe stopped gunicorn with 8
