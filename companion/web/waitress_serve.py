@@ -29,12 +29,15 @@ class KeepAliveTask(WSGITask):
     """Waitress's WSGI task, except that an HTTP/1.1 answer with no body does not close the connection."""
 
     def build_response_header(self) -> bytes:
-        keep = (
-            not self.has_body
-            and self.version == "1.1"
-            and not self.close_on_finish
-            and self.request.headers.get("CONNECTION", "").lower() != "close"
-        )
+        try:
+            keep = (
+                not self.has_body
+                and self.version == "1.1"
+                and not self.close_on_finish
+                and self.request.headers.get("CONNECTION", "").lower() != "close"
+            )
+        except AttributeError:  # a waitress whose task reads otherwise: leave every answer to it
+            keep = False
         head: bytes = super().build_response_header()
         if keep and self.close_on_finish and head.count(_CLOSE) == 1:
             # waitress closed it only for the missing length, which an answer with no body needs not

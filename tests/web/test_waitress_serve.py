@@ -12,6 +12,7 @@ import threading
 from collections.abc import Iterator
 
 import pytest
+from waitress import wasyncore
 from waitress.server import create_server
 
 from companion.web.waitress_serve import keep_alive_without_body
@@ -35,10 +36,21 @@ def _app(environ, start_response):  # type: ignore[no-untyped-def]
 @pytest.fixture
 def port() -> Iterator[int]:
     server = keep_alive_without_body(create_server(_app, host="127.0.0.1", port=0, threads=2, ident="companion"))
-    thread = threading.Thread(target=server.run, daemon=True)
+    stopping = threading.Event()
+
+    def run() -> None:
+        # waitress's own loop, a half-second at a time, until the test is over (as WebTest's
+        # StopableWSGIServer runs it): closing its sockets under a running loop raised in this thread
+        while not stopping.is_set() and server._map:
+            wasyncore.loop(timeout=0.5, map=server._map, count=1)
+
+    thread = threading.Thread(target=run, daemon=True)
     thread.start()
     yield server.effective_port
-    server.close()
+    stopping.set()
+    thread.join(5)
+    for channel in list(server._map.values()):
+        channel.handle_close()
     server.task_dispatcher.shutdown()
 
 
@@ -54,8 +66,11 @@ def _read_answer(sock: socket.socket) -> bytes:
     for line in head.split(b"\r\n"):
         if line.lower().startswith(b"content-length:"):
             while len(body) < int(line.split(b":")[1]):
-                body += sock.recv(4096)
-    return data
+                more = sock.recv(4096)
+                if not more:
+                    break
+                body += more
+    return head + b"\r\n\r\n" + body
 
 
 def _exchange(port: int, *requests: bytes) -> list[bytes]:
