@@ -252,7 +252,7 @@ def player_chart(
     player's result (issue 20, item 4)."""
     if len(points) < 2:
         return ""
-    low, high = min(0, *points), max(0, *points)
+    low, high = min(0, min(points)), max(0, max(points))
     if high == low:
         high = low + 1
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
@@ -293,18 +293,13 @@ def player_chart(
         ends = ' text-anchor="end"' if anchor == "end" else ""
         out.append(f'<text x="{_fmt(at)}" y="{row}"{ends} font-size="10" fill="{MARK}">{escape(text)}</text>')
     xs = _xs(len(points))  # the same for every player's chart of the night
-    ys: dict[int, str] = {}  # a night's nets repeat: each value drawn formatted once
-    drawn = []
-    for i in drawn_points(points):
-        at = xs.get(i)
-        if at is None:
-            at = xs[i] = _fmt(x(i))
-        v = points[i]
-        height = ys.get(v)
-        if height is None:
-            height = ys[v] = _fmt(y(v))
-        drawn.append(f"{at},{height}")
-    path = " ".join(drawn)
+    drawn = drawn_points(points)
+    for i in drawn:
+        if i not in xs:
+            xs[i] = _fmt(x(i))
+    # a night's nets repeat: each value drawn formatted once
+    ys = {v: _fmt(y(v)) for v in {points[i] for i in drawn}}
+    path = " ".join([f"{xs[i]},{ys[points[i]]}" for i in drawn])
     out.append(f'<polyline points="{path}" fill="none" stroke="{LINE}" stroke-width="2"/>')
     colour = GOOD if final >= 0 else BAD
     out.append(f'<circle cx="{_fmt(x(len(points) - 1))}" cy="{_fmt(y(final))}" r="3.5" fill="{colour}"/>')
