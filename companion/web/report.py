@@ -79,10 +79,17 @@ def _build_report(night: Night, carried_on: dict[str, int] | None) -> Report:
     # the payments alone, in one query on the night's events (not every event through the ORM: issue 22)
     paid = [(p.payer, p.payee, p.chips) for p in bank_service.paid_payments(night)]
     games = [(p.title, p.state, p.rules, p.close(), p.game) for p in play.played()]  # a game taken back: none
+    # what the games' parts kept at the version before (or at this one, for another pot carried on): they extend it
+    kept = service.derived("report-memo", night.id, night.version)
+    if kept is None:
+        before = service.derived_before("report-memo", night.id, night.version)
+        kept = before[1] if before is not None else {}
+    memo = dict(kept)
     report = build_night_report(
         games, play.seated, chip_value=money.chip_value, currency=money.currency, paid=paid, name=night.name,
-        carried_on=carried_on, extra=bank_service.night_extra(night),
+        carried_on=carried_on, extra=bank_service.night_extra(night), memo=memo,
     )
+    service.keep_derived("report-memo", night.id, night.version, memo)
     # what the group's tab settled of the night since: then Mark paid offers only what remains
     return with_tab(report, bank_service.tab_records(night))
 

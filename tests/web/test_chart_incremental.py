@@ -1,6 +1,6 @@
-"""The report's chart series follow the night by appending (issue 22): after each action the series
-this process kept for the version before are extended with the records played since, and must
-equal what the whole log, read afresh, gives; so must the whole report page.
+"""The report's chart series and Napalm's part of the report follow the night by appending (issue 22):
+after each action what this process kept for the version before is extended with the records played
+since, and must equal what the whole log, read afresh, gives; so must the report and its pages.
 
 The oracle is the series as they were made before (``chips_over_games`` over the games of a fold
 rebuilt from the log by ``play_at``) and the report page rendered with nothing kept (fresh
@@ -14,6 +14,8 @@ when only play was appended, and never when anything else was.
 from __future__ import annotations
 
 from decimal import Decimal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -23,6 +25,7 @@ from companion.db.models import Night
 from companion.extensions import db
 from companion.games import GAMES
 from companion.games.napalm import Declare, Void
+from companion.games.napalm import report as napalm_report
 from companion.night.file import Money
 from companion.report import night_chart
 from companion.report.night_chart import ChipSeries, chips_over_games
@@ -56,14 +59,27 @@ def pages(app: Any, night: Night) -> tuple[str, str]:
     return out[0], out[1]
 
 
-def pages_afresh(app: Any, night: Night) -> tuple[str, str]:
-    """The same with nothing kept (a new process), and what this process keeps left as it was."""
+@contextmanager
+def nothing_kept() -> Iterator[None]:
+    """As a new process would: nothing kept, and what this process keeps left as it was after."""
     saved = store._cache, store._derived
     store._cache, store._derived = LRU(8), LRU(64)
     try:
-        return pages(app, night)
+        yield
     finally:
         store._cache, store._derived = saved
+
+
+def pages_afresh(app: Any, night: Night) -> tuple[str, str]:
+    """The report pages with nothing kept."""
+    with nothing_kept():
+        return pages(app, night)
+
+
+def report_afresh(night: Night) -> Any:
+    """The report (its model) with nothing kept."""
+    with nothing_kept():
+        return report.report_of(night)
 
 
 @pytest.fixture
@@ -80,7 +96,21 @@ def made_whole(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return versions
 
 
-def test_the_chart_series_extended_action_by_action_are_the_series_made_afresh(app, made_whole):
+@pytest.fixture
+def summed_whole(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A mark for each time Napalm's part of the report added up every live record of its table (not extended)."""
+    marks: list[int] = []
+    real = napalm_report.Sums.of.__func__  # type: ignore[attr-defined]
+
+    def spy(cls: type[Any], table: Any) -> Any:
+        marks.append(1)
+        return real(cls, table)
+
+    monkeypatch.setattr(napalm_report.Sums, "of", classmethod(spy))
+    return marks
+
+
+def test_the_chart_series_extended_action_by_action_are_the_series_made_afresh(app, made_whole, summed_whole):
     with app.app_context():
         night_id = services.open_night("Friday", PLAYERS, Money(Decimal("0.25"), "EUR"), NAPALM).id
         night = lambda: (db.session.rollback(), db.session.get(Night, night_id))[1]  # noqa: E731 - read afresh
@@ -124,6 +154,7 @@ def test_the_chart_series_extended_action_by_action_are_the_series_made_afresh(a
             (lambda: bank.record(night_id, "cash_out", {"player": "Ann", "chips": 80}, v(), None), True),  # 29
             (play("betting", "deal", {}), True),  # 30
         ]
+        summed_at = []  # the actions after which Napalm's part added up its whole table
         for number, (action, appended) in enumerate(actions, start=1):
             action()
             assert v() == number
@@ -136,10 +167,19 @@ def test_the_chart_series_extended_action_by_action_are_the_series_made_afresh(a
             whole = ChipSeries.of([(p.number, p.state, p.close().net) for p in store.play_at(night(), v()).played()],
                                   night().players)
             assert chips == whole, f"after action {number}"
+            summed = len(summed_whole)
+            kept_report = report.report_of(night())
+            if len(summed_whole) > summed:
+                summed_at.append(number)
+            assert kept_report == report_afresh(night()), f"after action {number}"
             assert pages(app, night()) == pages_afresh(app, night()), f"after action {number}"
         # extended exactly when only play was appended since the version before: never after an undo,
         # a game started or taken back (the first action: nothing was kept); and so most of the time
         assert sum(appended for _, appended in actions) == 20
+        # Napalm's sums: added up whole at the first report (nothing kept), after its undo (3) and when
+        # Nap started (10: Napalm is then the night's game 1, no longer its only game 0); else extended,
+        # or, once it is over, the same (a game taken back after it, 16, changes nothing of it)
+        assert summed_at == [1, 3, 10]
         # another process records three deals: the next read extends by all three at once
         for _ in range(3):
             services.record(night_id, GAMES["betting"].from_event("deal", {}), v())
@@ -147,6 +187,7 @@ def test_the_chart_series_extended_action_by_action_are_the_series_made_afresh(a
         chips = report.chip_series(night())
         assert len(made_whole) == before
         assert {name: list(points) for name, points in chips.series.items()} == afresh(night())[0]
+        assert report.report_of(night()) == report_afresh(night())
         assert pages(app, night()) == pages_afresh(app, night())
 
 
