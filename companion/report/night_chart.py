@@ -14,8 +14,10 @@ target (Napalm's); it names no game.
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from html import escape
 
+from companion.games.fold import FoldTable
 from companion.report.charts import AXIS, BAD, GOOD, LINE, _fmt
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -86,6 +88,93 @@ def chips_over_games(
         for name, chips in closed.items():
             before[name] += chips
     return series, starts
+
+
+@dataclass(frozen=True)
+class ChipSeries:
+    """:func:`chips_over_games` of a night's played games, with what it takes to extend it by appending (issue 22).
+
+    ``series`` and ``game_starts`` are :func:`chips_over_games`' answer.  The rest says what they
+    were made from, so that :meth:`extended` can prove a later fold only appended to it:
+    ``games``, each played game's (number, records in its log); of the last game, the running
+    ``net`` of its players, the ``game`` its last live record was in (a game of several games to a
+    target) and ``before``, where each seated player stood when it started; ``single``: the night
+    has one game (its own games to a target are marked then, and its players alone have a line).
+    Never changed once made: :meth:`extended` gives a new one.
+    """
+
+    series: Mapping[str, Sequence[int]]
+    game_starts: tuple[int, ...]
+    games: tuple[tuple[int, int], ...]
+    net: Mapping[str, int]
+    game: int
+    before: Mapping[str, int]
+    single: bool
+
+    @classmethod
+    def of(cls, games: Sequence[tuple[int, Any, Mapping[str, int]]], seated: Sequence[str]) -> ChipSeries:
+        """The series of ``games``, each (its number in the night, its table, its closing balances), from their live records."""
+        series, starts = chips_over_games([(table, closed) for _, table, closed in games], seated)
+        last = games[-1][1]
+        carried_in = last.carried_in
+        before = {name: 0 for name in seated}
+        for _, _, closed in games[:-1]:
+            for name, chips in closed.items():
+                before[name] += chips
+        net = {name: -carried_in.get(name, 0) for name in last.players}
+        game = 1
+        for record in last.live_records():
+            game = record.game
+            for t in record.transfers:
+                if t.payer is not None:
+                    net[t.payer] -= t.chips
+                if t.payee is not None:
+                    net[t.payee] += t.chips
+        return cls(
+            {name: tuple(points) for name, points in series.items()}, tuple(starts),
+            tuple((number, table.version) for number, table, _ in games), net, game, before, len(games) == 1,
+        )
+
+    def extended(self, games: Sequence[tuple[int, Any, Mapping[str, int]]]) -> ChipSeries | None:
+        """The series of ``games``, a later fold of the same night, made by appending; None when that is not proved.
+
+        The ledger is append-only, so each game's log now begins with its log then.  When the
+        night's played games are the same, every game but the last has no record since and the
+        last one's records since are none of them an undo (``voids`` is None), no record was
+        voided since: its live records are those then and, after them, every record since, in
+        order (:meth:`~companion.games.fold.FoldTable.live_records`), and its points are those
+        then with one more after each.  Anything else (an undo, a game started or taken back, a
+        game whose live records are not the fold's own) returns None: made anew from the whole fold.
+        """
+        now = tuple((number, table.version) for number, table, _ in games)
+        if len(now) != len(self.games) or any(a != b for a, b in zip(now[:-1], self.games[:-1])):
+            return None
+        (number, kept), (number_now, length) = self.games[-1], now[-1]
+        table = games[-1][1]
+        if number != number_now or length < kept or type(table).live_records is not FoldTable.live_records:
+            return None
+        added = table.log[kept:]
+        if any(record.voids is not None for record in added):
+            return None
+        net, game, starts = dict(self.net), self.game, list(self.game_starts)
+        series = {name: list(points) for name, points in self.series.items()}
+        count = len(next(iter(series.values())))
+        for record in added:
+            if self.single and record.game != game:
+                starts.append(count - 1)
+            game = record.game
+            for t in record.transfers:
+                if t.payer is not None:
+                    net[t.payer] -= t.chips
+                if t.payee is not None:
+                    net[t.payee] += t.chips
+            for name, points in series.items():
+                points.append(self.before.get(name, 0) + net.get(name, 0))
+            count += 1
+        return ChipSeries(
+            {name: tuple(points) for name, points in series.items()}, tuple(starts), now, net, game, self.before,
+            self.single,
+        )
 
 
 #: a generous width of one character of a label at font-size 10 (digits and "G" in the usual sans fonts)
@@ -163,7 +252,7 @@ def player_chart(
     player's result (issue 20, item 4)."""
     if len(points) < 2:
         return ""
-    low, high = min(0, *points), max(0, *points)
+    low, high = min(0, min(points)), max(0, max(points))
     if high == low:
         high = low + 1
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
@@ -204,18 +293,13 @@ def player_chart(
         ends = ' text-anchor="end"' if anchor == "end" else ""
         out.append(f'<text x="{_fmt(at)}" y="{row}"{ends} font-size="10" fill="{MARK}">{escape(text)}</text>')
     xs = _xs(len(points))  # the same for every player's chart of the night
-    ys: dict[int, str] = {}  # a night's nets repeat: each value drawn formatted once
-    drawn = []
-    for i in drawn_points(points):
-        at = xs.get(i)
-        if at is None:
-            at = xs[i] = _fmt(x(i))
-        v = points[i]
-        height = ys.get(v)
-        if height is None:
-            height = ys[v] = _fmt(y(v))
-        drawn.append(f"{at},{height}")
-    path = " ".join(drawn)
+    drawn = drawn_points(points)
+    for i in drawn:
+        if i not in xs:
+            xs[i] = _fmt(x(i))
+    # a night's nets repeat: each value drawn formatted once
+    ys = {v: _fmt(y(v)) for v in {points[i] for i in drawn}}
+    path = " ".join([f"{xs[i]},{ys[points[i]]}" for i in drawn])
     out.append(f'<polyline points="{path}" fill="none" stroke="{LINE}" stroke-width="2"/>')
     colour = GOOD if final >= 0 else BAD
     out.append(f'<circle cx="{_fmt(x(len(points) - 1))}" cy="{_fmt(y(final))}" r="3.5" fill="{colour}"/>')

@@ -34,7 +34,9 @@ Pure (no Flask, no database) and game-agnostic: it imports no game package (a te
 
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -87,19 +89,30 @@ def game_report_part(
     closing: GameClosing,
     kind: GameKind,
     carried_on: Mapping[str, int] | None = None,
+    memo: dict[int, Any] | None = None,
 ) -> GamePart:
     """One game's part of the report, as its kind breaks it down, else from its records' transfers.
 
     ``number`` is the game's place in the night (1, 2, …), or 0 for the night's only
-    game with nothing beside it (its lines then carry no night numbering).
+    game with nothing beside it (its lines then carry no night numbering).  ``memo``: see
+    :func:`build_night_report`; given to a game's own part that takes one.
     """
     own = own_report_part(kind)
     if own is not None:
-        part = own(number, title, state, rules, closing, carried_on)
+        if memo is not None and _takes_memo(own):
+            part = own(number, title, state, rules, closing, carried_on, memo=memo)
+        else:
+            part = own(number, title, state, rules, closing, carried_on)
     else:
         part = transfer_part(number or 1, title, state, closing)
     words = kind.report_vocabulary
     return replace(part, games=tuple(g if g.extra else replace(g, words=words) for g in part.games))
+
+
+@functools.cache
+def _takes_memo(own: OwnReportPart) -> bool:
+    """Whether a game's own part of the report takes a ``memo`` (Napalm's, to extend its sums: issue 22)."""
+    return "memo" in inspect.signature(own).parameters
 
 
 def build_night_report(
@@ -112,6 +125,7 @@ def build_night_report(
     name: str = "",
     carried_on: Mapping[str, int] | None = None,
     extra: tuple[str, Mapping[str, int]] | tuple[str, Mapping[str, int], str] | None = None,
+    memo: dict[int, Any] | None = None,
 ) -> Report:
     """The report of a night of games: ``games`` are (title, state, rules, closing, kind), in order.
 
@@ -128,7 +142,10 @@ def build_night_report(
     beside its games, (what it is, chips per player summing to 0): the Bonus Round's
     payments, or on chip counts the bank's results less the games' balances; it is its
     own line of the report and counts in the plan; a third item, when given, says what it is
-    (the line's text).
+    (the line's text).  ``memo``: what the games' own parts kept when this night's report was
+    made at an earlier version (a copy: they write what they keep for the next one into it),
+    so that a long night's part follows what was added since rather than every record again
+    (issue 22); each part checks what it reads there, and the report is the same with or without.
     """
     extra_chips = {n: c for n, c in (extra[1] if extra else {}).items() if c}
     entries = list(games)
@@ -136,10 +153,10 @@ def build_night_report(
     if len(entries) == 1 and not extra_chips:
         title, state, rules, game_closing, kind = entries[0]
         if kind.has_report_part:
-            part = game_report_part(0, title, state, rules, game_closing, kind, carried_on)
+            part = game_report_part(0, title, state, rules, game_closing, kind, carried_on, memo)
             return report_from_part(part, chip_value=chip_value, currency=currency, paid=paid, name=name, words=words)
     parts = [
-        game_report_part(number, title, state, rules, game_closing, kind, carried_on)
+        game_report_part(number, title, state, rules, game_closing, kind, carried_on, memo)
         for number, (title, state, rules, game_closing, kind) in enumerate(entries, start=1)
     ]
     if extra is not None and extra_chips:

@@ -34,7 +34,7 @@ from markupsafe import Markup
 from companion.service import bank as bank_service
 from companion import service
 from companion.report.charts import net_chart
-from companion.report.night_chart import chips_over_games, player_chart
+from companion.report.night_chart import ChipSeries, player_chart
 from companion.extensions import db
 from companion.web.forms import CarryForm, PaidForm
 from companion.money.amounts import chips_text, format_money, value_text
@@ -79,12 +79,40 @@ def _build_report(night: Night, carried_on: dict[str, int] | None) -> Report:
     # the payments alone, in one query on the night's events (not every event through the ORM: issue 22)
     paid = [(p.payer, p.payee, p.chips) for p in bank_service.paid_payments(night)]
     games = [(p.title, p.state, p.rules, p.close(), p.game) for p in play.played()]  # a game taken back: none
+    # what the games' parts kept at the version before (or at this one, for another pot carried on): they extend it
+    kept = service.derived("report-memo", night.id, night.version)
+    if kept is None:
+        before = service.derived_before("report-memo", night.id, night.version)
+        kept = before[1] if before is not None else {}
+    memo = dict(kept)
     report = build_night_report(
         games, play.seated, chip_value=money.chip_value, currency=money.currency, paid=paid, name=night.name,
-        carried_on=carried_on, extra=bank_service.night_extra(night),
+        carried_on=carried_on, extra=bank_service.night_extra(night), memo=memo,
     )
+    service.keep_derived("report-memo", night.id, night.version, memo)
     # what the group's tab settled of the night since: then Mark paid offers only what remains
     return with_tab(report, bank_service.tab_records(night))
+
+
+def chip_series(night: Night) -> ChipSeries:
+    """Each player's chips over ``night`` at its version, for the report's charts: extended from what this
+    process kept at an earlier version when only play was appended since, else made from the whole fold.
+
+    Made from the whole fold, the series is a pass over every live record of the night, a few
+    milliseconds of each first report after an action on a 2,000-stage night (issue 22);
+    :meth:`ChipSeries.extended` says when appending is provably the same, and falls back otherwise.
+    """
+    kept = service.derived("chip-series", night.id, night.version)
+    if kept is not None:
+        return kept  # type: ignore[no-any-return]
+    play = service.play_for(night)
+    games = [(p.number, p.state, p.close().net) for p in play.played()]  # a game taken back: none
+    before = service.derived_before("chip-series", night.id, night.version)
+    chips = before[1].extended(games) if before is not None else None
+    if chips is None:
+        chips = ChipSeries.of(games, play.seated)
+    service.keep_derived("chip-series", night.id, night.version, chips)
+    return chips
 
 
 def _carried_on(night: Night) -> dict[str, int] | None:
@@ -172,14 +200,15 @@ def render_report(  # type: ignore[no-untyped-def]
     source = service.carried_from_of(night)
     chip_charts = service.derived("chip-charts", night.id, night.version)
     if chip_charts is None:
-        play = service.play_for(night)
-        series, game_starts = chips_over_games([(p.state, p.close().net) for p in play.played()], play.seated)  # a game taken back: none
+        chips = chip_series(night)
+        series = {name: list(points) for name, points in chips.series.items()}
         added = bank_service.night_extra(night)
         ledger = ""
         if added is not None:  # each line ends at the player's result, not at the games' tally
             ledger = added[0].removeprefix("The ").capitalize()
             for name, points in series.items():
                 points.append(points[-1] + added[1].get(name, 0))
+        game_starts = list(chips.game_starts)
         chip_charts = {
             name: Markup(player_chart(name, points, game_starts, ledger=ledger)) for name, points in series.items()
         }

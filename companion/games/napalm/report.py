@@ -29,10 +29,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
+from companion.games.fold import FoldTable
 from companion.report.model import Figures, GameLine, GamePart, PotClosing, Report
 from companion.report.payments import report_from_part
 from .closing import CHOICES, Closing, close_night
@@ -64,14 +65,24 @@ def report_part(
     rules: Rules,
     closing: Any = None,
     carried_on: Mapping[str, int] | None = None,
+    memo: dict[int, Any] | None = None,
 ) -> GamePart:
     """The night's ``number``-th game (0: its only one) as the report shows it.
 
     The pot is closed here, by the rules' unfinished-pot setting and ``carried_on`` (the
     pot the next night took on, once it exists), so ``closing`` (the night's
-    :class:`~companion.games.base.GameClosing`) is not needed.
+    :class:`~companion.games.base.GameClosing`) is not needed.  ``memo``: what this part kept
+    of the night's report at an earlier version, by ``number`` (see
+    :func:`companion.report.parts.build_night_report`): the game's :class:`Sums`, extended
+    when they are provably of the same log, and kept there for the next version.
     """
-    part = game_part(table, rules.unfinished_pot, carried_on)
+    kept = memo.get(number) if memo is not None else None
+    sums = kept.extended(table) if isinstance(kept, Sums) else None
+    if sums is None:
+        sums = Sums.of(table)
+    if memo is not None:
+        memo[number] = sums
+    part = game_part(table, rules.unfinished_pot, carried_on, sums)
     if not number:
         return part
     text = part.closing.setting_text
@@ -79,40 +90,107 @@ def report_part(
     return replace(part, games=lines)
 
 
-def game_part(table: Table, unfinished_pot: str, carried_on: Mapping[str, int] | None = None) -> GamePart:
-    """One game's figures, game lines and closing (see the module's docstring for where they come from)."""
+@dataclass(frozen=True)
+class Sums:
+    """What :func:`game_part` adds up over a table's live records, by Napalm's game number, and how far.
+
+    ``by_game``: each game to the target that has a live record, its (antes, pots, tokens,
+    won, lost): each player's antes, pots and tokens, and ``won[winner][loser]``,
+    ``lost[loser][winner]``, the side bets.  ``length``: the records of the log summed;
+    ``last``: the log's record at ``length`` (the very object), by which :meth:`extended` knows
+    the log it is given is the one these were summed from.  Never changed once made.
+    """
+
+    by_game: Mapping[int, tuple[Counter[str], Counter[str], Counter[str], dict[str, Counter[str]], dict[str, Counter[str]]]]
+    length: int
+    last: Any
+
+    @classmethod
+    def of(cls, table: Table) -> Sums:
+        """The sums of every live record of ``table``."""
+        log = table.log
+        return cls(_added({}, table.players, table.live_records()), len(log), log[-1] if log else None)
+
+    def extended(self, table: Table) -> Sums | None:
+        """The sums of ``table``, a later fold of the same game, by adding its records since; None when not proved the same.
+
+        The log is append-only: when its record at ``length`` is the one these were summed to
+        and none of the records after it is an undo, nothing was voided since, and its live
+        records are those summed and, after them, every record since (as in
+        :meth:`~companion.games.fold.FoldTable.live_records`).  Else (an undo, another game's
+        log, one rebuilt from the event log) None: summed anew.
+        """
+        log = table.log
+        if len(log) < self.length or (self.length and log[self.length - 1] is not self.last):
+            return None
+        if type(table).live_records is not FoldTable.live_records:  # pragma: no cover - Napalm's table is a fold
+            return None
+        added = log[self.length:]
+        if any(record.voids is not None for record in added):
+            return None
+        if not added:
+            return self
+        return Sums(_added(self.by_game, table.players, added), len(log), log[-1])
+
+
+def _added(before: Mapping[int, Any], players: tuple[str, ...], live: Iterable[Any]) -> dict[int, Any]:
+    """``before`` (left as it was) with the transfers and tokens of the live records ``live`` added."""
+    by_game = dict(before)
+    copied: set[int] = set()
+    for record in live:
+        g = record.game
+        if g not in copied:  # a game's sums are copied before the first record added to them
+            copied.add(g)
+            kept = by_game.get(g)
+            if kept is None:
+                by_game[g] = (Counter[str](), Counter[str](), Counter[str](),
+                              {n: Counter[str]() for n in players}, {n: Counter[str]() for n in players})
+            else:
+                antes0, pots0, tokens0, won0, lost0 = kept
+                by_game[g] = (antes0.copy(), pots0.copy(), tokens0.copy(),
+                              {n: c.copy() for n, c in won0.items()}, {n: c.copy() for n, c in lost0.items()})
+        antes, pots, tokens, won, lost = by_game[g]
+        for t in record.transfers:
+            if t.reason == "ante" and t.payee is POT and t.payer is not None:
+                antes[t.payer] += t.chips
+            elif t.reason == "side bet" and t.payer is not None and t.payee is not None:
+                won[t.payee][t.payer] += t.chips
+                lost[t.payer][t.payee] += t.chips
+            elif t.reason == "pot" and t.payer is POT and t.payee is not None:
+                pots[t.payee] += t.chips
+            else:  # pragma: no cover - a live record never holds anything else
+                raise ValueError(f"unexpected transfer in record #{record.seq}: {t}")
+        for who, delta in record.tokens:
+            tokens[who] += delta
+    return by_game
+
+
+def game_part(
+    table: Table, unfinished_pot: str, carried_on: Mapping[str, int] | None = None, sums: Sums | None = None
+) -> GamePart:
+    """One game's figures, game lines and closing (see the module's docstring for where they come from).
+
+    ``sums``: the table's :class:`Sums`, when the caller has them (else added up here)."""
     players = table.players
     closing = close_night(table, unfinished_pot, carried_on)  # carried_on: the next night's pot (item 16)
     position = table.position
-    live = table.live_records()
+    by_game = (sums if sums is not None else Sums.of(table)).by_game
 
     # The games: every finished one, and the one running if anything happened in it.
     current = position.game
-    if any(r.game == current for r in live) or closing.pot:
+    if current in by_game or closing.pot:
         numbers = list(range(1, current + 1))
     else:
         numbers = list(range(1, current))
     index = {g: i for i, g in enumerate(numbers)}
 
-    antes = [Counter[str]() for _ in numbers]
-    pots = [Counter[str]() for _ in numbers]
-    tokens = [Counter[str]() for _ in numbers]
-    won = [{n: Counter[str]() for n in players} for _ in numbers]  # won[g][winner][loser]
-    lost = [{n: Counter[str]() for n in players} for _ in numbers]  # lost[g][loser][winner]
-    for record in live:
-        g = index[record.game]
-        for t in record.transfers:
-            if t.reason == "ante" and t.payee is POT and t.payer is not None:
-                antes[g][t.payer] += t.chips
-            elif t.reason == "side bet" and t.payer is not None and t.payee is not None:
-                won[g][t.payee][t.payer] += t.chips
-                lost[g][t.payer][t.payee] += t.chips
-            elif t.reason == "pot" and t.payer is POT and t.payee is not None:
-                pots[g][t.payee] += t.chips
-            else:  # pragma: no cover - a live record never holds anything else
-                raise ValueError(f"unexpected transfer in record #{record.seq}: {t}")
-        for who, delta in record.tokens:
-            tokens[g][who] += delta
+    none = (Counter[str](), Counter[str](), Counter[str](),
+            {n: Counter[str]() for n in players}, {n: Counter[str]() for n in players})
+    antes = [by_game.get(g, none)[0].copy() for g in numbers]  # copied: the carried-in antes are added below
+    pots = [by_game.get(g, none)[1] for g in numbers]
+    tokens = [by_game.get(g, none)[2] for g in numbers]
+    won = [by_game.get(g, none)[3] for g in numbers]  # won[g][winner][loser]
+    lost = [by_game.get(g, none)[4] for g in numbers]  # lost[g][loser][winner]
     carried_in = table.carried_in
     if carried_in:
         # the first game's pot started with them: its contributors' antes from the previous night
