@@ -143,6 +143,8 @@ class GameKind(Protocol):
     records_chips: bool
     #: whether it has its own part of the report (see above)
     has_report_part: bool
+    #: whether that part takes ``memo=`` to extend what it kept at an earlier version (see above)
+    report_part_extends: bool
     #: the columns and words of its part of the report (:mod:`companion.games.vocabulary`;
     #: a game that declares none of its own: ``NEUTRAL``)
     report_vocabulary: ReportVocabulary

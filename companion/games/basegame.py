@@ -16,6 +16,7 @@ member                        default
 ``rules_class``               :class:`NoRules` (a game without rules)
 ``records_chips``             True (False: the chips on the table settle, the app keeps the bank)
 ``has_report_part``           False (the report breaks the game down by its transfers)
+``report_part_extends``       False (its own part of the report is made from every record each time)
 ``report_vocabulary``         ``NEUTRAL``: the report's columns and words for any game
 ``legacy_formats``            none (``read_legacy`` reads an older file format of the game's own)
 ``title_of(rules)``           ``title``
@@ -106,6 +107,11 @@ class BaseGame:
     #: game, which the report finds by the game's package and the rules never import (see
     #: ``docs/adding-a-game.md``); False: the report breaks it down from its transfers
     has_report_part: ClassVar[bool] = False
+    #: whether its own part of the report takes ``memo=`` (what it kept at the night's earlier
+    #: version, by game number) to extend its sums by the records since rather than add up every
+    #: record again (issue 22; ``build_night_report`` in ``companion/report/parts.py``); declared,
+    #: never worked out from the function's signature
+    report_part_extends: ClassVar[bool] = False
     #: the columns and words of its part of the report (:mod:`companion.games.vocabulary`): by
     #: default neutral ones, "won/lost" and chips paid into and taken out of a pot
     report_vocabulary: ClassVar[ReportVocabulary] = NEUTRAL

@@ -34,9 +34,7 @@ Pure (no Flask, no database) and game-agnostic: it imports no game package (a te
 
 from __future__ import annotations
 
-import functools
 import importlib
-import inspect
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -99,7 +97,7 @@ def game_report_part(
     """
     own = own_report_part(kind)
     if own is not None:
-        if memo is not None and _takes_memo(own):
+        if memo is not None and kind.report_part_extends:
             part = own(number, title, state, rules, closing, carried_on, memo=memo)
         else:
             part = own(number, title, state, rules, closing, carried_on)
@@ -107,12 +105,6 @@ def game_report_part(
         part = transfer_part(number or 1, title, state, closing)
     words = kind.report_vocabulary
     return replace(part, games=tuple(g if g.extra else replace(g, words=words) for g in part.games))
-
-
-@functools.cache
-def _takes_memo(own: OwnReportPart) -> bool:
-    """Whether a game's own part of the report takes a ``memo`` (Napalm's, to extend its sums: issue 22)."""
-    return "memo" in inspect.signature(own).parameters
 
 
 def build_night_report(

@@ -24,6 +24,7 @@ A new game gets all of this by being registered.  A few seconds per game.
 from __future__ import annotations
 
 import ast
+import inspect
 import json
 import random
 import sys
@@ -198,6 +199,10 @@ def test_its_own_part_of_the_report_is_found_beside_its_rules_which_never_import
     assert (own is not None) is game.has_report_part is (folder / "report.py").exists()
     if own is not None:
         assert own.__module__ == f"{package}.report" and own.__name__ == "report_part"
+    # a part that says it extends what it kept takes the memo it is then given (and only an own part can)
+    assert isinstance(game.report_part_extends, bool)
+    if game.report_part_extends:
+        assert own is not None and "memo" in inspect.signature(own).parameters
     others = [path for path in sorted(folder.glob("*.py")) if path.name != "report.py"]
     assert others and not [path.name for path in others if imports_of_a_sibling(path, package, "report")]
 

@@ -49,6 +49,8 @@ class Napalm(BaseGame):
     #: its part of the report, game by game to the token target, is ``report.py`` in this folder:
     #: the report layer's, found by it; these rules never import it
     has_report_part = True
+    #: ...and extends its sums from the night's earlier version (report.Sums): a long night's report
+    report_part_extends = True
     records_key = "stages"
     event_kinds = frozenset(codec.GAME_KINDS)
     min_players = MIN_PLAYERS
