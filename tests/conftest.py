@@ -234,20 +234,46 @@ def _never_opens_a_database(item: pytest.Item, texts: dict[Path, str]) -> bool:
     return not any(word in texts[path] for word in _OPENS_A_DATABASE)
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """On a server database (CI's PostgreSQL run), the tests whose result cannot depend on it are left out.
+#: Set by .ci/run in both of its runs (SQLite and PostgreSQL, side by side): each browser test runs in one
+#: of them.  Never set by ``make test`` alone, which runs every test.
+SHARE_BROWSER_TESTS = os.environ.get("COMPANION_CI_SHARE_BROWSER_TESTS") == "1"
+BROWSER_TESTS = REPO / "tests" / "browser"
 
-    They are the rules, the money, the values, the wheel's packaging, and the servers that test_serve.py
-    starts on SQLite files of their own: they open no database, or always SQLite, and the SQLite run, the
-    README's own command, runs every one of them.  Running them a
-    second time beside it proved nothing and cost CI's longer run some minutes (docs/ci.md).
+
+def _other_runs_browser_test(item: pytest.Item, index: int) -> bool:
+    """In CI, whether the browser test at ``index`` (its place among the browser tests, in collection order)
+    is the other run's: the even ones run on SQLite, the odd ones on PostgreSQL.
+
+    A browser test taps the page's real controls in Chromium and reads what the page shows; what is
+    under the server (the service, the unit of work, the database) is the same code on both engines
+    and is tested on both by tests/web, service, security and reliability.  Run on both, the browser
+    tests were a quarter of each run and set CI's time (docs/ci.md); alternated test by test, every
+    file of them still meets both engines.
     """
-    if not EXTERNAL_DB:
-        return
+    return index % 2 != (1 if EXTERNAL_DB else 0)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On a server database (CI's PostgreSQL run), the tests whose result cannot depend on it are left out;
+    in CI, each browser test runs in one of the two runs (:func:`_other_runs_browser_test`).
+
+    Left out on a server database: the rules, the money, the values, the wheel's packaging, the servers
+    that test_serve.py starts on SQLite files of their own (they open no database, or always SQLite), and
+    the tests marked ``engine_independent`` (what they prove is the process's own, such as a cache's bound,
+    whatever stores the nights).  The SQLite run, the README's own command, runs every one of them.
+    Running them a second time beside it proved nothing and cost CI's longer run minutes (docs/ci.md).
+    """
     texts: dict[Path, str] = {}
     kept, left_out = [], []
+    browser = 0
     for item in items:
-        (left_out if _never_opens_a_database(item, texts) else kept).append(item)
+        if SHARE_BROWSER_TESTS and BROWSER_TESTS in Path(str(item.path)).parents:
+            (left_out if _other_runs_browser_test(item, browser) else kept).append(item)
+            browser += 1
+        elif EXTERNAL_DB and (item.get_closest_marker("engine_independent") or _never_opens_a_database(item, texts)):
+            left_out.append(item)
+        else:
+            kept.append(item)
     if left_out:
         config.hook.pytest_deselected(items=left_out)
         items[:] = kept

@@ -32,6 +32,7 @@ def seat_nights(app, count: int) -> list[tuple[int, str]]:
     return made
 
 
+@pytest.mark.engine_independent  # the fold cache and the memory are the process's: the same on any database
 def test_serving_a_thousand_nights_keeps_the_cache_at_its_cap_and_memory_flat(make_app):
     app = make_app(FOLD_CACHE_SIZE=CAP)
     nights = seat_nights(app, 1000)
