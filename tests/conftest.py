@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from jinja2.bccache import Bucket, BytecodeCache
 
 from companion import service as services
 from companion import create_app
@@ -126,6 +127,27 @@ def _sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return template
 
 
+class _CompiledOnce(BytecodeCache):
+    """The templates' compiled code, kept for the test session in memory: each test builds a new app, whose
+    Jinja environment would compile every template it renders again (a fifth of tests/web/test_bank.py's
+    time, 2026-11-27).  Jinja checks each template's source against the checksum kept with its code, so
+    a template changed on disk is compiled again; what a page renders is the same code either way."""
+
+    def __init__(self) -> None:
+        self._code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        code = self._code.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self._code[bucket.key] = bucket.bytecode_to_string()
+
+
+_COMPILED_ONCE = _CompiledOnce()
+
+
 @pytest.fixture
 def make_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest):
     """Build an app with extra config; the instance folder is a temporary one.
@@ -141,6 +163,7 @@ def make_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.Fi
         if copy and config["SQLALCHEMY_DATABASE_URI"] == f"sqlite:///{own}" and not own.exists():
             shutil.copyfile(request.getfixturevalue("_sqlite_template"), own)
         app = create_app(config)
+        app.jinja_env.bytecode_cache = _COMPILED_ONCE
         app.test_client_class = RefusalFollowingClient
         _fresh_schema(app)
         return app
