@@ -33,6 +33,18 @@ MARK = "#ffd479"
 MAX_POINTS = 600
 
 
+def move_chips(net: dict[str, int], record: Any) -> None:
+    """Add ``record``'s transfers to each player's ``net`` (a pot or pool, ``None``, is no one's line).
+
+    One place for the chart series made from the whole night and for those extended by appending
+    (:class:`ChipSeries`), so that the two cannot count a transfer differently."""
+    for t in record.transfers:
+        if t.payer is not None:
+            net[t.payer] -= t.chips
+        if t.payee is not None:
+            net[t.payee] += t.chips
+
+
 def chips_over_the_night(table: Any) -> tuple[dict[str, list[int]], list[int]]:
     """(each player's net chips: at the start and after each live action, the indexes where a game starts).
 
@@ -50,11 +62,7 @@ def chips_over_the_night(table: Any) -> tuple[dict[str, list[int]], list[int]]:
         if record.game != game:
             game = record.game
             game_starts.append(index - 1)
-        for t in record.transfers:
-            if t.payer is not None:
-                net[t.payer] -= t.chips
-            if t.payee is not None:
-                net[t.payee] += t.chips
+        move_chips(net, record)
         for name in table.players:
             series[name].append(net[name])
     return series, game_starts
@@ -125,11 +133,7 @@ class ChipSeries:
         game = 1
         for record in last.live_records():
             game = record.game
-            for t in record.transfers:
-                if t.payer is not None:
-                    net[t.payer] -= t.chips
-                if t.payee is not None:
-                    net[t.payee] += t.chips
+            move_chips(net, record)
         return cls(
             {name: tuple(points) for name, points in series.items()}, tuple(starts),
             tuple((number, table.version) for number, table, _ in games), net, game, before, len(games) == 1,
@@ -163,11 +167,7 @@ class ChipSeries:
             if self.single and record.game != game:
                 starts.append(count - 1)
             game = record.game
-            for t in record.transfers:
-                if t.payer is not None:
-                    net[t.payer] -= t.chips
-                if t.payee is not None:
-                    net[t.payee] += t.chips
+            move_chips(net, record)
             for name, points in series.items():
                 points.append(self.before.get(name, 0) + net.get(name, 0))
             count += 1
