@@ -223,9 +223,12 @@ class NotModified:
             if scheme not in self._headers:
                 with self.app.test_request_context("/p/key/live", base_url=f"{scheme}://localhost"):
                     response = self.app.process_response(make_response("", 304))
-                # never a cookie or anything about this made-up request's body or session
+                # never a cookie or anything about this made-up request's body or session; the Vary the
+                # fragment's 200 carries (it reads the session: who "me" is), as a 304 must (RFC 9110, 15.4.5)
                 skip = ("etag", "content-type", "content-length", "set-cookie", "vary", "date")
-                self._headers[scheme] = [(k, v) for k, v in response.headers.items() if k.lower() not in skip]
+                self._headers[scheme] = [
+                    *((k, v) for k, v in response.headers.items() if k.lower() not in skip), ("Vary", "Cookie"),
+                ]
             return self._headers[scheme]
 
 

@@ -108,8 +108,10 @@ def _live_response(night_id: int, version: int, st: Standings, me: str | None, t
 
 
 def _not_modified(tag: str):  # type: ignore[no-untyped-def]
+    """A 304 with the Vary its 200 would carry (RFC 9110, 15.4.5): the fragment depends on the session."""
     response = make_response("", 304)
     response.set_etag(tag)
+    response.vary.add("Cookie")
     return response
 
 

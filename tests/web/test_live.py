@@ -51,6 +51,21 @@ def test_an_unchanged_table_costs_a_304_with_the_headers_flask_would_send(app, c
     assert "Content-Security-Policy" in fast.headers
 
 
+def test_a_304_names_what_the_table_varies_by_as_its_200_does(app, client, start_night):
+    """RFC 9110 (15.4.5): a 304 carries the Vary its 200 would have: the fragment depends on the phone's
+    session (who "me" is), so a cache between the phone and the app must not answer one phone's poll with
+    another's; both ways to a 304 (the middleware's and Flask's) say so."""
+    page = start_night()
+    page.declare("Ben", "Cat")
+    keeper, viewer = links(app, page)
+    first = poll(client, viewer)
+    assert first.headers["Vary"] == "Cookie"
+    for link in (viewer, keeper):
+        unchanged = poll(client, link, first.headers["ETag"])
+        assert unchanged.status_code == 304, link
+        assert unchanged.headers.get("Vary") == "Cookie", link
+
+
 def test_if_none_match_is_read_as_flask_reads_it_besides_the_tag_sent_back(app, client, start_night, through_flask):
     """The middleware compares the phone's own tag first; a list, "*" or another tag are parsed as before."""
     page = start_night()
