@@ -234,3 +234,27 @@ def test_no_two_modules_import_each_other_even_through_others() -> None:
 def test_the_cycle_check_finds_a_cycle_through_three_modules() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert cycles(graph) == [["a", "b", "c"]]
+
+
+def writes_of(path: Path) -> list[str]:
+    """Where ``path`` commits or writes through the session: ``….commit()``, ``session.add``, ``session.flush()``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in {"commit", "add", "add_all", "flush"}:
+            owner = ast.unparse(node.func.value)
+            if node.func.attr == "commit" or owner.endswith("session"):
+                found.append(f"{owner}.{node.func.attr}() at line {node.lineno}")
+    return found
+
+
+@pytest.mark.parametrize("module", sorted(name for name in MODULES if layer_of(name) != "service"), ids=str)
+def test_only_the_service_commits_or_adds_to_the_session(module: str) -> None:
+    """One layer writes (the brief: one unit of work for every command): the web layer asks the service, and
+    :mod:`companion.db` describes rows, engines and brakes without committing any."""
+    assert not writes_of(MODULES[module]), f"{module} writes outside the service: {writes_of(MODULES[module])}"
+
+
+def test_the_write_check_would_catch_a_commit_or_an_add_outside_the_service(tmp_path: Path) -> None:
+    bad = tmp_path / "probe.py"
+    bad.write_text("def f(row):\n    db.session.add(row)\n    db.session.commit()\n    connection.commit()\n    things.add(1)\n")
+    assert [w.split(" at")[0] for w in writes_of(bad)] == ["db.session.add()", "db.session.commit()", "connection.commit()"]

@@ -5,7 +5,7 @@ behind a trusted proxy): unknown secret links (guessing), starting nights, and
 importing files.  Each :class:`Limit` allows ``limit`` events in any ``window``
 seconds, counted in ``BUCKETS`` buckets per window (a sliding window to a sixth of
 it).  The counts live in the ``client_counter`` table; rows older than a window are
-deleted as new ones are written.  A per-process count let two workers take twice the
+deleted as new ones are written (the service counts them: ``service.count_against``, its one writer).  A per-process count let two workers take twice the
 guesses (issue 15), and a client could start nights without end.
 """
 
@@ -15,12 +15,9 @@ import math
 import time
 from dataclasses import dataclass
 
-from sqlalchemy import delete, select
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import select
 from werkzeug.exceptions import TooManyRequests
 
-from companion.db.engine import write_transaction
 from companion.extensions import db
 from companion.db.models import ClientCounter
 
@@ -48,7 +45,7 @@ class Limit:
     def retry_after(self, client: str) -> int | None:
         """Seconds until ``client`` may do this again, or None while it is under the limit."""
         at = now()
-        oldest = self._bucket(at) - self.window + self.bucket_seconds
+        oldest = self.bucket_of(at) - self.window + self.bucket_seconds
         rows = db.session.execute(
             select(ClientCounter.bucket, ClientCounter.hits)
             .where(ClientCounter.kind == self.kind, ClientCounter.client == client[:MAX_CLIENT])
@@ -64,25 +61,8 @@ class Limit:
                 return max(1, math.ceil(bucket + self.window - at))
         return self.window  # pragma: no cover - the loop always gets below the limit
 
-    def hit(self, client: str) -> None:
-        """Count one event for ``client``, in its own short transaction (it ends the request's open one)."""
-        at = now()
-        bucket = int(self._bucket(at))
-        values = {"kind": self.kind, "client": client[:MAX_CLIENT], "bucket": bucket, "hits": 1}
-        insert = postgresql_insert if db.engine.dialect.name == "postgresql" else sqlite_insert
-        statement = insert(ClientCounter).values(**values)
-        statement = statement.on_conflict_do_update(
-            index_elements=["kind", "client", "bucket"], set_={"hits": ClientCounter.hits + 1}
-        )
-        db.session.rollback()  # nothing of the request is pending: end its read, write afresh
-        with write_transaction():
-            db.session.execute(statement)
-            db.session.execute(
-                delete(ClientCounter).where(ClientCounter.kind == self.kind, ClientCounter.bucket < at - 2 * self.window)
-            )
-            db.session.commit()
-
-    def _bucket(self, at: float) -> float:
+    def bucket_of(self, at: float) -> float:
+        """The start of the bucket the moment ``at`` falls in (events are counted per bucket)."""
         return math.floor(at / self.bucket_seconds) * self.bucket_seconds
 
 

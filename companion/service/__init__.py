@@ -9,6 +9,8 @@ one module per job, each importing only those listed before it:
 * :mod:`~companion.service.night_ledger`: the night's own ledger (the bank, the Bonus Round,
   what it settles on) as read from the log;
 * :mod:`~companion.service.history`: what the night's history says of each event;
+* :mod:`~companion.service.housekeeping`: what a request keeps besides the nights (a refused form
+  to show again, a client's count against a brake), each in a short transaction of its own;
 * :mod:`~companion.service.uow`: the unit of work (the write transaction, the version's
   compare-and-set, the request keys, the one commit);
 * :mod:`~companion.service.nights`: open, import, export, replace the links, carry the pot on;
@@ -57,6 +59,7 @@ from companion.service.groups import (
     set_handle,
 )
 from companion.service.history import describe_ledger_event, event_for_key
+from companion.service.housekeeping import count_against, keep_refusal
 from companion.service.night_games import next_game_defaults, start_game, take_back_game, update_setup
 from companion.service.nights import (
     carried_from_of,
@@ -87,6 +90,8 @@ from companion.service.store import (
 from companion.service.uow import GroupRecorded, KeyConflict, Recorded, StaleTable, new_key, new_keys
 
 __all__ = [
+    "count_against",
+    "keep_refusal",
     "add_member",
     "ALL_TIME",
     "cache_weight",

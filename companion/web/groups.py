@@ -366,7 +366,7 @@ def import_group():  # type: ignore[no-untyped-def]
     limit = current_app.extensions["companion_import_limit"]
     brake(limit, client_id(), "imports")
     if form.validate():
-        limit.hit(client_id())  # before the file is read: every file read counts
+        service.count_against(limit, client_id())  # before the file is read: every file read counts
         try:
             data = form.file.data.read()
             group = service.import_group(data.decode("utf-8"), request_key=form.request_key.data or None)
@@ -746,7 +746,7 @@ def start_night(key: str):  # type: ignore[no-untyped-def]
     limit = current_app.extensions["companion_night_limit"]
     brake(limit, client_id(), "new nights")
     if form.validate():
-        limit.hit(client_id())
+        service.count_against(limit, client_id())
         try:
             night = service.open_night_in_group(
                 group.id,
@@ -778,7 +778,7 @@ def _pasted_group(link: str) -> Group | None:
     brake(limit, client_id(), "wrong links")
     group = service.group_for_organiser(found[1]) if found else None
     if group is None:
-        limit.hit(client_id())
+        service.count_against(limit, client_id())
     return group
 
 

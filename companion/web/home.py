@@ -140,7 +140,7 @@ def create():  # type: ignore[no-untyped-def]
     limit = current_app.extensions["companion_night_limit"]
     brake(limit, client_id(), "new nights")
     if form.validate():
-        limit.hit(client_id())  # every start that passes the form counts (a doubled tap too)
+        service.count_against(limit, client_id())  # every start that passes the form counts (a doubled tap too)
         try:
             night = service.open_night(
                 form.name.data or "",
@@ -165,7 +165,7 @@ def import_night():  # type: ignore[no-untyped-def]
     limit = current_app.extensions["companion_import_limit"]
     brake(limit, client_id(), "imports")
     if form.validate():
-        limit.hit(client_id())  # before the file is read: every file read counts
+        service.count_against(limit, client_id())  # before the file is read: every file read counts
         upload = form.file.data
         try:
             night = service.import_history(

@@ -26,17 +26,16 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import secrets
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
 from flask import redirect, request, session
-from sqlalchemy import delete, func, select
+from sqlalchemy import select
 from werkzeug.datastructures import MultiDict
 from werkzeug.wrappers import Response
 
-from companion.db.engine import write_transaction
+from companion import service
 from companion.extensions import db
 from companion.db.models import KeptRefusal, utcnow
 from companion.values.limits import UNSTORABLE as _UNSTORABLE
@@ -132,8 +131,8 @@ def path_digest(path: str) -> str:
 def keep(path: str, refusal: Refusal) -> str:
     """Store ``refusal`` for the page at ``path`` and this browser; return its token.
 
-    In its own short transaction: nothing of the refused request is pending (a refusal
-    records nothing), so the request's open transaction is rolled back first.
+    The service stores it, in its own short transaction (nothing of the refused request is
+    pending: a refusal records nothing).
     """
     content: dict[str, Any] = _storable(refusal.__dict__)
     if len(json.dumps(content)) > MAX_CONTENT:  # as stored: the form comes back empty, with its errors cut
@@ -142,17 +141,7 @@ def keep(path: str, refusal: Refusal) -> str:
             errors={name: [e[:MAX_VALUE] for e in errors[:3]] for name, errors in list(content["errors"].items())[:20]},
             form_errors=[e[:MAX_VALUE] for e in content["form_errors"][:3]],
         )
-    token = secrets.token_urlsafe(18)
-    db.session.rollback()
-    with write_transaction():
-        db.session.add(KeptRefusal(token=token, path_digest=path_digest(path), content=content))
-        db.session.flush()
-        oldest = utcnow() - timedelta(seconds=KEEP_SECONDS)
-        db.session.execute(delete(KeptRefusal).where(KeptRefusal.created_at < oldest))
-        newest = db.session.scalar(select(func.max(KeptRefusal.id)))
-        if newest is not None and newest > MAX_KEPT:
-            db.session.execute(delete(KeptRefusal).where(KeptRefusal.id <= newest - MAX_KEPT))
-        db.session.commit()
+    token = service.keep_refusal(path_digest(path), content, keep_seconds=KEEP_SECONDS, max_kept=MAX_KEPT)
     session[SESSION_KEY] = token
     return token
 

@@ -15,6 +15,7 @@ from flask import Flask, Response, abort, has_request_context, request
 from flask.sessions import SecureCookieSessionInterface
 from werkzeug.exceptions import TooManyRequests
 
+from companion import service
 from companion.db.brakes import Limit
 
 CSP = (
@@ -83,7 +84,7 @@ def reject_unknown_link(app: Flask) -> None:
     wait = limit.retry_after(client)
     if wait is not None:
         raise TooManyRequests(retry_after=wait)
-    limit.hit(client)
+    service.count_against(limit, client)
     abort(404)
 
 
