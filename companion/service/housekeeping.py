@@ -1,10 +1,9 @@
 """What a request keeps besides the nights: a refused form to show again, and a client's count against a brake.
 
 Neither is a record of a night or a group (no version, no request key: a refusal records
-nothing, and every attempt counts against a brake, a doubled tap too), so neither goes through
-:class:`~companion.service.uow.UnitOfWork`, whose commit tells the change watch that a night may
-have changed.  Each is one short write transaction of its own, committed here: the service is
-the one layer that commits (the web layer asks, :mod:`companion.db` only describes the rows).
+nothing, and every attempt counts against a brake, a doubled tap too).  Each is one short unit of
+work of its own, ``UnitOfWork(of_the_nights=False)``, whose commit the change watch does not hear of
+(no night changed): the service's one commit point still commits them, and the web layer only asks.
 """
 
 from __future__ import annotations
@@ -19,9 +18,9 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from companion.db import brakes
 from companion.db.brakes import MAX_CLIENT, Limit
-from companion.db.engine import write_transaction
 from companion.db.models import ClientCounter, KeptRefusal, utcnow
 from companion.extensions import db
+from companion.service.uow import UnitOfWork
 
 __all__ = ["count_against", "keep_refusal"]
 
@@ -31,18 +30,17 @@ def keep_refusal(path_digest: str, content: dict[str, Any], *, keep_seconds: int
 
     Rows older than ``keep_seconds`` and beyond the newest ``max_kept`` are deleted in the same
     transaction, so nobody can fill the disk with refusals.  Nothing of the refused request is
-    pending (a refusal records nothing): its open read is ended first.
+    pending (a refusal records nothing): the unit ends its open read.
     """
     token = secrets.token_urlsafe(18)
-    db.session.rollback()
-    with write_transaction():
+    with UnitOfWork(of_the_nights=False) as uow:
         db.session.add(KeptRefusal(token=token, path_digest=path_digest, content=content))
         db.session.flush()
         db.session.execute(delete(KeptRefusal).where(KeptRefusal.created_at < utcnow() - timedelta(seconds=keep_seconds)))
         newest = db.session.scalar(select(func.max(KeptRefusal.id)))
         if newest is not None and newest > max_kept:
             db.session.execute(delete(KeptRefusal).where(KeptRefusal.id <= newest - max_kept))
-        db.session.commit()
+        uow.commit()
     return token
 
 
@@ -55,10 +53,9 @@ def count_against(limit: Limit, client: str) -> None:
     statement = insert(ClientCounter).values(**values).on_conflict_do_update(
         index_elements=["kind", "client", "bucket"], set_={"hits": ClientCounter.hits + 1}
     )
-    db.session.rollback()  # nothing of the request is pending: end its read, write afresh
-    with write_transaction():
+    with UnitOfWork(of_the_nights=False) as uow:  # nothing of the request is pending: it ends its read
         db.session.execute(statement)
         db.session.execute(
             delete(ClientCounter).where(ClientCounter.kind == limit.kind, ClientCounter.bucket < at - 2 * limit.window)
         )
-        db.session.commit()
+        uow.commit()

@@ -161,9 +161,14 @@ def end_reads() -> None:
 
 
 class UnitOfWork:
-    """One write transaction: ``with UnitOfWork() as uow: ... uow.commit()``; anything else rolls back."""
+    """One write transaction: ``with UnitOfWork() as uow: ... uow.commit()``; anything else rolls back.
 
-    def __init__(self) -> None:
+    ``UnitOfWork(of_the_nights=False)``: a write that touches no night and no group (a refused form
+    kept to show again, a count against a brake: service/housekeeping.py), whose commit the change
+    watch need not hear of: no poll reads the database again for it."""
+
+    def __init__(self, *, of_the_nights: bool = True) -> None:
+        self._of_the_nights = of_the_nights
         self._committed = False
         self._nights: dict[int, Night] = {}
         self._after_commit: list[Callable[[], None]] = []
@@ -199,11 +204,13 @@ class UnitOfWork:
         PostgreSQL (a NOTIFY in the transaction, delivered only if it commits), and this
         process at once, so the players' polls read the database again.
         """
-        change_watch.notify(db.session)
+        if self._of_the_nights:
+            change_watch.notify(db.session)
         try:
             db.session.commit()
         finally:  # even a commit that failed half-way may have been written: read again, to be sure
-            change_watch.committed()
+            if self._of_the_nights:
+                change_watch.committed()
         self._committed = True
         for follow in self._after_commit:
             follow()

@@ -174,6 +174,27 @@ def test_a_refused_or_repeated_group_command_opens_one_unit_and_commits_nothing(
         assert everything() == before
 
 
+def test_a_kept_refusal_and_a_brakes_count_commit_in_a_unit_of_their_own_that_no_poll_hears_of(app, units, monkeypatch):
+    """Neither changes a night: each is one unit and one commit, and the change watch is not told (on PostgreSQL
+    a NOTIFY would make every process's polls read the database again); a night's command is."""
+    from companion.db import change_watch
+    from companion.db.brakes import Limit
+    from companion.db.models import ClientCounter, KeptRefusal
+
+    told: list[str] = []
+    monkeypatch.setattr(change_watch, "notify", lambda session: told.append("notify"))
+    monkeypatch.setattr(change_watch, "committed", lambda: told.append("committed"))
+    with app.test_request_context("/"):
+        token = services.keep_refusal("d" * 64, {"status": 422}, keep_seconds=3600, max_kept=10)
+        services.count_against(Limit("probe", limit=3, window=60), "203.0.113.9")
+        services.count_against(Limit("probe", limit=3, window=60), "203.0.113.9")
+        assert units == ["open", "commit"] * 3 and told == []
+        assert db.session.get(KeptRefusal, 1).token == token
+        assert db.session.query(ClientCounter).filter_by(kind="probe", client="203.0.113.9").one().hits == 2
+        services.open_night("Told", PLAYERS, MONEY, napalm(), None)
+        assert told == ["notify", "committed"]
+
+
 def service_modules() -> list[Path]:
     return sorted(SERVICE.glob("*.py"))
 
