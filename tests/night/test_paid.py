@@ -128,3 +128,23 @@ def test_a_payment_on_chip_counts_that_do_not_balance_is_refused_as_the_table_re
         nightfile.loads(json.dumps(open_bank))
     assert str(refused.value) == "'paid'[0]: the night settles on chip counts: Still to cash out: Cat."
 
+
+
+@pytest.mark.parametrize(
+    "payer, payee, chips, message",
+    [
+        ("Ben", "Zed", 4, "a payment is between two different players at this table"),
+        ("Ben", "Ben", 4, "a payment is between two different players at this table"),
+        ("Ben", "Ann", 0, "a payment is a positive whole number of chips"),
+        ("Ben", "Ann", True, "a payment is a positive whole number of chips"),
+        ("Ben", "Ann", 4.0, "a payment is a positive whole number of chips"),
+    ],
+)
+def test_the_check_mark_paid_makes_is_the_files(payer, payee, chips, message):
+    """companion.service.recording.mark_paid calls the same check the file's entries pass."""
+    from companion.games import IllegalAction
+    from companion.night.paid import refuse_payment
+
+    refuse_payment(THREE, "Ben", "Ann", 4)  # a payment of the plan: nothing to say
+    with pytest.raises(IllegalAction, match=message):
+        refuse_payment(THREE, payer, payee, chips)
