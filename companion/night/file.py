@@ -161,10 +161,10 @@ def from_dict(data: Any) -> NightFile:
     for index, entry in enumerate(games):
         _play_game(play, index, entry)
     try:
-        ledger, ledger_events = night_ledger.read_file_keys(
+        _, ledger_events = night_ledger.read_file_keys(
             data, seated, money.chip_value, money.currency, play.records_chip_by_chip()
         )
-        paid = _paid(data[night_paid.FILE_KEY], play, ledger) if night_paid.FILE_KEY in data else ()
+        paid = night_paid.read_file_entries(data[night_paid.FILE_KEY], play.seated) if night_paid.FILE_KEY in data else ()
     except IllegalAction as error:
         raise NightFileError(str(error)) from None
     taken_back = sum(1 for p in play.games if p.taken_back)
@@ -173,30 +173,6 @@ def from_dict(data: Any) -> NightFile:
     if records > limits.MAX_RECORDS:
         raise NightFileError(f"the file's games make {records:,} records; a night holds at most {limits.MAX_RECORDS:,}")
     return NightFile(name, play, money, ledger_events=tuple(ledger_events), paid=paid)
-
-
-def _paid(raw: Any, play: NightPlay, ledger: night_ledger.NightLedger) -> tuple[Payment, ...]:
-    """The file's payments marked paid, each checked against what the night's settle-up leaves open.
-
-    The balances are the ones the report settles: the games' plus the Bonus Round's on the tally, counts −
-    bought on chip counts (none while the bank does not balance: then nothing is owed yet).  The group's tab
-    records (``tab_cleared``) are left out: they settle the night through the group, in its money, and a
-    file does not say which came first."""
-    balances, unsettled = settled_balances(play, ledger)
-    return night_paid.read_file_entries(raw, play.seated, balances, unsettled)
-
-
-def settled_balances(play: NightPlay, ledger: night_ledger.NightLedger) -> tuple[dict[str, int] | None, str]:
-    """The balances the night's settle-up squares (every seated player), or None and why while it cannot settle
-    (on chip counts that do not balance yet), as the report and :func:`replay_summary` work them out."""
-    closings = play.closings()
-    net = play.net(closings)
-    if ledger.settle_on != night_ledger.BANK:
-        return {p: net.get(p, 0) + ledger.bonus_net.get(p, 0) for p in play.seated}, ""
-    counts = night_ledger.settle_on_counts(ledger, net, play.records_chip_by_chip(), play.left_in_pot(closings))
-    if counts.block is not None or counts.results is None:
-        return None, counts.block or "nobody has bought in yet: record the buy-ins, then each player's count."
-    return dict(counts.results), ""
 
 
 def _money(raw: Any) -> Money:

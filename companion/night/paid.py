@@ -5,10 +5,12 @@ A payment marked paid is money that changed hands: a night that forgot one offer
 ("Ben pays Ann 4 — Mark paid" for a payment already made), the worst thing the report can say.  So the
 night file keeps them (``docs/night-file.md``, "The payments marked paid: ``paid``") and reads them as
 strictly as its other keys: every key known, both players seated and different, chips a positive whole
-number (:func:`~companion.values.reading.whole_number`), and each payment within what is still open when
-it comes (what its payer still owes and its payee is still owed, once the payments before it count), so
-that an import never records a payment the night does not owe.  :func:`refuse_payment` is also the check
-:func:`companion.service.recording.mark_paid` makes, so the table and a file refuse the same payments.
+number (:func:`~companion.values.reading.whole_number`).  That is all *Mark paid* checks of a night outside
+a group (:func:`refuse_payment` is the check :func:`companion.service.recording.mark_paid` makes), and all
+a file is checked for: a file takes back every night the app can export.  A payment marked in the report's
+pair-by-pair view can be more than its payer's whole balance, and one marked before play went on (an
+undo, another deal) can be one the balances no longer owe; the report shows such a payment as "not in
+this list", at the table and after an import alike.
 
 Pure: no Flask, no database.
 """
@@ -16,11 +18,10 @@ Pure: no Flask, no database.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from companion.games import IllegalAction
-from companion.money.amounts import chips_text
 from companion.money.settle import Payment
 from companion.values.reading import Unreadable, shown, unknown_key, whole_number
 
@@ -41,42 +42,16 @@ def refuse_payment(players: Sequence[str], payer: Any, payee: Any, chips: Any) -
         raise IllegalAction("a payment is a positive whole number of chips")
 
 
-def refuse_beyond_open(open_: Mapping[str, int], payment: Payment) -> None:
-    """IllegalAction unless ``payment`` settles no more than is open: its payer still owes at least its chips
-    and its payee is still owed at least as many (``open_``: each player's balance still open, above zero
-    owed to them)."""
-    owes, owed = -open_.get(payment.payer, 0), open_.get(payment.payee, 0)
-    shown = f"not {chips_text(payment.chips)}"
-    if payment.chips > owes:
-        raise IllegalAction(f"{payment.payer} owes {chips_text(max(owes, 0))} at this night, {shown}")
-    if payment.chips > owed:
-        raise IllegalAction(f"{payment.payee} is owed {chips_text(max(owed, 0))} at this night, {shown}")
-
-
-def read_file_entries(
-    raw: Any, players: Sequence[str], balances: Mapping[str, int] | None, unsettled: str = ""
-) -> tuple[Payment, ...]:
-    """The payments a night file's ``paid`` holds, in the order recorded; IllegalAction names the entry.
-
-    ``balances``: the night's balances (what its settle-up squares), or None while it cannot settle
-    (a night on chip counts whose bank does not balance: ``unsettled`` says why), when no payment is owed.
-    """
+def read_file_entries(raw: Any, players: Sequence[str]) -> tuple[Payment, ...]:
+    """The payments a night file's ``paid`` holds, in the order recorded; IllegalAction names the entry."""
     if not isinstance(raw, list):
         raise IllegalAction(f"'{FILE_KEY}' must be a list of the payments marked paid, in order, such as [{_EXAMPLE}]")
-    open_ = dict(balances or {})
     out: list[Payment] = []
     for index, entry in enumerate(raw):
-        where = f"'{FILE_KEY}'[{index}]"
         try:
-            payment = _read_entry(entry, players)
-            if balances is None:
-                raise IllegalAction(f"the night settles on chip counts: {unsettled}")
-            refuse_beyond_open(open_, payment)
+            out.append(_read_entry(entry, players))
         except IllegalAction as error:
-            raise IllegalAction(f"{where}: {error}") from None
-        open_[payment.payer] += payment.chips
-        open_[payment.payee] -= payment.chips
-        out.append(payment)
+            raise IllegalAction(f"'{FILE_KEY}'[{index}]: {error}") from None
     return tuple(out)
 
 

@@ -495,6 +495,27 @@ def test_a_payment_marked_paid_goes_out_in_the_night_file_and_is_not_offered_aga
     assert client.get(f"{copy}/export.json").get_data() == exported
 
 
+def test_a_night_with_a_payment_the_balances_do_not_owe_exports_and_imports_back_whole(client, app):
+    """Whatever the table recorded comes back: *Mark paid* at a night outside a group checks only the players
+    and the chips, so a payment marked in the pair-by-pair view or before play went on can be one the final
+    balances (Ann +6, Ben −4, Cat −2) do not owe, here Cat paying Ben 3.  Its file imports, the payment is
+    kept, and it marks no line: both of the plan's payments are still offered."""
+    from companion import service as services
+    from night.test_paid import OWED
+
+    url = import_night(client, OWED).headers["Location"]
+    with app.app_context():
+        night = db.session.scalars(db.select(Night)).one()
+        services.mark_paid(night.id, "Cat", "Ben", 3, night.version)
+    exported = client.get(f"{url}/export.json").get_data()
+    assert json.loads(exported)["paid"] == [{"payer": "Cat", "payee": "Ben", "chips": 3}]
+    response = import_night(client, exported)
+    assert response.status_code == 303, response.get_data(as_text=True)[:1000]
+    copy = response.headers["Location"]
+    assert offered(client, copy) == offered(client, url) == [("Ben", "Ann", 4), ("Cat", "Ann", 2)]
+    assert client.get(f"{copy}/export.json").get_data() == exported
+
+
 def test_a_night_with_both_payments_marked_paid_comes_back_settled_in_the_order_recorded(client):
     from night.test_paid import OWED
 
@@ -522,10 +543,6 @@ def test_a_night_without_payments_marked_paid_writes_no_paid_key(client):
 @pytest.mark.parametrize(
     "paid, message",
     [
-        ([{"payer": "Ben", "payee": "Ann", "chips": 5}], "'paid'[0]: Ben owes 4 chips at this night, not 5 chips"),
-        ([{"payer": "Ben", "payee": "Ann", "chips": 4}, {"payer": "Ben", "payee": "Ann", "chips": 4}],
-         "'paid'[1]: Ben owes 0 chips at this night, not 4 chips"),
-        ([{"payer": "Ben", "payee": "Cat", "chips": 2}], "'paid'[0]: Cat is owed 0 chips at this night, not 2 chips"),
         ([{"payer": "Zed", "payee": "Ann", "chips": 4}], "'paid'[0]: 'payer': 'Zed' is not seated tonight"),
         ([{"payer": "Ben", "payee": "Ben", "chips": 4}], "'paid'[0]: a payment is between two different players"),
         ([{"payer": "Ben", "payee": "Ann", "chips": 4.0}], "'paid'[0]: 'chips' must be a whole number written without"),
