@@ -249,6 +249,21 @@ def test_replay_of_a_night_file_with_bank_records_settles_on_the_counts(app, tmp
     assert printed["payments"] == [{"from": "Ann", "to": "Ben", "chips": 10}]
 
 
+def test_replay_of_a_night_file_with_a_payment_marked_paid_says_which_is_paid(app, tmp_path):
+    """tests/night/test_paid.py's night (Ann +6, Ben −4, Cat −2), Ben's 4 chips to Ann marked paid."""
+    from night.test_paid import OWED
+
+    result = replay(app, write(tmp_path, {**OWED, "paid": [{"payer": "Ben", "payee": "Ann", "chips": 4}]}))
+    assert result.exit_code == 0, result.output
+    printed = json.loads(result.output)
+    assert printed["payments"] == [
+        {"from": "Ben", "to": "Ann", "chips": 4, "paid": True}, {"from": "Cat", "to": "Ann", "chips": 2, "paid": False},
+    ]
+    assert printed["paid"] == [{"from": "Ben", "to": "Ann", "chips": 4}]
+    refused = replay(app, write(tmp_path, {**OWED, "paid": [{"payer": "Cat", "payee": "Cat", "chips": 2}]}))
+    assert refused.exit_code != 0 and "'paid'[0]: a payment is between two different players" in refused.output
+
+
 # --- a group file (companion-group/1): the season table and the tab -------------------------------
 
 

@@ -284,6 +284,11 @@ def _night(index: int, entry: Any, members: Members, before: datetime.date | Non
         night = nightfile.from_dict(document)
     except (RecordError, IllegalAction) as error:
         raise GroupFileError(f"{where}.night: {error}") from None
+    if night.paid:  # one place for them, so a payment is never stored twice
+        raise GroupFileError(
+            f"{where}.night: a group file lists the night's payments marked paid beside it, under {where}.paid "
+            "({\"from\": …, \"to\": …, \"chips\": …}), not in the night's 'paid'"
+        )
     for seat, player in enumerate(night.players):
         _member(members, player, f"{where}.night.players[{seat}]")
     paid = _paid(entry.get("paid", []), night.players, f"{where}.paid")

@@ -17,21 +17,22 @@ wrong entry reported with the game, record and field
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Protocol
 
 from companion.games import GAMES, GameKind, GameState, IllegalAction, RecordError
 from companion.money.amounts import money_from_file
-from companion.money.settle import settle_up
+from companion.money.settle import Payment, settle_up
 from companion.night import ledger as night_ledger
+from companion.night import paid as night_paid
 from companion.night.play import GameSetup, NightPlay, set_up_game, validate_seating
 from companion.values import limits
 from companion.values.reading import Unreadable, json_document, unknown_key
 
 FORMAT = "companion-night/2"
-_TOP_KEYS = {"format", "name", "players", "money", "games", *night_ledger.FILE_KEYS}
+_TOP_KEYS = {"format", "name", "players", "money", "games", *night_ledger.FILE_KEYS, night_paid.FILE_KEY}
 _MONEY_KEYS = {"chip_value", "currency"}
 MAX_CHIP_VALUE = limits.MAX_CHIP_VALUE
 _GAME_KEYS = {"game", "players", "first_dealer", "rules", "carried_in", "taken_back"}
@@ -85,6 +86,8 @@ class NightFile:
     legacy: LegacyFile | None = None
     #: the night's ledger events (the bank, the Bonus Round: companion.night.ledger), in order
     ledger_events: tuple[tuple[str, dict[str, Any]], ...] = ()
+    #: the settle-up payments marked paid (companion.night.paid), in the order recorded
+    paid: tuple[Payment, ...] = ()
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -161,14 +164,15 @@ def from_dict(data: Any) -> NightFile:
         _, ledger_events = night_ledger.read_file_keys(
             data, seated, money.chip_value, money.currency, play.records_chip_by_chip()
         )
+        paid = night_paid.read_file_entries(data[night_paid.FILE_KEY], play.seated) if night_paid.FILE_KEY in data else ()
     except IllegalAction as error:
         raise NightFileError(str(error)) from None
     taken_back = sum(1 for p in play.games if p.taken_back)
     records = (sum(len(p.game.live_actions(p.state)) for p in play.games) + len(play.games) - 1 + taken_back
-               + len(ledger_events))
+               + len(ledger_events) + len(paid))
     if records > limits.MAX_RECORDS:
         raise NightFileError(f"the file's games make {records:,} records; a night holds at most {limits.MAX_RECORDS:,}")
-    return NightFile(name, play, money, ledger_events=tuple(ledger_events))
+    return NightFile(name, play, money, ledger_events=tuple(ledger_events), paid=paid)
 
 
 def _money(raw: Any) -> Money:
@@ -244,12 +248,13 @@ def _carried_in(where: str, raw: Any) -> dict[str, int] | None:
 
 def to_dict(
     name: str | None, play: NightPlay, money: Money, ledger: night_ledger.NightLedger | None = None,
-    records: list[Any] | None = None,
+    records: list[Any] | None = None, paid: Sequence[Payment] = (),
 ) -> dict[str, Any]:
     """A night as a ``companion-night/2`` document (each game's live records; undone ones left out).
 
     ``records``, when given, stands in for each game's records, in the order of the night's games
-    (what :mod:`companion.night.file_text` writes in their place).
+    (what :mod:`companion.night.file_text` writes in their place).  ``paid``: the settle-up payments
+    marked paid, in the order recorded (written only when there are some).
     """
     document: dict[str, Any] = {"format": FORMAT}
     if name:
@@ -277,11 +282,16 @@ def to_dict(
     document["games"] = games
     if ledger is not None:
         document.update(night_ledger.file_keys(ledger))
+    if paid:
+        document[night_paid.FILE_KEY] = night_paid.file_entries(paid)
     return document
 
 
-def dumps(name: str | None, play: NightPlay, money: Money, ledger: night_ledger.NightLedger | None = None) -> str:
-    return json.dumps(to_dict(name, play, money, ledger), indent=2, ensure_ascii=False) + "\n"
+def dumps(
+    name: str | None, play: NightPlay, money: Money, ledger: night_ledger.NightLedger | None = None,
+    paid: Sequence[Payment] = (),
+) -> str:
+    return json.dumps(to_dict(name, play, money, ledger, paid=paid), indent=2, ensure_ascii=False) + "\n"
 
 
 # --- replay --------------------------------------------------------------------------
@@ -293,6 +303,8 @@ def replay_summary(night: NightFile) -> dict[str, Any]:
     ``net_chips`` are closing balances: an unfinished game's pot or pool is dealt
     with by its rules, and chips carried to the next night are listed under
     ``carried``, not in the balances.  The night's balances are the sum over its games.
+    A file with payments marked paid (``paid``) says of each payment whether one of them marks it
+    (``"paid": true``, as the report marks its lines) and lists them all under ``paid``.
     """
     play = night.play
     closings = play.closings()
@@ -322,8 +334,11 @@ def replay_summary(night: NightFile) -> dict[str, Any]:
         balances = night_ledger.replay_extras(
             night.ledger_events, play.seated, net, summary, play.records_chip_by_chip(), play.left_in_pot(closings)
         )
-    summary["payments"] = [] if balances is None else [
-        {"from": p.payer, "to": p.payee, "chips": p.chips} for p in settle_up(balances)
-    ]
+    plan = [] if balances is None else settle_up(balances)
+    summary["payments"] = [{"from": p.payer, "to": p.payee, "chips": p.chips} for p in plan]
+    if night.paid:  # which of them are paid already, and every payment marked paid (as the report marks them)
+        for entry, done in zip(summary["payments"], night_paid.marked(plan, night.paid)):
+            entry["paid"] = done
+        summary["paid"] = [{"from": p.payer, "to": p.payee, "chips": p.chips} for p in night.paid]
     return summary
 

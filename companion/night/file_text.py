@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from companion.money.settle import Payment
 from companion.night import file as nightfile
 from companion.night import ledger as night_ledger
 from companion.night.play import NightPlay
@@ -57,7 +59,7 @@ def _records_text(texts: tuple[str, ...], depth: int) -> str:
 
 def dumps(
     name: str | None, play: NightPlay, money: nightfile.Money, ledger: night_ledger.NightLedger | None,
-    written: Written = Written(),
+    written: Written = Written(), paid: Sequence[Payment] = (),
 ) -> tuple[str, Written]:
     """The night file's text (the bytes :func:`companion.night.file.dumps` writes), and what to extend next time."""
     games = []
@@ -75,7 +77,7 @@ def dumps(
     # the rest of the document is small: encoded whole, each game's records in by a mark no value can hold
     mark = f"records {uuid.uuid4().hex}"
     marks = [f"{mark} {number}" for number in range(1, len(games) + 1)]
-    text = json.dumps(nightfile.to_dict(name, play, money, ledger, marks), indent=INDENT, ensure_ascii=False)
+    text = json.dumps(nightfile.to_dict(name, play, money, ledger, marks, paid), indent=INDENT, ensure_ascii=False)
     for number, (_, texts) in enumerate(games, start=1):
         text = text.replace(json.dumps(f"{mark} {number}"), _records_text(texts, RECORDS_DEPTH), 1)
     return text + "\n", Written(tuple(games))

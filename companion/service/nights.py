@@ -19,12 +19,13 @@ from sqlalchemy import select
 from companion.db.models import Event, Game, Night
 from companion.extensions import db
 from companion.games import GAMES, IllegalAction
-from companion.games.night_kinds import GAME_STARTED, GAME_TAKEN_BACK
+from companion.games.night_kinds import GAME_STARTED, GAME_TAKEN_BACK, PAID
 from companion.night import file as nightfile
 from companion.night import file_text
+from companion.night import paid as night_paid
 from companion.values import limits
 from companion.night.play import GameSetup, NightPlay, set_up_game, validate_seating
-from companion.service.night_ledger import ledger_of
+from companion.service.night_ledger import ledger_of, paid_payments
 from companion.service.store import derived_before, keep_derived, money_of, play_for
 from companion.service.uow import StaleTable, UnitOfWork, digest, end_reads, new_key
 
@@ -180,6 +181,9 @@ def night_from_file(
             kind, payload = played.game.to_event(action)
             events.append(Event(game=game, kind=kind, payload=payload))
     events.extend(Event(kind=kind, payload=payload) for kind, payload in parsed.ledger_events)  # bank, Bonus Round
+    # the payments marked paid, after the rest: the file's reader checked each as mark_paid does and against
+    # what the night leaves open (companion.night.paid), so the night never offers a payment made as owed
+    events.extend(Event(kind=PAID, payload=payload) for payload in night_paid.file_entries(parsed.paid))
     events.extend(Event(kind=kind, payload=payload) for kind, payload in more)
     for seq, event in enumerate(events, start=1):
         event.seq, event.recorded_by = seq, recorded_by
@@ -189,7 +193,7 @@ def night_from_file(
 
 
 def export_history(night: Night) -> str:
-    """The night as a ``companion-night/2`` file (every game's live records).
+    """The night as a ``companion-night/2`` file (every game's live records, the payments marked paid).
 
     Written by extending the text this process last wrote of the night (:mod:`companion.night.file_text`:
     the same bytes as written whole), so that the file after an action costs what the action changed
@@ -198,7 +202,7 @@ def export_history(night: Night) -> str:
     before = derived_before("night-file-text", night.id, night.version)
     text, written = file_text.dumps(
         night.name, play_for(night), money_of(night), ledger_of(night),
-        before[1] if before is not None else file_text.Written(),
+        before[1] if before is not None else file_text.Written(), paid_payments(night),
     )
     keep_derived("night-file-text", night.id, night.version, written)
     return text

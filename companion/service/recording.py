@@ -16,6 +16,7 @@ from typing import Any
 from companion.db.models import Night
 from companion.games import GAMES, IllegalAction
 from companion.games.night_kinds import TAB_CLEARED
+from companion.night.paid import refuse_payment
 from companion.night.play import NightPlay
 from companion.service.bank import refuse_moving_cashed_out, verify
 from companion.service.group_nights import refuse_paid_beyond_open
@@ -81,10 +82,7 @@ def mark_paid(
 def _verify_payment(night: Night, payload: dict[str, Any]) -> str:
     verify(night, "paid", payload)  # refused while the night settles on counts the bank cannot balance yet
     payer, payee, chips = payload.get("payer"), payload.get("payee"), payload.get("chips")
-    if payer not in night.players or payee not in night.players or payer == payee:
-        raise IllegalAction("a payment is between two different players at this table")
-    if isinstance(chips, bool) or not isinstance(chips, int) or chips <= 0:
-        raise IllegalAction("a payment is a positive whole number of chips")
+    refuse_payment(night.players, payer, payee, chips)  # the check a night file's "paid" passes too
     refuse_paid_beyond_open(night, payer, payee, chips)  # a night of a group: never settled twice
     return describe_ledger_event("paid", payload)
 

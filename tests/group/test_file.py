@@ -152,6 +152,9 @@ def renamed_in_night(index: int, old: str, new: str) -> dict[str, Any]:
         (change("nights.0.paid.0.chips", 0), "nights[0].paid[0].chips: the chips must be 1 to 1,000,000,000"),
         (change("nights.0.paid.0.from", "Benjamin"), "nights[0].paid[0]: 'from' must be a player seated at the night"),
         (change("nights.0.paid.0.to", "Ben"), "nights[0].paid[0]: Ben cannot pay themselves"),
+        # the night's payments are listed beside it, once: never also in the night file's own "paid"
+        (change("nights.0.night.paid", [{"payer": "Ben", "payee": "Ann", "chips": 4}]),
+         "nights[0].night: a group file lists the night's payments marked paid beside it, under nights[0].paid"),
         # the tab's records: money as a string, exact; each moves a balance towards zero, never past it
         (change("nights.1.cleared.0.amount", 0.5), "nights[1].cleared[0].amount: an amount is a decimal written as a string"),
         (change("nights.1.cleared.0.amount", "0.5e0"), "nights[1].cleared[0].amount:"),

@@ -15,6 +15,7 @@ import pytest
 
 from companion.games import GAMES, IllegalAction
 from companion.games.fold import Void
+from companion.money.settle import Payment
 from companion.night import file as nightfile
 from companion.night import file_text
 from companion.night.ledger import NightLedger
@@ -45,6 +46,7 @@ def test_the_file_extended_after_every_action_is_the_file_written_whole(seed: in
     name = "Ночь у Ани\n\"вторая\""  # a line break and quotes in a value: escaped in the text
     written = file_text.Written()
     undos = takebacks = starts = 0
+    paid: list[Payment] = []
     for seq in range(1, 400):
         current = play.current
         roll = rng.random()
@@ -63,10 +65,12 @@ def test_the_file_extended_after_every_action_is_the_file_written_whole(seed: in
                 current.state.push(current.game.random_action(current.state, rng), seq)
         except IllegalAction:
             continue
-        text, written = file_text.dumps(name, play, money, ledger, written)
-        assert text == nightfile.dumps(name, play, money, ledger), f"after action {seq}"
+        if seq % 97 == 0:  # a payment marked paid now and then: the file's "paid", after the ledger's keys
+            paid.append(Payment(SEATED[0], SEATED[1], seq))
+        text, written = file_text.dumps(name, play, money, ledger, written, tuple(paid))
+        assert text == nightfile.dumps(name, play, money, ledger, tuple(paid)), f"after action {seq}"
     assert undos > 20 and starts > 3 and takebacks > 0, (undos, starts, takebacks)  # what it was meant to have
-    assert len(play.games) > 3
+    assert len(play.games) > 3 and len(paid) > 2 and text.endswith(f'"chips": {paid[-1].chips}\n    }}\n  ]\n}}\n')
 
 
 def test_what_an_earlier_version_wrote_is_never_changed():

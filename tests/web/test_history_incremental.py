@@ -64,7 +64,9 @@ def afresh(night: Night) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
 def whole_file(night: Night) -> str:
     """The night file written whole from the log, nothing kept used."""
     play = store.play_at(night, night.version)
-    return nightfile.dumps(night.name, play, services.money_of(night), night_ledger.ledger_of(night))
+    return nightfile.dumps(
+        night.name, play, services.money_of(night), night_ledger.ledger_of(night), night_ledger.paid_payments(night)
+    )
 
 
 def kept(night: Night) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:

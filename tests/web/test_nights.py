@@ -428,3 +428,136 @@ def test_migration_0009_reads_a_groups_nights_from_one_index_and_goes_back_down(
         with db.engine.connect() as connection:
             assert connection.exec_driver_sql(stamp_sql, (key,)).one()[6] == 3
         upgrade()
+
+
+# --- the payments marked paid go out in the night file and come back (companion.night.paid) ------------
+
+
+def import_night(client, document: dict | bytes):  # type: ignore[no-untyped-def]
+    raw = document if isinstance(document, bytes) else json.dumps(document).encode()
+    return client.post("/import", data={"file": (io.BytesIO(raw), "night.json")}, content_type="multipart/form-data")
+
+
+def mark_paid(client, url: str, payer: str, payee: str, chips: int) -> None:  # type: ignore[no-untyped-def]
+    """The report's two taps of "Mark paid": the confirming form, then its submit."""
+    import re
+
+    report = client.get(f"{url}/report?payer={payer}&payee={payee}&chips={chips}").get_data(as_text=True)
+    form = re.search(r'action="[^"]*/paid" class="confirm"[^>]*>(.*?)</form>', report, re.S)
+    assert form, f"{payer} paying {payee} {chips} is not offered"
+    stamp = {k: re.search(rf'name="{k}"[^>]*value="([^"]+)"', form.group(1)).group(1) for k in ("version", "request_key")}
+    response = client.post(f"{url}/paid", data={**stamp, "payer": payer, "payee": payee, "chips": str(chips)})
+    assert response.status_code == 303, response.get_data(as_text=True)[:500]
+
+
+def offered(client, url: str) -> list[tuple[str, str, int]]:  # type: ignore[no-untyped-def]
+    """The payments the report still offers with "Mark paid"."""
+    import re
+
+    report = client.get(f"{url}/report").get_data(as_text=True)
+    found = []
+    for chunk in report.split('<li class="payment')[1:]:  # a line marked paid is class="payment paid"
+        line = re.match(r'" data-payer="([^"]+)" data-payee="([^"]+)" data-chips="(\d+)">', chunk)
+        if line and "Mark paid" in chunk.split("</ol>")[0]:
+            found.append((line[1], line[2], int(line[3])))
+    return found
+
+
+def test_a_payment_marked_paid_goes_out_in_the_night_file_and_is_not_offered_again_after_import(client, app):
+    """tests/night/test_paid.py's night: Ann +6, Ben −4, Cat −2, so Ben pays Ann 4 and Cat pays Ann 2.  Ben's
+    payment is marked paid; the night's file, imported (a restore, a move to another server), offers only
+    Cat's 2 chips, not Ben's 4 again."""
+    from night.test_paid import OWED
+
+    url = import_night(client, OWED).headers["Location"]
+    assert offered(client, url) == [("Ben", "Ann", 4), ("Cat", "Ann", 2)]
+    mark_paid(client, url, "Ben", "Ann", 4)
+    assert offered(client, url) == [("Cat", "Ann", 2)]
+    exported = client.get(f"{url}/export.json").get_data()
+    assert json.loads(exported)["paid"] == [{"payer": "Ben", "payee": "Ann", "chips": 4}]
+    response = import_night(client, exported)
+    assert response.status_code == 303, response.get_data(as_text=True)[:1000]
+    copy = response.headers["Location"]
+    assert offered(client, copy) == [("Cat", "Ann", 2)]
+    report = json.loads(client.get(f"{copy}/report.json").get_data(as_text=True))
+    assert [(p["from"], p["to"], p["chips"], p["paid"]) for p in report["payments"]] == [
+        ("Ben", "Ann", 4, True), ("Cat", "Ann", 2, False),
+    ]
+    with app.app_context():
+        night = db.session.scalars(db.select(Night).order_by(Night.id.desc())).first()
+        events = list(db.session.scalars(db.select(Event).where(Event.night_id == night.id).order_by(Event.seq)))
+        # each game's stage (Ann alone: a declare, and no challenge), the second game's start between them,
+        # then the payment, after the rest, recorded by the import
+        assert [e.kind for e in events] == ["declare", "challenge", "game", "declare", "challenge", "paid"]
+        assert events[-1].payload == {"payer": "Ben", "payee": "Ann", "chips": 4}
+        assert events[-1].recorded_by == "import" and night.version == len(events)
+    # and the copy's file is the night's file, byte for byte
+    assert client.get(f"{copy}/export.json").get_data() == exported
+
+
+def test_a_night_with_a_payment_the_balances_do_not_owe_exports_and_imports_back_whole(client, app):
+    """Whatever the table recorded comes back: *Mark paid* at a night outside a group checks only the players
+    and the chips, so a payment marked in the pair-by-pair view or before play went on can be one the final
+    balances (Ann +6, Ben −4, Cat −2) do not owe, here Cat paying Ben 3.  Its file imports, the payment is
+    kept, and it marks no line: both of the plan's payments are still offered."""
+    from companion import service as services
+    from night.test_paid import OWED
+
+    url = import_night(client, OWED).headers["Location"]
+    with app.app_context():
+        night = db.session.scalars(db.select(Night)).one()
+        services.mark_paid(night.id, "Cat", "Ben", 3, night.version)
+    exported = client.get(f"{url}/export.json").get_data()
+    assert json.loads(exported)["paid"] == [{"payer": "Cat", "payee": "Ben", "chips": 3}]
+    response = import_night(client, exported)
+    assert response.status_code == 303, response.get_data(as_text=True)[:1000]
+    copy = response.headers["Location"]
+    assert offered(client, copy) == offered(client, url) == [("Ben", "Ann", 4), ("Cat", "Ann", 2)]
+    assert client.get(f"{copy}/export.json").get_data() == exported
+
+
+def test_a_night_with_both_payments_marked_paid_comes_back_settled_in_the_order_recorded(client):
+    from night.test_paid import OWED
+
+    url = import_night(client, OWED).headers["Location"]
+    mark_paid(client, url, "Cat", "Ann", 2)
+    mark_paid(client, url, "Ben", "Ann", 4)
+    exported = client.get(f"{url}/export.json").get_data()
+    assert json.loads(exported)["paid"] == [
+        {"payer": "Cat", "payee": "Ann", "chips": 2}, {"payer": "Ben", "payee": "Ann", "chips": 4},
+    ]
+    copy = import_night(client, exported).headers["Location"]
+    assert offered(client, copy) == []
+    report = json.loads(client.get(f"{copy}/report.json").get_data(as_text=True))
+    assert all(p["paid"] for p in report["payments"])
+    assert client.get(f"{copy}/export.json").get_data() == exported
+
+
+def test_a_night_without_payments_marked_paid_writes_no_paid_key(client):
+    from night.test_paid import OWED
+
+    url = import_night(client, OWED).headers["Location"]
+    assert "paid" not in json.loads(client.get(f"{url}/export.json").get_data(as_text=True))
+
+
+@pytest.mark.parametrize(
+    "paid, message",
+    [
+        ([{"payer": "Zed", "payee": "Ann", "chips": 4}], "'paid'[0]: 'payer': 'Zed' is not seated tonight"),
+        ([{"payer": "Ben", "payee": "Ben", "chips": 4}], "'paid'[0]: a payment is between two different players"),
+        ([{"payer": "Ben", "payee": "Ann", "chips": 4.0}], "'paid'[0]: 'chips' must be a whole number written without"),
+        ([{"payer": "Ben", "payee": "Ann", "chips": 0}], "'paid'[0]: 'chips' must be 1 to 1,000,000,000"),
+        ([{"payer": "Ben", "payee": "Ann", "chips": 4, "when": "now"}], "'paid'[0]: unknown key 'when'"),
+        ([{"payer": "Ben", "payee": "Ann"}], "'paid'[0]: 'chips' is missing"),
+        ({"payer": "Ben"}, "'paid' must be a list of the payments marked paid"),
+    ],
+)
+def test_a_night_file_with_a_wrong_payment_marked_paid_is_refused_and_stores_nothing(client, app, paid, message):
+    from night.test_paid import OWED
+
+    response = import_night(client, {**OWED, "paid": paid})
+    assert response.status_code == 422
+    assert message in response.get_data(as_text=True).replace("&#39;", "'")
+    with app.app_context():
+        assert db.session.scalar(db.select(db.func.count()).select_from(Night)) == 0
+        assert db.session.scalar(db.select(db.func.count()).select_from(Event)) == 0
