@@ -224,7 +224,7 @@ GC_YOUNG_THRESHOLD = 10_000
 GC_MIDDLE_THRESHOLD = 1
 #: middle collections before a full one is considered (Python's default is 10; Python also waits until the
 #: objects promoted since the last full collection are a quarter of those it left).  A full collection walks
-#: every kept fold (110,000 objects, 34-47 ms, with the load bench's nights): with the middle generation
+#: every kept fold (94,000-110,000 objects, 27-64 ms, with the load bench's nights): with the middle generation
 #: collected ten times as often, 60 keeps full collections as rare as they were, one per
 #: (1 + 1) x (60 + 1) = 122 young collections against (10 + 1) x (10 + 1) = 121.
 GC_OLD_THRESHOLD = 60
