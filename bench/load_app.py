@@ -48,6 +48,35 @@ class BareHello:
 
 #: the processes that have served a request
 SERVING: set[int] = set()
+#: the wall time spent in this process's collections so far (any thread): what a timed request waited on them
+COLLECTING = [0.0]
+
+
+class TimedPosts:
+    """``COMPANION_TIME_POSTS``: each POST's time in the server (wall and this thread's CPU, and the collections
+    of any thread meanwhile), from the app's first byte in to its answer's last byte out: what the client's latency
+    adds is time before the app (waitress's queue, the client itself).  Medians and p95 in ``posts-<pid>.json``."""
+
+    def __init__(self, app, folder: str) -> None:  # type: ignore[no-untyped-def]
+        self.app, self.folder, self.seen = app, folder, []
+
+    def __call__(self, environ, start_response):  # type: ignore[no-untyped-def]
+        if environ.get("REQUEST_METHOD") != "POST":
+            return self.app(environ, start_response)
+        wall, cpu, collecting = time.perf_counter(), time.thread_time(), COLLECTING[0]
+        body = b"".join(self.app(environ, start_response))
+        self.seen.append((time.perf_counter() - wall, time.thread_time() - cpu, COLLECTING[0] - collecting))
+        summary = {}
+        for at, name in enumerate(("wall", "cpu", "gc")):
+            values = sorted(entry[at] for entry in self.seen)
+            summary[name] = [round(values[len(values) // 2] * 1000, 2), round(values[round(0.95 * (len(values) - 1))] * 1000, 2),
+                             round(values[-1] * 1000, 2)]
+        summary["count"] = len(self.seen)
+        try:
+            Path(self.folder, f"posts-{os.getpid()}.json").write_text(json.dumps(summary))
+        except OSError:
+            pass
+        return [body]
 
 
 def watch_gc(folder: str) -> None:
@@ -56,20 +85,44 @@ def watch_gc(folder: str) -> None:
     seen = {"pid": 0, "longest_ms": 0.0, "longest_cpu_ms": 0.0, "generation": -1, "over_50ms": 0,
             "cpu_over_50ms": 0, "collections": 0}
 
+    detail = bool(os.environ.get("COMPANION_GC_DETAIL"))  # what each older collection walks (slows them)
+    walked: dict[str, object] = {}
+
     def callback(phase: str, info: dict) -> None:  # type: ignore[type-arg]
         if os.getpid() not in SERVING:
             return
         if phase == "start":
+            if detail and info.get("generation", 0) >= 1:
+                walked.clear()
+                young = gc.get_objects(0) + gc.get_objects(1) + (gc.get_objects(2) if info["generation"] == 2 else [])
+                kinds: dict[str, int] = {}
+                for thing in young:
+                    name = type(thing).__name__
+                    kinds[name] = kinds.get(name, 0) + 1
+                walked.update(objects=len(young), gen2=len(gc.get_objects(2)),
+                              kinds=sorted(kinds.items(), key=lambda kv: -kv[1])[:15])
+                del young
             started["at"], started["cpu"] = time.perf_counter(), time.thread_time()
             return
         if "at" not in started:
             return
         pause, cpu = time.perf_counter() - started.pop("at"), time.thread_time() - started.pop("cpu")
+        COLLECTING[0] += pause
         if seen["pid"] != os.getpid():  # a forked worker starts its own count
             seen.update(pid=os.getpid(), longest_ms=0.0, longest_cpu_ms=0.0, generation=-1, over_50ms=0,
                         cpu_over_50ms=0, collections=0)
         seen["collections"] += 1
-        changed = False
+        generation = info.get("generation", -1)
+        per = seen.setdefault("per_generation", {})
+        count, total, most = per.get(str(generation), (0, 0.0, 0.0))
+        per[str(generation)] = (count + 1, round(total + cpu * 1000, 2), round(max(most, cpu * 1000), 2))
+        if detail and walked:
+            log = seen.setdefault("older", [])
+            log.append({"generation": generation, "cpu_ms": round(cpu * 1000, 2), "collected": info.get("collected"),
+                        **walked})
+            seen["older"] = sorted(log, key=lambda e: -e["cpu_ms"])[:4]
+            walked.clear()
+        changed = detail
         if pause * 1000 > seen["longest_ms"]:
             seen["longest_ms"], seen["generation"] = round(pause * 1000, 2), info.get("generation", -1)
             changed = True
@@ -94,5 +147,7 @@ def watch_gc(folder: str) -> None:
 def create_app():  # type: ignore[no-untyped-def]
     app = create_companion()
     watch_gc(app.instance_path)
+    if os.environ.get("COMPANION_TIME_POSTS"):
+        app.wsgi_app = TimedPosts(app.wsgi_app, app.instance_path)  # type: ignore[method-assign]
     app.wsgi_app = BareHello(app.wsgi_app)  # type: ignore[method-assign]
     return app

@@ -51,7 +51,9 @@ request (all its processes, from /proc; PostgreSQL's own CPU is not in it):
   the redirect to the table screen, as the browser does.
 
 ``--pages-only`` runs only the ceiling and the heavy pages (the same rounds, interleaved);
-``--group-only`` only the ceiling and the group's pages.
+``--group-only`` only the ceiling and the group's pages; ``--night-only`` only the ceiling and the real night.
+``COMPANION_GC_DETAIL=1`` has each server process also say what its longest older collections walked
+(the objects of the generations collected, by type: counted before the collection's clock starts).
 
 Goals: 304 at >= 80 % of the ceiling's requests per second, 200 at >= 50 %, every
 page at >= 20 %, recording a stage (the POST) at p95 <= 50 ms, and no GC pause over 50 ms.  In the back-to-back phases all 140
@@ -431,7 +433,7 @@ async def drive(
     server: Server, nights: list[tuple[str, str]], long_keys: tuple[str, str], seconds: float, rounds: int,
     pages_only: bool = False, sizes: dict[str, tuple[int, int, str]] | None = None,
     group_keys: tuple[str, str] | None = None, group_only: bool = False, firsts: dict[str, float] | None = None,
-    polls_only: bool = False,
+    polls_only: bool = False, night_only: bool = False,
 ) -> dict[str, Sample]:
     """The phones and scorekeepers of every night against ``server``: the phases, in rounds."""
     port = server.port
@@ -457,7 +459,7 @@ async def drive(
         "304": (lambda p: (p.live, (f'If-None-Match: "{p.etag}"',)), 304),
         "200": (lambda p: (p.live, ('If-None-Match: "outdated"',)), 200),
     }
-    if pages_only or group_only:
+    if pages_only or group_only or night_only:
         del phases["304"], phases["200"]
     # a browser that has kept score of the 20 tables' nights: its cookie lists them (home, /players/<name>)
     knowing = Conn(port)
@@ -467,14 +469,14 @@ async def drive(
     known = (f"Cookie: {knowing.cookie}",)
     knowing.close()
     long_key, long_viewer = long_keys
-    for name, path in ({} if group_only or polls_only else PAGES).items():
+    for name, path in ({} if group_only or polls_only or night_only else PAGES).items():
         # every connection opens the long night's page as its scorekeeper would (the first
         # answer sets the cookie the rest send: the browser's list of nights, its CSRF secret)
         url = path.format(k=long_key, p=long_viewer)
         phases[name] = (lambda p, url=url, extra=(known if name in KNOWING else ()): (url, extra), 200)
     first = await phones[0].conn.request("GET", f"/k/{long_key}/report")
     assert first.status == 200 and b"Who pays whom" in first.decoded(), first.status
-    if group_keys is not None and not polls_only:
+    if group_keys is not None and not (polls_only or night_only):
         organiser_key, member_key = group_keys
         for name, path in GROUP_PAGES.items():
             url = path.format(g=organiser_key, m=member_key)
@@ -750,6 +752,8 @@ def main() -> None:
     parser.add_argument("--pages-only", action="store_true", help="only the ceiling and the long night's heavy pages")
     parser.add_argument("--group-only", action="store_true", help="only the ceiling and the group's pages (issue 25)")
     parser.add_argument("--polls-only", action="store_true", help="only the ceiling and the players' polls (304, 200)")
+    parser.add_argument("--night-only", action="store_true",
+                        help="only the ceiling and the real night (recording a stage while the phones poll)")
     parser.add_argument("--group-nights", type=int, default=GROUP_NIGHTS, help="stored nights in the group (default 200)")
     args = parser.parse_args()
     args.group_nights = min(max(args.group_nights, 1), 2000)
@@ -779,7 +783,7 @@ def main() -> None:
                 url = fresh_database(kind, tmp, run)
                 server = Server(SERVERS[server_name], url, tmp / run)
                 try:
-                    nights, long_keys, group_keys = seed_nights(url, 1 if args.polls_only else args.group_nights)
+                    nights, long_keys, group_keys = seed_nights(url, 1 if args.polls_only or args.night_only else args.group_nights)
                     if group_keys is None and not told:
                         print(f"the group's pages ({GROUP_ROUTE}, /m/<key>) are not served by this app yet: their rows are "
                               "skipped (they land with the group's web branch; re-run this bench after merging it)",
@@ -790,7 +794,7 @@ def main() -> None:
                     sizes: dict[str, tuple[int, int, str]] = {}
                     firsts: dict[str, float] = {}
                     r = asyncio.run(drive(server, nights, long_keys, args.seconds, args.rounds, args.pages_only, sizes,
-                                          group_keys, args.group_only, firsts, args.polls_only))
+                                          group_keys, args.group_only, firsts, args.polls_only, args.night_only))
                     memory = server.memory()
                     pauses = server.gc_pauses()
                 finally:
@@ -817,6 +821,18 @@ def main() -> None:
                           f"{seen['generation']}), {seen['longest_cpu_ms']} ms CPU; over 50 ms: "
                           f"{seen['over_50ms']} wall, {seen['cpu_over_50ms']} CPU ({seen['collections']} collections)",
                           flush=True)
+                    if "per_generation" in seen:
+                        print("    by generation (count, CPU ms in all, longest CPU ms): " + ", ".join(
+                            f"{gen}: {count}, {total}, {most}" for gen, (count, total, most)
+                            in sorted(seen["per_generation"].items())))
+                    for older in seen.get("older", ()):  # COMPANION_GC_DETAIL: what the longest ones walked
+                        print(f"    generation {older['generation']}: {older['cpu_ms']} ms CPU, walked "
+                              f"{older['objects']} objects ({older['gen2']} in generation 2), collected "
+                              f"{older['collected']}; most: " + ", ".join(f"{k} {n}" for k, n in older["kinds"]))
+                for path in sorted(server.instance.glob("posts-*.json")):  # COMPANION_TIME_POSTS
+                    posts = json.loads(path.read_text())
+                    print(f"  POSTs in process {path.stem[6:]} ({posts['count']}), in the app, p50 / p95 / most ms: "
+                          + ", ".join(f"{name} {' / '.join(map(str, posts[name]))}" for name in ("wall", "cpu", "gc")))
     print("\nreq/s (share of the ceiling), p50 / p95 latency:\n")
     print(table(results))
 

@@ -5,11 +5,13 @@ acknowledged action survives a power cut), a busy timeout (a second phone waits
 instead of failing), foreign keys on, and writes in ``BEGIN IMMEDIATE``
 transactions so two writers serialise at BEGIN rather than failing half-way.
 Reads keep a plain deferred ``BEGIN``, so polling phones never queue behind a write.
-Every request that may change something (any method but GET, HEAD and OPTIONS)
-begins its transactions with ``BEGIN IMMEDIATE`` from the first read, so a
-read-then-write (rotating a link, saving the setup) waits for another writer
-instead of failing with SQLITE_BUSY (a deferred transaction cannot upgrade once
-another connection has committed since it read).
+Every write begins its own transaction in :func:`write_transaction` after ending the
+request's read (the unit of work, service/uow.py; the brakes' counters; a refusal kept
+for its page), so a read-then-write never upgrades a deferred transaction (which fails
+with SQLITE_BUSY once another connection has committed since it read).  A POST's own
+reads before its unit (the night, the form's key) stay deferred: they neither wait for
+another table's write nor hold the write lock while the form is read and checked (they
+did until issue 22: every other table's record then waited on this one's whole request).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from pathlib import Path
 
-from flask import Flask, g, request
+from flask import Flask
 from sqlalchemy import event
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.engine import Engine
@@ -50,12 +52,7 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def init_app(app: Flask) -> None:
-    """Requests that may write begin their transactions with ``BEGIN IMMEDIATE``."""
-
-    @app.before_request
-    def _writes_begin_immediately() -> None:
-        if request.method not in SAFE_METHODS:
-            g.companion_write_transaction = _write_transaction.set(True)
+    """End each request's session, even when the database went away under it."""
 
     @app.teardown_appcontext
     def _let_go_of_a_lost_connection(_error: BaseException | None) -> None:
@@ -75,15 +72,6 @@ def init_app(app: Flask) -> None:
         except DBAPIError as error:
             app.logger.warning("database connection lost after the request: %s", error)
             db.session.registry.clear()
-
-    @app.teardown_request
-    def _end_write_transaction(_error: BaseException | None) -> None:
-        token = g.pop("companion_write_transaction", None)
-        if token is not None:
-            try:
-                _write_transaction.reset(token)
-            except ValueError:  # pragma: no cover - torn down in another context
-                _write_transaction.set(False)
 
 
 def sqlite_files(engine: Engine) -> list[Path]:

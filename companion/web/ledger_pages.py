@@ -46,6 +46,7 @@ def submit(night: Night, form: Any, page: str, act: Callable[[Any], Any], form_n
         return refuse(night, page, 400, f"That could not be understood: {errors}. Nothing was recorded.")
     if tap_guard.too_soon(night, form.version.data):
         return refuse(night, page, 409, tap_guard.TOO_SOON)
+    location = url_for(page, key=night.keeper_key)  # before the write: read after the commit, it loads the night again
     try:
         result = act(form)
     except IllegalAction as error:
@@ -54,7 +55,7 @@ def submit(night: Night, form: Any, page: str, act: Callable[[Any], Any], form_n
         db.session.expire_all()
         return refuse(db.session.get(Night, night.id) or night, page, 409, str(refusal))
     flash(("Already recorded: " if result.repeated else "") + result.summary)
-    return redirect(url_for(page, key=night.keeper_key), code=303)
+    return redirect(location, code=303)
 
 
 def record(night: Night, kind: str, payload: dict[str, Any], form: Any) -> Any:

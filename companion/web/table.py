@@ -129,6 +129,10 @@ def _record_with(night: Night, form: Any, form_name: str | None, write) -> Any: 
         return _refused(night, 422, form_name, form)
     if tap_guard.too_soon(night, form.version.data):
         return _refused(night, 409, message=tap_guard.TOO_SOON)
+    # where the answer sends the phone, worked out before the write: the commit expires the night, and its link
+    # read afterwards would load the night and its games again (on SQLite in a transaction that holds the write
+    # lock until the request ends, keeping every other table's record waiting on this one's answer)
+    location = url_for("table.show", key=night.keeper_key)
     try:
         result = write(form)
     except IllegalAction as error:
@@ -143,7 +147,7 @@ def _record_with(night: Night, form: Any, form_name: str | None, write) -> Any: 
         db.session.expire_all()
         return _refused(db.session.get(Night, night.id), 409, message=str(conflict))
     flash(("Already recorded: " if result.repeated else "") + result.summary)
-    return redirect(url_for("table.show", key=night.keeper_key), code=303)
+    return redirect(location, code=303)
 
 
 def table_page(link: Night | NightLink, continued: int | None) -> tuple[Any, ...]:

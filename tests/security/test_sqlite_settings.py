@@ -155,6 +155,26 @@ def test_recording_writes_in_a_begin_immediate_transaction(app, site):
     assert "BEGIN IMMEDIATE" not in [s for _, s in seen]
 
 
+def test_a_record_reads_its_form_outside_the_write_lock_and_writes_in_one_immediate_transaction(app, site):
+    """A POST's own reads before its unit (the night, the form's key) are a deferred read: another table's
+    record is not kept waiting while this one's form is read and checked, and none of them waits for it.
+    Then one BEGIN IMMEDIATE, the write, the commit, and nothing after it."""
+    night = site.seat()
+    client = app.test_client()
+    form = site.submit("table.declare", night)
+    with statements(app) as seen:
+        assert client.post(f"/k/{night.keeper}/declare", data=form).status_code == 303
+    kinds = [s for _, s in seen]
+    begins = [s for s in kinds if s.startswith("BEGIN")]
+    assert begins == ["BEGIN", "BEGIN IMMEDIATE"], kinds
+    first_write = min(kinds.index("UPDATE"), kinds.index("INSERT"))
+    assert kinds.index("BEGIN IMMEDIATE") < first_write
+    assert "END" not in kinds[kinds.index("BEGIN IMMEDIATE") : first_write]  # the same transaction
+    assert writes_outside_immediate(seen) == []
+    with pytest.raises(ValueError):
+        kinds.index("SELECT", kinds.index("INSERT"))  # nothing read after the write
+
+
 def test_every_state_changing_route_writes_only_in_begin_immediate_transactions(app, site):
     client = app.test_client()
     for endpoint in site.state_changing():

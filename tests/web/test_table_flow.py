@@ -218,3 +218,33 @@ def test_a_try_again_page_leaves_the_notice_of_a_doubled_tap_for_the_page_after_
     assert back.status_code == 200
     assert "Already recorded" in back.get_data(as_text=True)
     assert t.refresh() and t.tokens("Ben") == 1  # recorded once
+
+
+def test_a_recorded_stage_is_answered_without_reading_the_night_again(start_night, app):
+    """The 303 after a record is made from what the request read before the write: nothing is read after the
+    commit (the commit expires the night; reading its link again loaded the night and its games in a new
+    transaction, on SQLite one that held the write lock until the answer was sent)."""
+    t = start_night()
+    stamp = t.stamp("declare")
+    seen: list[str] = []
+
+    def before(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
+        seen.append(statement.split()[0].upper())
+
+    def committed(conn):  # type: ignore[no-untyped-def]
+        seen.append("COMMITTED")
+
+    with app.app_context():
+        engine = db.engine
+    sqlalchemy.event.listen(engine, "before_cursor_execute", before)
+    sqlalchemy.event.listen(engine, "commit", committed)
+    try:
+        response = t.client.post(f"{t.url}/declare", data={**stamp, "nobody": "1"})
+    finally:
+        sqlalchemy.event.remove(engine, "before_cursor_execute", before)
+        sqlalchemy.event.remove(engine, "commit", committed)
+    assert response.status_code == 303 and response.headers["Location"].endswith(t.url)
+    assert seen.count("COMMITTED") == 1 and seen[-1] == "COMMITTED", seen
+    assert {"UPDATE", "INSERT"} <= set(seen)  # the version moved on and the event written, in that commit
+    t.refresh()
+    assert t.pot() == 4 and "Already recorded" not in t.html  # the ante of four seats, recorded once
