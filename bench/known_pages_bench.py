@@ -16,6 +16,7 @@ the load bench) is in none of these figures.  PostgreSQL: database ``COMPANION_B
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import statistics
 import subprocess
@@ -112,6 +113,7 @@ def run(kind: str, calls: int, group_nights: int) -> None:
         db.session.remove()
         db.engine.dispose()
     if kind == "postgresql":
+        logging.getLogger("companion.db.change_watch").setLevel(logging.ERROR)  # its listener's connection, dropped
         subprocess.run([*PG_ADMIN, f"DROP DATABASE IF EXISTS {PG_DATABASE} WITH (FORCE)"], capture_output=True)
 
 
