@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -124,7 +125,19 @@ def main() -> None:
     parser.add_argument("--databases", default="sqlite,postgresql")
     args = parser.parse_args()
     for kind in args.databases.split(","):
+        if kind == "postgresql" and not postgres_available():
+            print("postgresql: not reachable on 127.0.0.1:5432 as postgres, skipped")
+            continue
         run(kind, args.calls, args.group_nights)
+
+
+def postgres_available() -> bool:
+    if not shutil.which("psql"):
+        return False
+    try:
+        return subprocess.run([*PG_ADMIN, "SELECT 1"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
 
 
 if __name__ == "__main__":
