@@ -1,4 +1,5 @@
-"""Whether anything was committed since this process last read: the players' poll asks this, not the database.
+"""Whether anything was committed since this process last read: the players' poll and the pages kept across
+nights ask this, not the database.
 
 Every phone at every table polls every 0.8 seconds, and almost always nothing has
 changed (issue 22).  Reading the night's version for each poll costs a pooled
@@ -13,9 +14,10 @@ generation was ``g`` may be used again while the generation is still ``g``.
 * PostgreSQL: LISTEN/NOTIFY.  The unit of work sends ``NOTIFY`` inside its transaction
   (:func:`notify`), so the notification is delivered when, and only if, it commits;
   one listener thread per process, on its own connection, moves the generation on for
-  each.  A notification from another process arrives a moment after its commit, so the
-  watch is for the polls alone (a phone polls again 0.8 s later), never for pages or
-  actions, which read the database as always.
+  each.  A notification from another process arrives a moment after its commit, so
+  :meth:`~ChangeWatch.generation` is for the polls alone (a phone polls again 0.8 s
+  later); pages ask :meth:`~ChangeWatch.page_generation` (below), and actions read the
+  database as always.
 * Both: this process's own unit of work moves the generation on once it has committed
   (:func:`committed`), so its own change is seen at once.
 
@@ -25,18 +27,35 @@ for this process's commits; when the notification arrives for another process's 
 PostgreSQL), only too briefly.  When the watch is unsure (not
 started yet, its connection failed, the listener is reconnecting, another engine, an
 in-memory database) :meth:`ChangeWatch.generation` answers None: read the database.
+
+**Pages** may not be shown late at all, even by the moment a notification takes: a
+scorekeeper's POST answered by one ``serve --workers`` process is followed by a GET that
+another may answer.  :meth:`ChangeWatch.page_generation` is a generation that is never
+late for a commit the reader could know of: SQLite's ``data_version`` (read at the call,
+it has moved for any commit made before it), and on PostgreSQL, besides the listener's,
+the count of the commits made by this process and the processes forked from it (the
+``serve --workers`` family), kept in memory they share: each unit of work counts its
+commit as begun *before* it commits and as ended after (:func:`committing`), and a page
+generation is given only when every begun commit has ended, so a value read at it cannot
+miss a commit in flight.  A commit of a process outside the family (another machine
+serving the same database) is heard by the listener, a moment late, as the polls hear it;
+a write outside the unit of work (by hand, in ``psql``) is heard by neither, on PostgreSQL,
+as for the polls.  The one reader of it is web/early_pages.py (``EarlyPages.remembered``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import mmap
+import multiprocessing
 import os
+import struct
 import sqlite3
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +93,79 @@ def committed() -> None:
     _move_on()
 
 
+class _Family:
+    """The commits begun and ended by this process and those forked from it, in memory they share.
+
+    Made when this module is first imported, which ``serve --workers`` does in the parent before it
+    forks (an anonymous shared mapping is inherited); a lock shared the same way makes each count
+    exact.  A commit begun and never ended (a process killed in the middle of one) leaves the counts
+    apart: pages then read the database, as when the watch is unsure.
+    """
+
+    #: how long a reader waits for the lock before it reads the database instead
+    READ_WAIT = 0.01
+    #: how long a writer waits for it before it counts without it (the counts may then stay apart: never late)
+    WRITE_WAIT = 1.0
+
+    def __init__(self) -> None:
+        self.memory = mmap.mmap(-1, 16)  # begun, ended: two 64-bit counts
+        self.lock = multiprocessing.get_context("fork").Lock()
+
+    def _add(self, offset: int) -> None:
+        locked = self.lock.acquire(timeout=self.WRITE_WAIT)
+        try:
+            begun, ended = struct.unpack_from("<qq", self.memory, 0)
+            if offset == 0:
+                begun += 1
+            else:
+                ended = min(ended + 1, begun)  # an end without its beginning is not counted
+            struct.pack_into("<qq", self.memory, 0, begun, ended)
+        finally:
+            if locked:
+                self.lock.release()
+
+    def begin(self) -> None:
+        self._add(0)
+
+    def end(self) -> None:
+        self._add(8)
+
+    def settled(self) -> int | None:
+        """The count of commits begun, when every one has ended; None while one is in flight (or unsure)."""
+        if not self.lock.acquire(timeout=self.READ_WAIT):
+            return None
+        try:
+            begun, ended = struct.unpack_from("<qq", self.memory, 0)
+        finally:
+            self.lock.release()
+        return begun if begun == ended else None
+
+
+def _family() -> _Family | None:
+    try:
+        return _Family()
+    except (OSError, ImportError, ValueError) as error:  # no shared memory or semaphores here: pages read
+        log.warning("change watch: no shared count of commits, pages read the database: %s", error)
+        return None
+
+
+_commits = _family()
+
+
+@contextlib.contextmanager
+def committing() -> Iterator[None]:
+    """Around the one commit of a unit of work: counted as begun before it, as ended and :func:`committed` after
+    it, whether it succeeded or not (a commit that failed half-way may have been written)."""
+    if _commits is not None:
+        _commits.begin()
+    try:
+        yield
+    finally:
+        if _commits is not None:
+            _commits.end()
+        committed()
+
+
 def notify(session: Session) -> None:
     """Inside a transaction about to commit: tell every process's listener, on PostgreSQL, once it commits."""
     bind = session.get_bind()
@@ -85,6 +177,11 @@ class ChangeWatch:
     """The generation of one engine's database, or None when unsure; see the module's docstring."""
 
     def generation(self) -> int | None:  # pragma: no cover - overridden
+        return None
+
+    def page_generation(self) -> Hashable | None:
+        """A generation for pages: it has moved on for every commit made before this call that a request could
+        know of (see the module's docstring); None: unsure, read the database."""
         return None
 
 
@@ -124,6 +221,10 @@ class _SQLiteWatch(ChangeWatch):
             _move_on()
         return _generation
 
+    def page_generation(self) -> Hashable | None:
+        """:meth:`generation`: ``data_version``, read now, has moved for any commit of any connection before it."""
+        return self.generation()
+
 
 class _PostgresWatch(ChangeWatch):
     """The process's one listener for this database (started on first use, again after a fork)."""
@@ -140,6 +241,17 @@ class _PostgresWatch(ChangeWatch):
         if listener is None or listener.pid != os.getpid():
             listener = _listener_for(self.key, self.connect)
         return _generation if listener.trusted() else None
+
+    def page_generation(self) -> Hashable | None:
+        """The family's count of commits, taken while none is in flight, with the listener's generation (for a
+        commit outside the family); None while a commit is in flight or the listener is not trusted."""
+        if _commits is None:
+            return None
+        settled = _commits.settled()
+        if settled is None:
+            return None
+        generation = self.generation()
+        return None if generation is None else (settled, generation)
 
 
 class _Listener:

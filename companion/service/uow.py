@@ -204,13 +204,14 @@ class UnitOfWork:
         PostgreSQL (a NOTIFY in the transaction, delivered only if it commits), and this
         process at once, so the players' polls read the database again.
         """
+        # counted as begun before it and as ended after, even if it failed half-way (it may have been
+        # written): the watch then moves on, and a page kept from before it is read again; a unit that
+        # changed no night or group is not counted (no page or poll need read again for it)
+        counted = change_watch.committing() if self._of_the_nights else contextlib.nullcontext()
         if self._of_the_nights:
             change_watch.notify(db.session)
-        try:
+        with counted:
             db.session.commit()
-        finally:  # even a commit that failed half-way may have been written: read again, to be sure
-            if self._of_the_nights:
-                change_watch.committed()
         self._committed = True
         for follow in self._after_commit:
             follow()

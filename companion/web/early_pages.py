@@ -21,6 +21,12 @@ is here, and is the same for every kind:
 * a valid link (the kind's stamp read now) whose page this process keeps at that stamp, by the name
   the Flask path keeps it by.
 
+The home page, a player's page across nights and the group's pages are kept by what one statement reads
+(the rows of the browser's nights, the group's stamp: a join over every night of the group); that read is
+remembered with the change watch's page generation (db/change_watch.py) and made again only when something
+may have been committed since (:meth:`EarlyPages.remembered`): never late, on SQLite for any commit, on
+PostgreSQL for any of the ``serve --workers`` family's.
+
 Anything else goes on to Flask unchanged: a first visit, a flash pending, a HEAD, a question the page is
 not kept by, a page not kept here yet or kept at an older stamp, and any unknown or replaced link, which
 Flask counts and brakes (``security.reject_unknown_link``); a valid link is always answered, by either
@@ -55,6 +61,8 @@ from werkzeug.http import parse_accept_header
 from werkzeug.sansio.utils import get_current_url, get_host
 
 from companion import service
+from companion.db.change_watch import ChangeWatch, watch_of
+from companion.extensions import db
 from companion.games import GAMES
 from companion.games.web import SCREENS
 from companion.group.season import ALL_TIME, Period
@@ -84,6 +92,8 @@ _DISPOSITION = "\x00disposition"
 _CSRF_SALT = "wtf-csrf-token"
 #: query strings read, kept by their kind and text (a page's links ask a handful of them); more are read anew
 QUERIES_KEPT = 1024
+#: stamps and browsers' nights remembered (a read each): past this, all are forgotten and read anew
+REMEMBERED = 4096
 #: an early answer: its headers, in Flask's order, and its body
 Answer = tuple[list[tuple[str, str]], bytes]
 #: a link in a path, as the blueprints' ``<key>`` takes it (the stamp's read checks it further)
@@ -107,13 +117,16 @@ def args_of(query: str) -> ImmutableMultiDict[str, str] | None:
 @dataclass(frozen=True)
 class Visit:
     """What a plug-in may need of the request besides its path and question: the session as Flask reads it,
-    the scheme, ``request.host`` and ``request.host_url``, and the app."""
+    the scheme, ``request.host`` and ``request.host_url``, the app, and ``remember(key, read)``: what
+    ``read()`` gives, read again only if something may have been committed since it was last read for ``key``
+    (:meth:`EarlyPages.remembered`)."""
 
     app: Flask
     session: dict[str, Any]
     scheme: str
     host: str
     host_url: str
+    remember: Callable[[Hashable, Callable[[], Any]], Any] = lambda key, read: read()
 
 
 @dataclass(frozen=True)
@@ -141,6 +154,9 @@ class PageKind:
     header_path: str
     session_key: str | None = "_flashes"
     send: Callable[[EarlyPages, dict[str, Any], str, PageKind, Any], Answer | None] | None = None
+    #: whether the stamp is read only when something may have been committed since it was last read for the
+    #: path's groups (:meth:`EarlyPages.remembered`); what a kind reads in ``kept`` it remembers through its visit
+    remembered: bool = False
 
 
 def no_question(query: str) -> Hashable | None:
@@ -185,9 +201,11 @@ def _group_kept(visit: Visit, groups: tuple[str, ...], stamp: Any, asked: Any) -
     return kept_pages.across_nights(visit.app).get(kept_as(stamp, groups[0] == "g", *asked, members_link))
 
 
-#: the organiser's page ``/g/<key>`` and the members' page ``/m/<key>``, kept per group stamp and question
+#: the organiser's page ``/g/<key>`` and the members' page ``/m/<key>``, kept per group stamp and question;
+#: the stamp (a statement over every night of the group) is read again only after a commit
 GROUP_PAGES = PageKind(
-    "group", re.compile(r"/([gm])/" + _KEY), asked_of, _group_stamp, _group_kept, "/g/key", "_flashes"
+    "group", re.compile(r"/([gm])/" + _KEY), asked_of, _group_stamp, _group_kept, "/g/key", "_flashes",
+    remembered=True,
 )
 
 # -- the players' page and the players' report (web/players.py, web/report.py) ----------------------
@@ -378,13 +396,23 @@ def _home_kept(visit: Visit, groups: tuple[str, ...], engine: Any, game: Any) ->
     kind = game or first_games()[0][0]
     if kind not in SCREENS or kind not in GAMES:
         return None
-    nights = known_nights_of(visit.session, visit.app.config["SECRET_KEY"], engine)
+    nights = _known_nights(visit, engine)
     if nights is None:
         return None
     return kept_pages.across_nights(visit.app).get(("home", kind, nights))
 
 
-#: the home page ``/``, kept per first game and the rows of the nights the browser keeps score of
+def _known_nights(visit: Visit, engine: Engine) -> tuple[Any, ...] | None:
+    """The rows of the nights this browser keeps score of (``known_nights_of``), read again only after a commit:
+    remembered by the (night, mark) pairs its session holds, which alone say what is read (and the secret the
+    marks are checked under)."""
+    secret = visit.app.config["SECRET_KEY"]
+    marks = tuple(marks_in(visit.session))
+    return visit.remember(("nights", marks, secret), lambda: known_nights_of(visit.session, secret, engine))
+
+
+#: the home page ``/``, kept per first game and the rows of the nights the browser keeps score of (read again
+#: only after a commit: _known_nights)
 HOME = PageKind("home", re.compile("/()"), home_asked, _home_stamp, _home_kept, "/", "nights")
 
 # -- a player's page across nights (web/report.py) -----------------------------------------------------
@@ -399,7 +427,7 @@ def _player_kept(visit: Visit, groups: tuple[str, ...], engine: Any, asked: Any)
         return None
     if any(part in (".", "..") for part in name.split("/")):
         return None
-    nights = known_nights_of(visit.session, visit.app.config["SECRET_KEY"], engine)
+    nights = _known_nights(visit, engine)
     if nights is None:
         return None
     return kept_pages.across_nights(visit.app).get(("player", name, nights))
@@ -437,6 +465,9 @@ class EarlyPages:
         self._queries: dict[tuple[str, str], Hashable | None] = {}
         self._tokens: dict[str, tuple[int, Any, str]] = {}  # by the session's CSRF secret
         self._lock = threading.Lock()
+        self._watch: ChangeWatch | None = None
+        #: what :meth:`remembered` read, by key: (the page generation it was read at, the value)
+        self._remembered: dict[Hashable, tuple[Hashable, Any]] = {}
 
     def __call__(self, environ: dict, start_response: Callable[..., Any]):  # type: ignore[no-untyped-def,type-arg]
         if environ.get("REQUEST_METHOD") == "GET":
@@ -472,10 +503,15 @@ class EarlyPages:
         data = self._session(environ)
         if data is None or "_flashes" in data:
             return None  # a session Flask would send again, or a message to show
-        stamp = kind.stamp(groups, self.app.extensions[READ_ENGINE](), self.app)
+        engine = self.app.extensions[READ_ENGINE]()
+        if kind.remembered:
+            stamp = self.remembered((kind.name, groups), lambda: kind.stamp(groups, engine, self.app))
+        else:
+            stamp = kind.stamp(groups, engine, self.app)
         if stamp is None:
             return None  # a replaced or unknown link (Flask counts it), or ask the ORM
-        kept = kind.kept(Visit(self.app, data, scheme, host, self._host_url(scheme, host)), groups, stamp, asked)
+        visit = Visit(self.app, data, scheme, host, self._host_url(scheme, host), self.remembered)
+        kept = kind.kept(visit, groups, stamp, asked)
         if kept is None:
             return None
         if kind.send is not None:
@@ -491,6 +527,38 @@ class EarlyPages:
         body = kept_pages.deflate_stream(kept.deflated, filled)
         length = str(len(body))
         return [(k, length if v == _LENGTH else v) for k, v in self._response_headers(kind, scheme)], body
+
+    def remembered(self, key: Hashable, read: Callable[[], Any]) -> Any:
+        """What ``read()`` gives (a stamp, the rows of a browser's nights), read again only when something may have
+        been committed since it was read for ``key``.
+
+        The change watch's page generation (db/change_watch.py) is taken *before* the read and kept with what
+        it read; while the generation is the same, nothing was committed since that any request could know
+        of, so the same read would give the same.  When the watch is unsure (None, or it fails), read; None
+        from ``read`` (an unknown link, a failed read) is never kept: Flask decides it every time.
+        """
+        try:
+            generation = self._page_watch().page_generation()
+        except Exception:  # noqa: BLE001 - whatever went wrong with the watch, the database still answers
+            generation = None
+        if generation is not None:
+            kept = self._remembered.get(key)
+            if kept is not None and kept[0] == generation:
+                return kept[1]
+        value = read()
+        if value is not None and generation is not None:
+            if len(self._remembered) >= REMEMBERED:
+                self._remembered.clear()  # bounded; the next requests read again
+            self._remembered[key] = (generation, value)
+        return value
+
+    def _page_watch(self) -> ChangeWatch:
+        if self._watch is None:
+            with self._lock:
+                if self._watch is None:
+                    with self.app.app_context():
+                        self._watch = watch_of(db.engine)
+        return self._watch
 
     def encoding_of(self, header: str, mimetype: str, length: int) -> str | None:
         """The encoding Flask-Compress sends a same body in (compression.py's ``once``), for Accept-Encoding

@@ -153,3 +153,62 @@ def test_sqlite3_reports_another_connections_commit_in_data_version(tmp_path):
     finally:
         watching.close()
         writing.close()
+
+
+# --- the page generation: the commits of the serve --workers family, counted in shared memory ------------
+
+
+def _in_a_forked_process(work) -> None:  # type: ignore[no-untyped-def]
+    """Run ``work`` in a child forked from this process (as ``serve --workers`` forks its workers), and wait."""
+    import os
+
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        status = 1
+        try:
+            work()
+            status = 0
+        finally:
+            os._exit(status)
+    _, status = os.waitpid(pid, 0)
+    assert status == 0
+
+
+def test_a_forked_processs_commit_moves_the_familys_count():
+    commits = change_watch._commits
+    before = commits.settled()
+    assert before is not None
+    _in_a_forked_process(lambda: (commits.begin(), commits.end()))
+    assert commits.settled() == before + 1
+
+
+def test_a_commit_in_flight_in_a_forked_process_leaves_no_count_until_it_ends():
+    commits = change_watch._commits
+    before = commits.settled()
+    _in_a_forked_process(commits.begin)
+    assert commits.settled() is None  # begun there, not ended: a page reads the database
+    commits.end()  # (what the child would have done)
+    assert commits.settled() == before + 1
+
+
+def test_an_end_without_its_beginning_is_not_counted():
+    commits = change_watch._commits
+    before = commits.settled()
+    commits.end()
+    assert commits.settled() == before
+
+
+def test_the_page_generation_moves_on_for_every_commit_of_the_unit_of_work(app):
+    from companion.service.uow import UnitOfWork
+
+    with app.app_context():
+        watch = watch_of(db.engine)
+        deadline = time.monotonic() + 10
+        while watch.page_generation() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        before = watch.page_generation()
+        assert before is not None and watch.page_generation() == before
+        with UnitOfWork() as uow:
+            uow.commit()
+        after = watch.page_generation()
+        assert after is not None and after != before
