@@ -99,20 +99,27 @@ class _Family:
     Made when this module is first imported, which ``serve --workers`` does in the parent before it
     forks (an anonymous shared mapping is inherited); a lock shared the same way makes each count
     exact.  A commit begun and never ended (a process killed in the middle of one) leaves the counts
-    apart: pages then read the database, as when the watch is unsure.
+    apart: pages then read the database, as when the watch is unsure.  A writer that cannot take the
+    lock in :data:`WRITE_WAIT` (a process killed while holding it, for the microseconds it is held)
+    does not count unlocked, which could lose a count and make a page late: it marks the family
+    *given up* (one byte, written alone), and from then on every page reads the database.
     """
 
     #: how long a reader waits for the lock before it reads the database instead
     READ_WAIT = 0.01
-    #: how long a writer waits for it before it counts without it (the counts may then stay apart: never late)
-    WRITE_WAIT = 1.0
+    #: how long a writer waits for it before the family is given up (pages read the database from then on)
+    WRITE_WAIT = 0.25
+    _GIVEN_UP = 16  # the offset of the given-up byte, after the two counts
 
     def __init__(self) -> None:
-        self.memory = mmap.mmap(-1, 16)  # begun, ended: two 64-bit counts
+        self.memory = mmap.mmap(-1, 17)  # begun, ended: two 64-bit counts; then the given-up byte
         self.lock = multiprocessing.get_context("fork").Lock()
 
     def _add(self, offset: int) -> None:
-        locked = self.lock.acquire(timeout=self.WRITE_WAIT)
+        if not self.lock.acquire(timeout=self.WRITE_WAIT):
+            self.memory[self._GIVEN_UP] = 1
+            log.warning("change watch: the shared count of commits is given up; pages read the database")
+            return
         try:
             begun, ended = struct.unpack_from("<qq", self.memory, 0)
             if offset == 0:
@@ -121,8 +128,7 @@ class _Family:
                 ended = min(ended + 1, begun)  # an end without its beginning is not counted
             struct.pack_into("<qq", self.memory, 0, begun, ended)
         finally:
-            if locked:
-                self.lock.release()
+            self.lock.release()
 
     def begin(self) -> None:
         self._add(0)
@@ -132,7 +138,7 @@ class _Family:
 
     def settled(self) -> int | None:
         """The count of commits begun, when every one has ended; None while one is in flight (or unsure)."""
-        if not self.lock.acquire(timeout=self.READ_WAIT):
+        if self.memory[self._GIVEN_UP] or not self.lock.acquire(timeout=self.READ_WAIT):
             return None
         try:
             begun, ended = struct.unpack_from("<qq", self.memory, 0)

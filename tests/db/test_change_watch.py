@@ -198,6 +198,22 @@ def test_an_end_without_its_beginning_is_not_counted():
     assert commits.settled() == before
 
 
+def test_a_lock_a_killed_process_left_held_gives_the_count_up_and_pages_read_from_then_on(monkeypatch):
+    """A family whose lock a forked process took and never let go (killed while counting): a writer waits
+    WRITE_WAIT, counts nothing unlocked (a lost count could make a page late) and gives the family up;
+    every reader then says None (read the database), even once the lock is free again."""
+    family = change_watch._Family()
+    monkeypatch.setattr(change_watch._Family, "WRITE_WAIT", 0.05)
+    family.begin(), family.end()
+    assert family.settled() == 1
+    _in_a_forked_process(family.lock.acquire)  # the child exits holding it
+    family.begin()
+    assert family.memory[change_watch._Family._GIVEN_UP] == 1
+    family.lock.release()  # even with the lock free again
+    family.end()
+    assert family.settled() is None
+
+
 def test_the_page_generation_moves_on_for_every_commit_of_the_unit_of_work(app):
     from companion.service.uow import UnitOfWork
 
