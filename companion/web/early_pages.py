@@ -49,6 +49,7 @@ import threading
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from operator import methodcaller
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -61,7 +62,6 @@ from werkzeug.http import parse_accept_header
 from werkzeug.sansio.utils import get_current_url, get_host
 
 from companion import service
-from companion.db.change_watch import ChangeWatch, watch_of
 from companion.extensions import db
 from companion.games import GAMES
 from companion.games.web import SCREENS
@@ -82,6 +82,7 @@ from companion.web.session_cookie import SESSIONS_KEPT, session_cookies  # CSRF 
 from companion.web.table import table_page
 from companion.web.home import first_games
 from companion.web.this_browser import known_nights_of, marks_in, mark_of
+from companion.web.while_unchanged import WhileUnchanged
 
 #: the environ key set on a request answered here (the tests and the bench see which path answered)
 ANSWERED = "companion.page_early"
@@ -465,9 +466,8 @@ class EarlyPages:
         self._queries: dict[tuple[str, str], Hashable | None] = {}
         self._tokens: dict[str, tuple[int, Any, str]] = {}  # by the session's CSRF secret
         self._lock = threading.Lock()
-        self._watch: ChangeWatch | None = None
-        #: what :meth:`remembered` read, by key: (the page generation it was read at, the value)
-        self._remembered: dict[Hashable, tuple[Hashable, Any]] = {}
+        #: what :meth:`remembered` read, by key, with the page generation it was read at
+        self._remembered: WhileUnchanged[Any] = WhileUnchanged(app, methodcaller("page_generation"), REMEMBERED)
 
     def __call__(self, environ: dict, start_response: Callable[..., Any]):  # type: ignore[no-untyped-def,type-arg]
         if environ.get("REQUEST_METHOD") == "GET":
@@ -530,35 +530,9 @@ class EarlyPages:
 
     def remembered(self, key: Hashable, read: Callable[[], Any]) -> Any:
         """What ``read()`` gives (a stamp, the rows of a browser's nights), read again only when something may have
-        been committed since it was read for ``key``.
-
-        The change watch's page generation (db/change_watch.py) is taken *before* the read and kept with what
-        it read; while the generation is the same, nothing was committed since that any request could know
-        of, so the same read would give the same.  When the watch is unsure (None, or it fails), read; None
-        from ``read`` (an unknown link, a failed read) is never kept: Flask decides it every time.
-        """
-        try:
-            generation = self._page_watch().page_generation()
-        except Exception:  # noqa: BLE001 - whatever went wrong with the watch, the database still answers
-            generation = None
-        if generation is not None:
-            kept = self._remembered.get(key)
-            if kept is not None and kept[0] == generation:
-                return kept[1]
-        value = read()
-        if value is not None and generation is not None:
-            if len(self._remembered) >= REMEMBERED:
-                self._remembered.clear()  # bounded; the next requests read again
-            self._remembered[key] = (generation, value)
-        return value
-
-    def _page_watch(self) -> ChangeWatch:
-        if self._watch is None:
-            with self._lock:
-                if self._watch is None:
-                    with self.app.app_context():
-                        self._watch = watch_of(db.engine)
-        return self._watch
+        been committed since it was read for ``key``: web/while_unchanged.py, with the change watch's page
+        generation (never late for a commit a request could know of: db/change_watch.py)."""
+        return self._remembered.get(key, read)
 
     def encoding_of(self, header: str, mimetype: str, length: int) -> str | None:
         """The encoding Flask-Compress sends a same body in (compression.py's ``once``), for Accept-Encoding

@@ -26,6 +26,7 @@ import hmac
 import re
 import threading
 from collections.abc import Callable, Mapping
+from operator import methodcaller
 from typing import Any
 
 from flask import Flask, Response, current_app, make_response, render_template, session
@@ -36,13 +37,13 @@ from werkzeug.http import parse_etags
 
 from companion import service
 from companion.extensions import db
-from companion.db.change_watch import ChangeWatch, watch_of
 from companion.db.models import Night
 from companion.night.standings import Standings
 from companion.web.links import KEY_CHARS, MAX_KEY_LENGTH
 from companion.web.raw_reads import READ_ENGINE, read_row
 from companion.web.security import same_secret
 from companion.web.session_cookie import session_cookies
+from companion.web.while_unchanged import WhileUnchanged
 
 #: how many of the last actions the players' page lists
 RECENT = 6
@@ -150,9 +151,8 @@ class NotModified:
         self.fragment = LiveFragment(app)
         self._headers: dict[str, list[tuple[str, str]]] = {}  # by scheme: HTTPS adds HSTS
         self._engine_of_app: Engine | None = None
-        self._watch: ChangeWatch | None = None
-        #: players' link -> (the change watch's generation, what current_version read at it)
-        self._known: dict[str, tuple[int, tuple[int, int, str]]] = {}
+        #: by players' link: what current_version read, with the change watch's generation it was read at
+        self._known: WhileUnchanged[tuple[int, int, str]] = WhileUnchanged(app, methodcaller("generation"), KNOWN_LINKS)
         self._lock = threading.Lock()
 
     def __call__(self, environ: dict, start_response: Callable):  # type: ignore[no-untyped-def,type-arg]
@@ -183,28 +183,7 @@ class NotModified:
         alone (on PostgreSQL another process's commit is heard a moment after it is made,
         and the phone polls again 0.8 seconds later); when it is unsure, read.
         """
-        try:
-            generation = self._change_watch().generation()
-        except Exception:  # noqa: BLE001 - whatever went wrong with the watch, the database still answers
-            generation = None
-        if generation is not None:
-            kept = self._known.get(key)
-            if kept is not None and kept[0] == generation:
-                return kept[1]
-        found = current_version(key, self._engine(), self.app.config["SECRET_KEY"])
-        if found is not None and generation is not None:
-            if len(self._known) >= KNOWN_LINKS:
-                self._known.clear()  # bounded; the next polls read again
-            self._known[key] = (generation, found)
-        return found
-
-    def _change_watch(self) -> ChangeWatch:
-        if self._watch is None:
-            with self._lock:
-                if self._watch is None:
-                    with self.app.app_context():
-                        self._watch = watch_of(db.engine)
-        return self._watch
+        return self._known.get(key, lambda: current_version(key, self._engine(), self.app.config["SECRET_KEY"]))
 
     def _engine(self) -> Engine:
         if self._engine_of_app is not None:

@@ -33,7 +33,7 @@ from web.test_groups import group_document
 
 def settled(app) -> None:  # type: ignore[no-untyped-def]
     """Wait until the change watch gives pages a generation (PostgreSQL: once its listener listens)."""
-    watch = early(app)._page_watch()
+    watch = early(app)._remembered.watch()
     deadline = time.monotonic() + 10
     while watch.page_generation() is None and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -248,7 +248,7 @@ def test_a_watch_that_fails_leaves_the_pages_reading(csrf_app, monkeypatch):
     def broken():  # type: ignore[no-untyped-def]
         raise RuntimeError("the watch's connection is gone")
 
-    monkeypatch.setattr(early(app)._page_watch(), "page_generation", broken)
+    monkeypatch.setattr(early(app)._remembered.watch(), "page_generation", broken)
     reads = counting_reads(monkeypatch)
     assert "Friday at Ann" in early_page(app, client, "/")
     assert len(reads) == 1

@@ -452,7 +452,7 @@ def reads(app, monkeypatch):
 
     from companion.web import live_poll
 
-    watch = middleware_of(app)._change_watch()
+    watch = middleware_of(app)._known.watch()
     deadline = time.monotonic() + 10  # PostgreSQL: until its listener listens
     while watch.generation() is None and time.monotonic() < deadline:
         time.sleep(0.01)
@@ -507,7 +507,7 @@ def test_a_watch_that_fails_leaves_the_poll_reading_the_database(app, client, st
     def broken():
         raise RuntimeError("the watch's connection is gone")
 
-    monkeypatch.setattr(middleware_of(app)._change_watch(), "generation", broken)
+    monkeypatch.setattr(middleware_of(app)._known.watch(), "generation", broken)
     reads.clear()
     assert poll(client, viewer, etag).status_code == 304
     monkeypatch.setattr("companion.db.change_watch.committed", lambda: None)  # nor told of the commit
