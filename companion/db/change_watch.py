@@ -10,7 +10,10 @@ generation was ``g`` may be used again while the generation is still ``g``.
 
 * SQLite: ``PRAGMA data_version`` on a connection of the watch's own, one per thread,
   that never writes: its value changes when any other connection (of this process or
-  another) commits.  A thread that sees it change moves the generation on.
+  another) commits.  A thread that sees it change moves the generation on.  For the polls
+  (:meth:`ChangeWatch.poll_generation`) a thread reads it again at most every
+  :data:`POLL_SLACK` seconds: each read is a read transaction of its own, and costs more
+  than the rest of a 304.
 * PostgreSQL: LISTEN/NOTIFY.  The unit of work sends ``NOTIFY`` inside its transaction
   (:func:`notify`), so the notification is delivered when, and only if, it commits;
   one listener thread per process, on its own connection, moves the generation on for
@@ -77,6 +80,16 @@ MOST_BACKOFF = 30.0
 #: how old the listener's last word from the server may be for the watch to be trusted: it asks after
 #: each wait on its socket, and a link that died without an error (no word back) falls to reading
 TRUSTED_FOR = 5.0
+
+#: how long a thread answers the polls with the SQLite ``data_version`` it read last (seconds).  Reading it
+#: is a read transaction of its own (the file's shared lock taken and let go): under the load bench, with
+#: the server's threads each on their own connection, some 75 us of CPU a poll, more than the rest of a 304
+#: (issue 22).  Another process's commit then reaches the polls up to this much later (this process's own
+#: at once: :func:`committed`), as a notification does on PostgreSQL; pages never wait on it
+#: (:meth:`ChangeWatch.page_generation` reads it every time).
+POLL_SLACK = 0.05
+#: the clock POLL_SLACK is counted on (tests move it)
+_clock = time.monotonic
 
 _lock = threading.Lock()
 _generation = 0
@@ -185,6 +198,11 @@ class ChangeWatch:
     def generation(self) -> int | None:  # pragma: no cover - overridden
         return None
 
+    def poll_generation(self) -> int | None:
+        """A generation for the players' polls, which may be a moment late for another process's commit (a
+        phone polls again 0.8 s later): :meth:`generation`, unless the engine's watch can be cheaper."""
+        return self.generation()
+
     def page_generation(self) -> Hashable | None:
         """A generation for pages: it has moved on for every commit made before this call that a request could
         know of (see the module's docstring); None: unsure, read the database."""
@@ -230,6 +248,17 @@ class _SQLiteWatch(ChangeWatch):
     def page_generation(self) -> Hashable | None:
         """:meth:`generation`: ``data_version``, read now, has moved for any commit of any connection before it."""
         return self.generation()
+
+    def poll_generation(self) -> int | None:
+        """:meth:`generation`, read again by this thread at most every :data:`POLL_SLACK` seconds: in between,
+        the generation as this process moved it (its own commits at once, other threads' reads)."""
+        local, now, pid = self._local, _clock(), os.getpid()
+        polled = getattr(local, "polled", None)  # (the process, when) of this thread's last read that was sure
+        if polled is not None and polled[0] == pid and now - polled[1] < POLL_SLACK:
+            return _generation
+        generation = self.generation()
+        local.polled = (pid, now) if generation is not None else None
+        return generation
 
 
 class _PostgresWatch(ChangeWatch):

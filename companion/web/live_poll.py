@@ -152,7 +152,7 @@ class NotModified:
         self._headers: dict[str, list[tuple[str, str]]] = {}  # by scheme: HTTPS adds HSTS
         self._engine_of_app: Engine | None = None
         #: by players' link: what current_version read, with the change watch's generation it was read at
-        self._known: WhileUnchanged[tuple[int, int, str]] = WhileUnchanged(app, methodcaller("generation"), KNOWN_LINKS)
+        self._known: WhileUnchanged[tuple[int, int, str]] = WhileUnchanged(app, methodcaller("poll_generation"), KNOWN_LINKS)
         self._lock = threading.Lock()
 
     def __call__(self, environ: dict, start_response: Callable):  # type: ignore[no-untyped-def,type-arg]

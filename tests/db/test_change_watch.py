@@ -228,3 +228,33 @@ def test_the_page_generation_moves_on_for_every_commit_of_the_unit_of_work(app):
             uow.commit()
         after = watch.page_generation()
         assert after is not None and after != before
+
+
+@pytest.mark.skipif(ON_POSTGRES, reason="SQLite's data_version")
+def test_the_polls_read_sqlites_data_version_again_only_after_the_slack_and_pages_at_once(app, monkeypatch):
+    """Another connection's commit (another process's): the polls' generation stands until POLL_SLACK has
+    passed on this thread's clock, then moves on; the pages' generation moves on at once; this process's own
+    commit moves both at once."""
+    clock = [1000.0]
+    monkeypatch.setattr(change_watch, "_clock", lambda: clock[0])
+    with app.app_context():
+        watch = watch_of(db.engine)
+        polled, page = watch.poll_generation(), watch.page_generation()
+        assert polled is not None and page is not None
+        path = db.engine.url.database
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("CREATE TABLE IF NOT EXISTS probe (x)")
+        other.execute("INSERT INTO probe VALUES (1)")
+        clock[0] += change_watch.POLL_SLACK / 2
+        assert watch.poll_generation() == polled  # within the slack: not read again
+        moved = watch.page_generation()
+        assert moved != page  # a page reads it every time
+        # the page's read moved the process's generation: the polls see it too, without a read of their own
+        assert watch.poll_generation() == moved
+        other.execute("INSERT INTO probe VALUES (2)")
+        clock[0] += change_watch.POLL_SLACK
+        assert watch.poll_generation() not in (moved, None)  # past the slack: read again
+        again = watch.poll_generation()
+        change_watch.committed()
+        assert watch.poll_generation() != again  # this process's own commit: at once
+        other.close()

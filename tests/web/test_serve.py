@@ -23,6 +23,8 @@ from urllib.parse import urlencode
 
 import pytest
 
+from companion.db import change_watch
+
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="serve --workers forks: Unix only")
 
@@ -175,6 +177,8 @@ def test_two_worker_processes_follow_the_table_live(server):
     etag = headers["etag"]
     for stage in range(1, 7):
         assert declare_nobody(keeper, table) == 303
+        # the other worker's polls read SQLite's data_version again within POLL_SLACK (a phone polls 0.8 s later)
+        time.sleep(change_watch.POLL_SLACK * 2)
         seen = set()
         for _ in range(8):  # a new connection each time: either worker may answer
             status, headers, body = Phone(port).request("GET", live, headers={"If-None-Match": etag})
