@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -32,8 +31,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from werkzeug.test import EnvironBuilder  # noqa: E402
 
+from load_bench import PG_ADMIN, postgres_available  # noqa: E402  (the same server, asked the same way)
+
 PG_DATABASE = os.environ.get("COMPANION_BENCH_DATABASE", "companion_known_bench")
-PG_ADMIN = ["psql", "-h", "127.0.0.1", "-p", "5432", "-U", "postgres", "-qAt", "-d", "postgres", "-c"]
 ACCEPT = "gzip, deflate, br, zstd"  # what Chromium sends
 
 
@@ -129,15 +129,6 @@ def main() -> None:
             print("postgresql: not reachable on 127.0.0.1:5432 as postgres, skipped")
             continue
         run(kind, args.calls, args.group_nights)
-
-
-def postgres_available() -> bool:
-    if not shutil.which("psql"):
-        return False
-    try:
-        return subprocess.run([*PG_ADMIN, "SELECT 1"], capture_output=True, timeout=10).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
 
 
 if __name__ == "__main__":

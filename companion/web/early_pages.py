@@ -62,7 +62,6 @@ from werkzeug.http import parse_accept_header
 from werkzeug.sansio.utils import get_current_url, get_host
 
 from companion import service
-from companion.extensions import db
 from companion.games import GAMES
 from companion.games.web import SCREENS
 from companion.group.season import ALL_TIME, Period
