@@ -21,11 +21,12 @@ is here, and is the same for every kind:
 * a valid link (the kind's stamp read now) whose page this process keeps at that stamp, by the name
   the Flask path keeps it by.
 
-The home page, a player's page across nights and the group's pages are kept by what one statement reads
-(the rows of the browser's nights, the group's stamp: a join over every night of the group); that read is
-remembered with the change watch's page generation (db/change_watch.py) and made again only when something
-may have been committed since (:meth:`EarlyPages.remembered`): never late, on SQLite for any commit, on
-PostgreSQL for any of the ``serve --workers`` family's.
+Each page is kept by what one statement reads: its stamp (a night's row by its link, a group's stamp: a
+join over every night of the group) or the rows of the browser's nights (the home page, a player's page
+across nights).  That read is remembered with the change watch's page generation (db/change_watch.py) and
+made again only when something may have been committed since (:meth:`EarlyPages.remembered`): never late,
+on SQLite for any commit, on PostgreSQL for any of the ``serve --workers`` family's.  A read that finds no
+night or group (an unknown link) is never remembered: Flask decides it every time.
 
 Anything else goes on to Flask unchanged: a first visit, a flash pending, a HEAD, a question the page is
 not kept by, a page not kept here yet or kept at an older stamp, and any unknown or replaced link, which
@@ -136,8 +137,9 @@ class PageKind:
     ``path``: the PATH_INFO it answers (matched whole; its groups go to ``stamp``).
     ``asks``: what of the query string the page is kept by, read as the Flask view reads ``request.args``
     (given "" for no query string); None: a question the page is not kept by, so Flask answers.
-    ``stamp``: the page's stamp, read in one statement on the engine given (the one-row reads' own pool);
-    None: an unknown or replaced link (Flask counts it) or ask the ORM.
+    ``stamp``: the page's stamp, read in one statement on the engine given (the one-row reads' own pool) and
+    remembered until something may have been committed (:meth:`EarlyPages.remembered`); None: an unknown or
+    replaced link (Flask counts it) or ask the ORM, never remembered.
     ``kept``: the page this process keeps for (visit, path's groups, stamp, what is asked), looked up by the
     name the Flask path keeps it by; None: not kept (yet, or at this stamp).
     ``header_path`` and ``session_key``: the path the Flask path's headers are worked out on, and what
@@ -154,9 +156,6 @@ class PageKind:
     header_path: str
     session_key: str | None = "_flashes"
     send: Callable[[EarlyPages, dict[str, Any], str, PageKind, Any], Answer | None] | None = None
-    #: whether the stamp is read only when something may have been committed since it was last read for the
-    #: path's groups (:meth:`EarlyPages.remembered`); what a kind reads in ``kept`` it remembers through its visit
-    remembered: bool = False
 
 
 def no_question(query: str) -> Hashable | None:
@@ -201,12 +200,8 @@ def _group_kept(visit: Visit, groups: tuple[str, ...], stamp: Any, asked: Any) -
     return kept_pages.across_nights(visit.app).get(kept_as(stamp, groups[0] == "g", *asked, members_link))
 
 
-#: the organiser's page ``/g/<key>`` and the members' page ``/m/<key>``, kept per group stamp and question;
-#: the stamp (a statement over every night of the group) is read again only after a commit
-GROUP_PAGES = PageKind(
-    "group", re.compile(r"/([gm])/" + _KEY), asked_of, _group_stamp, _group_kept, "/g/key", "_flashes",
-    remembered=True,
-)
+#: the organiser's page ``/g/<key>`` and the members' page ``/m/<key>``, kept per group stamp and question
+GROUP_PAGES = PageKind("group", re.compile(r"/([gm])/" + _KEY), asked_of, _group_stamp, _group_kept, "/g/key", "_flashes")
 
 # -- the players' page and the players' report (web/players.py, web/report.py) ----------------------
 
@@ -257,8 +252,8 @@ PLAYERS_REPORT = PageKind(
 
 
 def _keeper_stamp(groups: tuple[str, ...], engine: Engine, app: Flask) -> Any:
-    """The night whose scorekeeper link is the path's, as ``links.keeper_link`` reads it (it is not remembered
-    here: :func:`_known` checks the browser has it already, or Flask answers and remembers it)."""
+    """The night whose scorekeeper link is the path's, as ``links.keeper_link`` reads it, without adding it to
+    the browser's nights: :func:`_known` checks the browser has it already, or Flask answers and adds it."""
     return keeper_row(groups[0], engine)
 
 
@@ -503,10 +498,7 @@ class EarlyPages:
         if data is None or "_flashes" in data:
             return None  # a session Flask would send again, or a message to show
         engine = self.app.extensions[READ_ENGINE]()
-        if kind.remembered:
-            stamp = self.remembered((kind.name, groups), lambda: kind.stamp(groups, engine, self.app))
-        else:
-            stamp = kind.stamp(groups, engine, self.app)
+        stamp = self.remembered((kind.name, groups), lambda: kind.stamp(groups, engine, self.app))
         if stamp is None:
             return None  # a replaced or unknown link (Flask counts it), or ask the ORM
         visit = Visit(self.app, data, scheme, host, self._host_url(scheme, host), self.remembered)

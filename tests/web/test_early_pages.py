@@ -3,8 +3,10 @@
 For each registered plug-in (:data:`~companion.web.early_pages.KINDS`), a scene opens its page once
 (so it is kept), then the same request is sent through the whole app and to Flask alone: the status,
 the headers in order and the page, once the request keys and the CSRF token are masked, are the same.
-Then what must go to Flask does: a page whose stamp moved, an unknown link, a flash to show.  The group's
-pages have their own, longer tests (web/test_early_group_pages.py).
+Then what must go to Flask does: a page whose stamp moved, an unknown link, a flash to show.  And the read
+each page is kept by is made once while nothing is committed, and again at the first request after a commit.
+The group's pages have their own, longer tests (web/test_early_group_pages.py), and what is remembered its
+own (web/test_early_remembered.py).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from companion.db.models import Night
 from companion.extensions import db
 from companion.web.early_pages import KINDS, PageKind
 from web.test_early_group_pages import BROWSER, KEY, TOKEN, call, early, environ, masked, served, shown
+from web.test_early_remembered import counting_reads, settled
 from web.test_groups import group_document
 
 
@@ -168,6 +171,23 @@ def test_a_moved_stamp_an_unknown_link_or_a_flash_goes_to_flask(request, kind: P
     answered, status, headers, body = served(scene.app, scene.client, scene.path)
     assert not answered and status == "200 OK"
     assert served(scene.app, scene.client, scene.path, method="HEAD")[0] is False
+
+
+@BY_NAME
+def test_what_a_page_is_kept_by_is_read_once_while_nothing_is_committed(request, monkeypatch, kind: PageKind):
+    scene = SCENES[kind.name](request)
+    visit(scene)
+    settled(scene.app)
+    reads = counting_reads(monkeypatch)
+    assert served(scene.app, scene.client, scene.path)[:2] == (True, "200 OK")
+    reads.clear()
+    for _ in range(3):
+        assert served(scene.app, scene.client, scene.path)[:2] == (True, "200 OK")
+    assert reads == []  # remembered: no statement at all
+    scene.change()
+    reads.clear()
+    answered, status, _, _ = served(scene.app, scene.client, scene.path)
+    assert reads and (answered, status) == (False, "200 OK")  # the very next request reads, and Flask makes it anew
 
 
 def test_a_browser_whose_session_does_not_list_the_night_is_left_to_flask_which_remembers_it(request):

@@ -1,9 +1,9 @@
-"""The home page, ``/players/<name>`` and the group's pages answered early without reading the database while
-nothing was committed (web/early_pages.py: ``EarlyPages.remembered``; db/change_watch.py: the page generation).
+"""Every page answered early without reading the database while nothing was committed (web/early_pages.py:
+``EarlyPages.remembered``; db/change_watch.py: the page generation).
 
-What is remembered is the read each of these pages is kept by (the rows of the nights a browser keeps score
-of, by the (night, mark) pairs its session holds; a group's stamp, by its link), with the page generation it
-was read at.  The proof that it is never late: a change made in this process, by a sibling ``serve
+What is remembered is the read each page is kept by (a night's row, by its scorekeeper's or players' link; the
+rows of the nights a browser keeps score of, by the (night, mark) pairs its session holds; a group's stamp, by
+its link), with the page generation it was read at.  The proof that it is never late: a change made in this process, by a sibling ``serve
 --workers`` process (its commit counted in the memory they share, not told to this process) and, on SQLite,
 by any connection at all, is shown by the very next request; and that it never crosses browsers: two
 browsers that know different nights each get their own nights, and their own CSRF token, in alternation.
@@ -253,3 +253,24 @@ def test_a_watch_that_fails_leaves_the_pages_reading(csrf_app, monkeypatch):
     assert "Friday at Ann" in early_page(app, client, "/")
     assert len(reads) == 1
     assert re.search("Friday at Ann", page(app, client, "/"))
+
+
+
+def test_a_sibling_processs_commit_to_a_night_shows_at_once(start_night, app, monkeypatch):
+    """A night's row, remembered by its link: a sibling's commit (rotating the link) shows at the next request."""
+    page = start_night()
+    page.declare("Ben")  # the table screen kept at the scorekeeper's tap
+    settled(app)
+    assert served(app, page.client, page.url)[:2] == (True, "200 OK")
+    monkeypatch.setattr(change_watch, "committed", lambda: None)  # as if the unit ran in a sibling process
+    with app.app_context():
+        service.rotate_link(db.session.query(Night).filter_by(keeper_key=page.key).one(), "keeper")
+    assert served(app, page.client, page.url)[:2] == (False, "404 NOT FOUND")
+
+
+def test_an_unknown_night_link_is_never_remembered(app):
+    """Flask counts every unknown link (security.reject_unknown_link): it must reach Flask every time."""
+    client = app.test_client()
+    settled(app)
+    for unknown in ("/k/" + "x" * 43, "/p/" + "x" * 43 + "/report"):
+        assert [served(app, client, unknown)[:2] for _ in range(2)] == [(False, "404 NOT FOUND")] * 2
