@@ -50,6 +50,7 @@ import threading
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from functools import partial
 from operator import methodcaller
 from typing import Any
 from urllib.parse import parse_qsl
@@ -82,7 +83,7 @@ from companion.web.session_cookie import SESSIONS_KEPT, session_cookies  # CSRF 
 from companion.web.table import table_page
 from companion.web.home import first_games
 from companion.web.this_browser import known_nights_of, marks_in, mark_of
-from companion.web.while_unchanged import WhileUnchanged
+from companion.web.while_unchanged import NOW, WhileUnchanged
 
 #: the environ key set on a request answered here (the tests and the bench see which path answered)
 ANSWERED = "companion.page_early"
@@ -498,10 +499,12 @@ class EarlyPages:
         if data is None or "_flashes" in data:
             return None  # a session Flask would send again, or a message to show
         engine = self.app.extensions[READ_ENGINE]()
-        stamp = self.remembered((kind.name, groups), lambda: kind.stamp(groups, engine, self.app))
+        # one look at the change watch for every read this request remembers (on SQLite, a data_version read)
+        remember = partial(self.remembered, generation=self._remembered.generation())
+        stamp = remember((kind.name, groups), lambda: kind.stamp(groups, engine, self.app))
         if stamp is None:
             return None  # a replaced or unknown link (Flask counts it), or ask the ORM
-        visit = Visit(self.app, data, scheme, host, self._host_url(scheme, host), self.remembered)
+        visit = Visit(self.app, data, scheme, host, self._host_url(scheme, host), remember)
         kept = kind.kept(visit, groups, stamp, asked)
         if kept is None:
             return None
@@ -519,11 +522,12 @@ class EarlyPages:
         length = str(len(body))
         return [(k, length if v == _LENGTH else v) for k, v in self._response_headers(kind, scheme)], body
 
-    def remembered(self, key: Hashable, read: Callable[[], Any]) -> Any:
+    def remembered(self, key: Hashable, read: Callable[[], Any], generation: Hashable | None = NOW) -> Any:
         """What ``read()`` gives (a stamp, the rows of a browser's nights), read again only when something may have
         been committed since it was read for ``key``: web/while_unchanged.py, with the change watch's page
-        generation (never late for a commit a request could know of: db/change_watch.py)."""
-        return self._remembered.get(key, read)
+        generation (never late for a commit a request could know of: db/change_watch.py).  A request's reads
+        share one ``generation``, taken before the first (:meth:`answer`); by default, taken now."""
+        return self._remembered.get(key, read, generation)
 
     def encoding_of(self, header: str, mimetype: str, length: int) -> str | None:
         """The encoding Flask-Compress sends a same body in (compression.py's ``once``), for Accept-Encoding

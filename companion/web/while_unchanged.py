@@ -23,6 +23,9 @@ from companion.extensions import db
 
 Value = TypeVar("Value")
 
+#: ``get``'s generation when none is given: take it now
+NOW: Any = object()
+
 
 class WhileUnchanged(Generic[Value]):
     """``get(key, read)``: ``read()``'s value, read again for ``key`` only when the generation moved on."""
@@ -36,11 +39,21 @@ class WhileUnchanged(Generic[Value]):
         #: by key: (the generation it was read at, the value)
         self._kept: dict[Hashable, tuple[Hashable, Value]] = {}
 
-    def get(self, key: Hashable, read: Callable[[], Value | None]) -> Value | None:
+    def generation(self) -> Hashable | None:
+        """The watch's generation now; None when it is unsure or fails (read)."""
         try:
-            generation = self.generation_of(self.watch())
+            return self.generation_of(self.watch())
         except Exception:  # noqa: BLE001 - whatever went wrong with the watch, the database still answers
-            generation = None
+            return None
+
+    def get(self, key: Hashable, read: Callable[[], Value | None], generation: Hashable | None = NOW) -> Value | None:
+        """``read()``'s value for ``key``, kept while the generation stays the same.
+
+        ``generation``: one this caller took before (:meth:`generation`), so that the reads one request makes
+        share one look at the watch; taken before any of them, it is never later than what they read.
+        """
+        if generation is NOW:
+            generation = self.generation()
         if generation is not None:
             kept = self._kept.get(key)
             if kept is not None and kept[0] == generation:

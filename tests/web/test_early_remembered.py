@@ -274,3 +274,24 @@ def test_an_unknown_night_link_is_never_remembered(app):
     settled(app)
     for unknown in ("/k/" + "x" * 43, "/p/" + "x" * 43 + "/report"):
         assert [served(app, client, unknown)[:2] for _ in range(2)] == [(False, "404 NOT FOUND")] * 2
+
+
+@pytest.mark.parametrize("path", ["/", "/players/Ann"])
+def test_one_request_looks_at_the_change_watch_once(csrf_app, monkeypatch, path):
+    """A page kept by two remembered reads (its stamp, the browser's nights) takes one generation for both: on
+    SQLite each look is a ``data_version`` read."""
+    app = csrf_app
+    client, _ = browser_with_night(app, "Friday at Ann")
+    visit(client, path)
+    settled(app)
+    early_page(app, client, path)
+    watch = early(app)._remembered.watch()
+    looks, look = [], watch.page_generation
+
+    def counted():  # type: ignore[no-untyped-def]
+        looks.append(1)
+        return look()
+
+    monkeypatch.setattr(watch, "page_generation", counted)
+    assert "Friday at Ann" in early_page(app, client, path)
+    assert len(looks) == 1
