@@ -12,7 +12,10 @@ request on, and writes the longest pause it has seen, and how many went over 50 
 ``gc-<pid>.json`` in the instance folder (written only when one of them changes).  A
 pause is timed twice: on the wall clock, which on a machine with more runnable work than
 cores includes the time the kernel gave the core to another process, and in this
-thread's CPU time, which is the collector's own work.
+thread's CPU time, which is the collector's own work.  Each collection also notes whether
+the kernel switched its thread out meanwhile (the thread's involuntary context switches):
+a wall-clock pause over 50 ms with the thread switched out is counted as such, and the
+longest pause of a collection that kept its core throughout is kept beside it.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -83,7 +87,7 @@ def watch_gc(folder: str) -> None:
     """Time every collection in this process; keep the longest and the count over LONG_PAUSE in a file."""
     started: dict[str, float] = {}
     seen = {"pid": 0, "longest_ms": 0.0, "longest_cpu_ms": 0.0, "generation": -1, "over_50ms": 0,
-            "cpu_over_50ms": 0, "collections": 0}
+            "cpu_over_50ms": 0, "collections": 0, "over_50ms_switched_out": 0, "longest_on_core_ms": 0.0}
 
     detail = bool(os.environ.get("COMPANION_GC_DETAIL"))  # what each older collection walks (slows them)
     walked: dict[str, object] = {}
@@ -103,14 +107,18 @@ def watch_gc(folder: str) -> None:
                               kinds=sorted(kinds.items(), key=lambda kv: -kv[1])[:15])
                 del young
             started["at"], started["cpu"] = time.perf_counter(), time.thread_time()
+            started["switched"] = switched_out()
             return
         if "at" not in started:
             return
         pause, cpu = time.perf_counter() - started.pop("at"), time.thread_time() - started.pop("cpu")
+        # the kernel gave this thread's core to another (the bench's client, a sibling process) mid-collection:
+        # the wall time then holds time the collector was not running
+        preempted = switched_out() != started.pop("switched", None)
         COLLECTING[0] += pause
         if seen["pid"] != os.getpid():  # a forked worker starts its own count
             seen.update(pid=os.getpid(), longest_ms=0.0, longest_cpu_ms=0.0, generation=-1, over_50ms=0,
-                        cpu_over_50ms=0, collections=0)
+                        cpu_over_50ms=0, collections=0, over_50ms_switched_out=0, longest_on_core_ms=0.0)
         seen["collections"] += 1
         generation = info.get("generation", -1)
         per = seen.setdefault("per_generation", {})
@@ -131,6 +139,10 @@ def watch_gc(folder: str) -> None:
             changed = True
         if pause > LONG_PAUSE:
             seen["over_50ms"] += 1
+            seen["over_50ms_switched_out"] += preempted
+            changed = True
+        if not preempted and pause * 1000 > seen["longest_on_core_ms"]:
+            seen["longest_on_core_ms"] = round(pause * 1000, 2)
             changed = True
         if cpu > LONG_PAUSE:
             seen["cpu_over_50ms"] += 1
@@ -142,6 +154,11 @@ def watch_gc(folder: str) -> None:
                 pass
 
     gc.callbacks.append(callback)
+
+
+def switched_out() -> int:
+    """How many times the kernel has taken this thread's core for another (involuntary context switches)."""
+    return resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw
 
 
 def create_app():  # type: ignore[no-untyped-def]

@@ -818,9 +818,10 @@ def main() -> None:
                     f"{pid}: {now} / {most}" for pid, now, most in memory))
                 for seen in pauses:
                     print(f"  GC, process {seen['pid']}: longest pause {seen['longest_ms']} ms wall (generation "
-                          f"{seen['generation']}), {seen['longest_cpu_ms']} ms CPU; over 50 ms: "
-                          f"{seen['over_50ms']} wall, {seen['cpu_over_50ms']} CPU ({seen['collections']} collections)",
-                          flush=True)
+                          f"{seen['generation']}), {seen['longest_cpu_ms']} ms CPU, {seen.get('longest_on_core_ms', '-')} "
+                          f"ms wall never switched out; over 50 ms: {seen['over_50ms']} wall (switched out by the kernel "
+                          f"meanwhile: {seen.get('over_50ms_switched_out', '-')}), {seen['cpu_over_50ms']} CPU "
+                          f"({seen['collections']} collections)", flush=True)
                     if "per_generation" in seen:
                         print("    by generation (count, CPU ms in all, longest CPU ms): " + ", ".join(
                             f"{gen}: {count}, {total}, {most}" for gen, (count, total, most)
