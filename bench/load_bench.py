@@ -22,7 +22,7 @@ session cookie a real phone would.  The back-to-back phases run in interleaved r
 round's requests per second, latencies over all rounds, and the server's CPU time per
 request (all its processes, from /proc; PostgreSQL's own CPU is not in it).  A share of
 the ceiling is the median of the rounds' shares, each round's requests per second against
-the ceiling's of the same round, a few seconds apart (:func:`share`; each round's is printed):
+the ceiling's of the same round, run first in it (:func:`share`; each round's is printed):
 
 - hello: ``GET /hello`` with the phones' cookies, back to back: the ceiling, a bare WSGI
   hello-world served the same way.
@@ -710,7 +710,7 @@ ROWS = [
 
 def share(sample: Sample, hello: Sample) -> float:
     """``sample``'s requests per second as a share of the ceiling's: the median of the rounds' shares, each round
-    against the ceiling's of the same round (run a few seconds before it, so that both met the same machine)."""
+    against the ceiling's of the same round (run first in it, seconds before: both met the machine alike)."""
     if sample.rounds and len(sample.rounds) == len(hello.rounds):
         ratios = sorted(mine / ceiling for mine, ceiling in zip(sample.rounds, hello.rounds) if ceiling)
         if ratios:
