@@ -60,10 +60,10 @@ class KeepAliveChannel(HTTPChannel):
     (``writable()``), asks ``poll()`` for it, is told the socket can take more, and finds
     the buffer's lock held by the task: it does nothing and goes round again, walking every
     open connection each time, and holding the GIL the task needs to finish.  With the
-    phones' 140 keep-alive connections on one process that spin took most of the CPU:
-    the load bench saw ``poll()`` woken 10-16 times and 57-70 writable channels handled
-    per request, and the server's requests per second fell to a fifth for minutes at a
-    time (issue 22, bench/README.md).  Here a write that finds nothing queued before it
+    phones' 140 keep-alive connections on one process that spin took most of the CPU: an
+    instrumented copy of the loop counted ``poll()`` woken 10-16 times and 56-70 writable
+    channels handled per request, and the server's requests per second fell to a fifth
+    for seconds at a time (issue 22, bench/README.md).  Here a write that finds nothing queued before it
     goes straight to the socket under the same lock, so the buffer stays empty unless
     the socket cannot take it all; the rest, and every error, take waitress's own path.
     """
