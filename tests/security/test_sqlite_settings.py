@@ -140,12 +140,18 @@ def writes_outside_immediate(seen: list[tuple[int, str]]) -> list[str]:
     return wrong
 
 
-def test_recording_writes_in_a_begin_immediate_transaction(app, site):
+def recorded_stage(app, site):  # type: ignore[no-untyped-def]
+    """A stage recorded through the table's form: (the night, its client, each statement run for the POST)."""
     night = site.seat()
     client = app.test_client()
     form = site.submit("table.declare", night)
     with statements(app) as seen:
         assert client.post(f"/k/{night.keeper}/declare", data=form).status_code == 303
+    return night, client, seen
+
+
+def test_recording_writes_in_a_begin_immediate_transaction(app, site):
+    night, client, seen = recorded_stage(app, site)
     kinds = [s for _, s in seen]
     assert "BEGIN IMMEDIATE" in kinds and "INSERT" in kinds and "UPDATE" in kinds
     assert writes_outside_immediate(seen) == []
@@ -159,11 +165,7 @@ def test_a_record_reads_its_form_outside_the_write_lock_and_writes_in_one_immedi
     """A POST's own reads before its unit (the night, the form's key) are a deferred read: another table's
     record is not kept waiting while this one's form is read and checked, and none of them waits for it.
     Then one BEGIN IMMEDIATE, the write, the commit, and nothing after it."""
-    night = site.seat()
-    client = app.test_client()
-    form = site.submit("table.declare", night)
-    with statements(app) as seen:
-        assert client.post(f"/k/{night.keeper}/declare", data=form).status_code == 303
+    _, _, seen = recorded_stage(app, site)
     kinds = [s for _, s in seen]
     begins = [s for s in kinds if s.startswith("BEGIN")]
     assert begins == ["BEGIN", "BEGIN IMMEDIATE"], kinds

@@ -67,6 +67,16 @@ def early_page(app, client, path: str) -> str:  # type: ignore[no-untyped-def]
     return zlib.decompress(body).decode()
 
 
+def remembered_page(app, path: str, name: str = "Friday at Ann") -> tuple[object, str]:  # type: ignore[no-untyped-def]
+    """A browser that started the night ``name``, whose ``path`` is kept and was answered early once since the
+    change watch settled: what it read for the page is remembered.  The browser and the night's link."""
+    client, keeper = browser_with_night(app, name)
+    visit(client, path)  # made and kept
+    settled(app)
+    assert name in early_page(app, client, path)
+    return client, keeper
+
+
 def page(app, client, path: str) -> str:  # type: ignore[no-untyped-def]
     """``path`` through the whole app, by whichever path answers it (a player in none of the browser's nights:
     Flask's 404 page)."""
@@ -92,11 +102,8 @@ def counting_reads(monkeypatch) -> list[str]:  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("path", ["/", "/players/Ann"])
 def test_a_browsers_nights_are_read_once_then_again_after_a_commit_which_shows_at_once(csrf_app, monkeypatch, path):
     app = csrf_app
-    client, keeper = browser_with_night(app, "Friday at Ann")
-    visit(client, path)  # kept
-    settled(app)
     reads = counting_reads(monkeypatch)
-    assert "Friday at Ann" in early_page(app, client, path)
+    client, keeper = remembered_page(app, path)
     reads.clear()
     for _ in range(3):
         assert "Friday at Ann" in early_page(app, client, path)
@@ -113,10 +120,7 @@ def test_a_sibling_processs_commit_shows_at_once(csrf_app, monkeypatch, path):
     """A commit by another ``serve --workers`` process: counted in the memory the family shares, never told to
     this process (``committed`` does nothing here), so only the page generation can show it."""
     app = csrf_app
-    client, keeper = browser_with_night(app, "Friday at Ann")
-    visit(client, path)
-    settled(app)
-    assert "Friday at Ann" in early_page(app, client, path)
+    client, keeper = remembered_page(app, path)
     monkeypatch.setattr(change_watch, "committed", lambda: None)  # as if the unit ran in a sibling process
     with app.app_context():
         night = db.session.query(Night).filter_by(keeper_key=keeper).one()
@@ -127,10 +131,7 @@ def test_a_sibling_processs_commit_shows_at_once(csrf_app, monkeypatch, path):
 @pytest.mark.skipif(bool(EXTERNAL_DB), reason="SQLite's data_version: any connection's commit")
 def test_any_connections_commit_to_the_sqlite_file_shows_at_once(csrf_app, monkeypatch):
     app = csrf_app
-    client, keeper = browser_with_night(app, "Friday at Ann")
-    visit(client, "/")
-    settled(app)
-    assert "Friday at Ann" in early_page(app, client, "/")
+    client, keeper = remembered_page(app, "/")
     monkeypatch.setattr(change_watch, "committed", lambda: None)
     with app.app_context():
         path = db.engine.url.database
@@ -143,10 +144,7 @@ def test_any_connections_commit_to_the_sqlite_file_shows_at_once(csrf_app, monke
 def test_a_commit_in_flight_leaves_the_pages_reading(csrf_app, monkeypatch):
     """While a commit is begun and not ended (in this process or a sibling), nothing read may be kept."""
     app = csrf_app
-    client, _ = browser_with_night(app, "Friday at Ann")
-    visit(client, "/")
-    settled(app)
-    early_page(app, client, "/")
+    client, _ = remembered_page(app, "/")
     reads = counting_reads(monkeypatch)
     with change_watch.committing():  # begun, not ended
         for _ in range(2):
@@ -240,10 +238,7 @@ def test_an_unknown_group_link_is_never_remembered(group_site):
 
 def test_a_watch_that_fails_leaves_the_pages_reading(csrf_app, monkeypatch):
     app = csrf_app
-    client, keeper = browser_with_night(app, "Friday at Ann")
-    visit(client, "/")
-    settled(app)
-    early_page(app, client, "/")
+    client, keeper = remembered_page(app, "/")
 
     def broken():  # type: ignore[no-untyped-def]
         raise RuntimeError("the watch's connection is gone")
@@ -281,10 +276,7 @@ def test_one_request_looks_at_the_change_watch_once(csrf_app, monkeypatch, path)
     """A page kept by two remembered reads (its stamp, the browser's nights) takes one generation for both: on
     SQLite each look is a ``data_version`` read."""
     app = csrf_app
-    client, _ = browser_with_night(app, "Friday at Ann")
-    visit(client, path)
-    settled(app)
-    early_page(app, client, path)
+    client, _ = remembered_page(app, path)
     watch = early(app)._remembered.watch()
     looks, look = [], watch.page_generation
 
