@@ -115,6 +115,8 @@ class Event(db.Model):  # type: ignore[name-defined]
     __table_args__ = (
         UniqueConstraint("night_id", "seq", name="uq_event_night_seq"),
         UniqueConstraint("night_id", "request_key", name="uq_event_night_request_key"),
+        # a night's events of one kind (the settle-up payments, read at each version) without walking the rest
+        Index("ix_event_night_id_kind_seq", "night_id", "kind", "seq"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

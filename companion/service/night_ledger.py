@@ -36,12 +36,19 @@ from companion.service.store import derived, keep_derived, play_for
 
 
 def _events(night: Night) -> list[Event]:
+    """The night's own events (no game's) at its version, in order.
+
+    Ordered by ``seq + 0``, not ``seq``: ordered by the column itself, SQLite walks every event
+    of the night in the order of its (night, seq) key to find these few; by the expression, it
+    reads them from the (night, kind, seq) index and sorts the handful it found (153 → 8 µs on a
+    2,000-stage night, read at each new version: issue 22).  The order is the same.
+    """
     return list(
         db.session.scalars(
             select(Event)
             .where(Event.night_id == night.id, Event.game_id.is_(None), Event.kind.in_(FOLDED + ("paid",)))
             .where(Event.seq <= night.version)
-            .order_by(Event.seq)
+            .order_by(Event.seq + 0)
         )
     )
 

@@ -430,6 +430,35 @@ def test_migration_0009_reads_a_groups_nights_from_one_index_and_goes_back_down(
         upgrade()
 
 
+
+def test_migration_0010_reads_a_nights_payments_from_one_index_and_goes_back_down(make_app, tmp_path):
+    app = make_app(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'at-0009.sqlite'}")
+    paid_sql = "SELECT payload FROM event WHERE night_id = ? AND kind = 'paid' AND seq <= ? ORDER BY seq"
+
+    def indexes() -> dict[str, list[str]]:
+        with db.engine.connect() as connection:
+            return {i["name"]: i["column_names"] for i in inspect(connection).get_indexes("event")}
+
+    def plan() -> str:
+        db.engine.dispose()  # a pooled connection may keep a statement prepared on the schema before
+        with db.engine.connect() as connection:
+            return " / ".join(row[-1] for row in connection.exec_driver_sql("EXPLAIN QUERY PLAN " + paid_sql, (1, 10)))
+
+    with app.app_context():
+        db.drop_all()
+        upgrade(revision="0009")
+        assert "ix_event_night_id_kind_seq" not in indexes()
+        upgrade()
+        assert indexes()["ix_event_night_id_kind_seq"] == ["night_id", "kind", "seq"]
+        assert "USING INDEX ix_event_night_id_kind_seq (night_id=? AND kind=? AND seq<?)" in plan(), plan()
+        with db.engine.connect() as connection:
+            assert compare_metadata(MigrationContext.configure(connection), db.metadata) == []
+        downgrade(revision="0009")
+        assert "ix_event_night_id_kind_seq" not in indexes()
+        assert "ix_event_night_id_kind_seq" not in plan(), plan()
+        upgrade()
+
+
 # --- the payments marked paid go out in the night file and come back (companion.night.paid) ------------
 
 
