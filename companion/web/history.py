@@ -8,10 +8,12 @@ version: a long night's history is most of its reading time (issue 14, item 12).
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, get_template_attribute, render_template, request
+from markupsafe import Markup
 
 from companion import service
 from companion.db.models import Night
@@ -51,22 +53,55 @@ def _history_page(night: Night, flashed: Any) -> str:
     play = service.play_for(night)
     rows, ledger = history_lines(night)  # kept per version
     page = pagination.page_of(list(reversed(rows)))  # newest first, in pages
+    # each shown game's "where" line, its parts imported once per page, not once per row (an
+    # import inside the loop made the parts' module anew for each of a page's 100 rows)
+    where = {parts: get_template_attribute(parts, "where") for parts in {row.parts for row in page.rows}}
+    # each undone record of each game (by its seq in the game) → the night's number of its undo
+    voided = {p.number: {seq: p.state.number_of(by) for seq, by in p.state.voided.items()} for p in play.games}
+    several = len(play.played()) > 1  # a game taken back was never played
+    shown = {p.number: play.shown_number(p.number) for p in play.games}
     return render_template(
         "history/show.html",
         night=night,
         rows=page.rows,
+        rows_html=_rows_html(night, page.rows, voided, several, shown, where),
         page=page,
-        # each shown game's "where" line, its parts imported once per page, not once per row (an
-        # import inside the loop made the parts' module anew for each of a page's 100 rows)
-        where={parts: get_template_attribute(parts, "where") for parts in {row.parts for row in page.rows}},
         ledger=ledger,
-        # each undone record of each game (by its seq in the game) → the night's number of its undo
-        voided={p.number: {seq: p.state.number_of(by) for seq, by in p.state.voided.items()} for p in play.games},
-        several=len(play.played()) > 1,  # a game taken back was never played
-        shown={p.number: play.shown_number(p.number) for p in play.games},
         describe=functools.partial(service.describe_ledger_event, play=play, money=service.money_of(night)),
         flashed=flashed,
     )
+
+
+def _rows_html(
+    night: Night, rows: Sequence[Row], voided: dict[int, dict[int, int]], several: bool, shown: dict[int, int],
+    where: dict[str, Any],
+) -> list[Markup]:
+    """Each row of the page as HTML, made only where the row is new or shows something new (issue 22).
+
+    A row shows its record and event, which never change, whether and by which number it was undone,
+    and, on a night of several games, its game's number: the same four things give the same HTML.
+    The rows made at the version this process kept last are reused, so the first page after an
+    action makes the action's row, not all 100 (a 2,000-stage night's page had cost 1.6x a short
+    night's, whose page holds a few rows).  Kept per night as one dict of the rows the page used,
+    never changed once kept.
+    """
+    kept = service.derived("history-rows", night.id, night.version)
+    if kept is None:
+        before = service.derived_before("history-rows", night.id, night.version)
+        kept = before[1] if before is not None else {}
+    row_macro = get_template_attribute("history/_row.html", "row")
+    made: dict[tuple[int, int | None, bool, int], Markup] = {}
+    out = []
+    for row in rows:
+        voided_by = voided[row.game].get(row.record.seq)
+        key = (row.event.seq, voided_by, several, shown[row.game])
+        html = kept.get(key)
+        if html is None:
+            html = row_macro(row, voided_by, several, shown[row.game], where[row.parts])
+        made[key] = html
+        out.append(html)
+    service.keep_derived("history-rows", night.id, night.version, made)
+    return out
 
 
 @bp.get("/export.json")

@@ -147,3 +147,52 @@ def test_with_nothing_kept_the_history_is_read_whole_and_the_same(app, reads):
         assert kept(night) == first == afresh(night)
         assert reads == [0, 0]
         assert [row[0] for row in first[0]] == [1, 2, 3, 4] and first[1] == []
+
+
+def test_the_history_page_made_from_kept_rows_is_the_page_made_afresh_and_makes_only_new_rows(app, monkeypatch):
+    """Each row's HTML is kept and reused while its record, its undo and its game's numbering stay the
+    same (issue 22): after each action the page equals the page made with nothing kept, and only the
+    rows that are new or show something new are made again."""
+    made: list[int] = []  # the event number of each row made from the template
+    real = history.get_template_attribute
+
+    def counting(template: str, name: str) -> Any:
+        macro = real(template, name)
+        if name != "row":
+            return macro
+        return lambda row, *rest: (made.append(row.event.seq), macro(row, *rest))[1]
+
+    monkeypatch.setattr(history, "get_template_attribute", counting)
+    client = app.test_client()
+    with app.app_context():
+        night_id = services.open_night("Friday", PLAYERS, Money(Decimal("0.25"), "EUR"), NAPALM).id
+        night = lambda: (db.session.rollback(), db.session.get(Night, night_id))[1]  # noqa: E731 - read afresh
+        v = lambda: night().version  # noqa: E731
+        key = night().keeper_key
+        actions = [
+            lambda: services.record(night_id, Declare(()), v()),  # 1
+            lambda: services.record(night_id, Declare(()), v()),  # 2
+            lambda: services.record(night_id, Void(), v()),  # 3: undoes 2, whose row now says so
+            lambda: services.mark_paid(night_id, "Ann", "Ben", 1, v()),  # 4: no game's row
+            lambda: services.record(night_id, Declare(()), v()),  # 5
+            lambda: services.start_game(night_id, "napalm", None, None, None, v()),  # 6: game 2: each row names its game
+            lambda: services.take_back_game(night_id, 2, v()),  # 7: game 2 taken back: one game again
+            lambda: services.record(night_id, Declare(()), v()),  # 8
+            lambda: services.start_game(night_id, "napalm", None, "Ben", None, v()),  # 9: game 3, the 2nd played
+            lambda: services.record(night_id, Declare(()), v()),  # 10: in game 3
+        ]
+        # by hand, newest first, the rows each action's page makes: its own, and each one whose undo or game changed
+        expected = [[1], [2], [3, 2], [], [5], [5, 3, 2, 1], [5, 3, 2, 1], [8], [8, 5, 3, 2, 1], [10]]
+        pages = []
+        for number, action in enumerate(actions, start=1):
+            action()
+            made.clear()
+            page = client.get(f"/k/{key}/history")
+            assert page.status_code == 200
+            assert made == expected[number - 1], f"after action {number}"
+            services.clear_cache()  # as a new process: nothing kept, every row made
+            afresh_page = client.get(f"/k/{key}/history")
+            assert page.get_data(as_text=True) == afresh_page.get_data(as_text=True), f"after action {number}"
+            pages.append(page.get_data(as_text=True))
+        assert "(undone by #3)" in pages[2] and "(undone by" not in pages[1]
+        assert "1st game (" in pages[5] and "1st game (" not in pages[6] and "2nd game (" in pages[9]
