@@ -106,6 +106,16 @@ class GameState(Protocol):
     def live_records(self) -> list[Any]:
         """The records that count (neither undone nor undos), each a :class:`~companion.games.fold.FoldRecord`."""
 
+    def live_records_from(self, start: int) -> list[Any]:
+        """The live records from the ``start``-th on (0-based)."""
+
+    @property
+    def live_count(self) -> int:
+        """How many records count."""
+
+    def live_kept_since(self, version: int, live_count: int) -> int:
+        """Of the ``live_count`` records that counted when the log held ``version`` records, how many still do."""
+
     def number_of(self, seq: int) -> int:
         """The number record ``seq`` is shown by in the night (``seq`` itself in a game on its own)."""
 
@@ -185,6 +195,15 @@ class GameKind(Protocol):
 
     def write_records(self, state: GameState) -> list[Any]:
         """The live records of ``state`` as a night file writes them (undone ones left out)."""
+
+    def write_records_from(self, state: GameState, start: int) -> list[tuple[int, Any]]:
+        """The night file's records from live record ``start`` on, each with the index of its first live record.
+
+        ``start`` is 0 or the index this gave a record: where a record begins.  What a night
+        file written after an action rewrites: the records from the one holding the last live
+        record unchanged since (:mod:`companion.night.file_text`); :meth:`write_records` is
+        these records from 0.
+        """
 
     def close(self, state: GameState, rules: Any) -> GameClosing:
         """The game as the settle-up counts it, its unfinished pot dealt with by its rules."""

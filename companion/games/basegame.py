@@ -25,7 +25,9 @@ member                        default
 ``rules_to_dict(rules)``      ``asdict`` (tuples as lists)
 ``new_state(...)``            ``table(players, first_dealer, rules)``; a carried pot refused
 ``to_event/from_event``       ``Void`` as ``"void"``; the rest is the game's
-``read/write_records``        each live action as its event, ``{"kind": …, "payload": {…}}``
+``write_records_from``        each live action as its event, ``{"kind": …, "payload": {…}}``
+``write_records(state)``      ``write_records_from(state, 0)``, the records alone
+``read_records``              the records ``write_records`` wrote, replayed
 ``close(state, rules)``       the net, nothing carried
 ``carries_over(rules)``       False
 ``live_actions(state)``       the actions of the live records
@@ -208,11 +210,22 @@ class BaseGame:
         raise IllegalAction(f"unknown event {str(kind)[:20]!r}")
 
     def write_records(self, state: Any) -> list[Any]:
-        """Its live actions as a night file holds them: each as its event (undone ones left out)."""
+        """Its live records as a night file holds them (undone ones left out): :meth:`write_records_from` 0.
+
+        A game says how its records are written once, in :meth:`write_records_from`; the
+        conformance suite checks that the two agree for every game.
+        """
+        return [record for _, record in self.write_records_from(state, 0)]
+
+    def write_records_from(self, state: Any, start: int) -> list[tuple[int, Any]]:
+        """The file's records from live record ``start`` on, each with the index of its first live record.
+
+        By default each live action is one record, as its event: ``{"kind": …, "payload": {…}}``.
+        """
         out = []
-        for action in self.live_actions(state):
-            kind, payload = self.to_event(action)
-            out.append({"kind": kind, "payload": payload})
+        for index, record in enumerate(state.live_records_from(start), start=start):
+            kind, payload = self.to_event(record.action)
+            out.append((index, {"kind": kind, "payload": payload}))
         return out
 
     def read_records(self, state: Any, records: Any) -> None:

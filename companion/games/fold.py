@@ -181,6 +181,32 @@ class FoldTable(Generic[P, R]):
         """The records that count: neither voided nor themselves a Void."""
         return [r for r in self._log if r.voids is None and r.seq not in self._voided]  # type: ignore[attr-defined]
 
+    def live_records_from(self, start: int) -> list[R]:
+        """The live records from the ``start``-th on (0-based), as :meth:`live_records` lists them.
+
+        Read off the undo stack, which holds exactly the live records in order: what a long
+        night's file writes after an action costs the records written, not the whole log.
+        """
+        return [self._log[seq - 1] for seq, _ in self._live[start:]]
+
+    @property
+    def live_count(self) -> int:
+        """How many records count (:meth:`live_records`' length, without making the list)."""
+        return len(self._live)
+
+    def live_kept_since(self, version: int, live_count: int) -> int:
+        """Of the ``live_count`` records that counted when the log held ``version`` records, how many still do.
+
+        An undo takes the newest live record (the top of the undo stack), and the records
+        added since sit above the older ones: each undo since ``version`` of a record from
+        before it took one of those, from the top down, so the first ``live_count`` minus
+        those undos are the live records they were.  Costs the records added since.
+        """
+        if not 0 <= version <= len(self._log):
+            raise ValueError(f"the log never held {version} records")
+        undone = sum(1 for r in self._log[version:] if r.voids is not None and r.voids <= version)  # type: ignore[attr-defined]
+        return live_count - undone
+
     # --- verify / ask / act -----------------------------------------------------------
 
     def verify(self, action: Any) -> Any:

@@ -2,17 +2,22 @@
 
 The night file (``docs/night-file.md``, :func:`companion.night.file.dumps`) of a long night is
 mostly its games' records, and after an action nearly all of them are what they were: a
-record added at the end, or the last few changed by an undo.  Encoding the whole file
-anew after every action was most of the first download's time on a 2,000-stage night.
-Here each game's records are compared with those last written (by their ``repr``, which
-tells ``1`` from ``True`` and ``1.0`` and keeps the order of keys, as the JSON text does),
-the text of those unchanged is kept, and only the others are encoded.  The result is the
-same bytes as :func:`~companion.night.file.dumps` (a test compares them after many versions,
-with undos and games taken back between).  Pure.
+record added at the end, or the last few changed by an undo.  Writing and encoding the
+whole file anew after every action was most of the first download's time on a 2,000-stage
+night, and so was comparing every record with the last ones written.  Here each game's
+records are kept as written with the live record each begins at; after an action, the live
+records that still count are known from the undo stack without reading them
+(:meth:`~companion.games.fold.FoldTable.live_kept_since`), and only the records from the one
+holding the last of those on are written again
+(:meth:`~companion.games.base.GameKind.write_records_from`).  The result is the same bytes as
+:func:`~companion.night.file.dumps` (a test compares them after many versions, with undos and
+games taken back between, and the conformance suite checks every game's
+``write_records_from``).  Pure.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import uuid
 from collections.abc import Sequence
@@ -30,13 +35,24 @@ INDENT = 2
 
 
 @dataclass(frozen=True)
+class GameWritten:
+    """One game's records as last written: at which log length and live count, where each begins, their text."""
+
+    kind: str
+    version: int  # the game's log length then
+    live_count: int  # how many of its records counted then
+    starts: tuple[int, ...]  # the index of the live record each file record begins at
+    texts: tuple[str, ...]  # each record as encoded in place, with its indent
+
+
+@dataclass(frozen=True)
 class Written:
-    """Each game's records as last written (by the game's number in the night): their ``repr`` and their text.
+    """Each game's records as last written, by the game's number in the night.
 
     Never changed once made: an earlier version's text may still be read by another request.
     """
 
-    games: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()
+    games: tuple[GameWritten | None, ...] = ()
 
 
 def _encode(value: Any, depth: int) -> str:
@@ -49,12 +65,37 @@ def _encode(value: Any, depth: int) -> str:
     return text.replace("\n", "\n" + " " * (INDENT * depth))
 
 
+#: the indent of a record in its game's list
+PAD = " " * (INDENT * RECORDS_DEPTH)
+
+
 def _records_text(texts: tuple[str, ...], depth: int) -> str:
-    """A list of already encoded items, laid out as ``json.dumps(indent=2)`` lays out a list at ``depth - 1``."""
+    """A list of items already encoded and indented, laid out as ``json.dumps(indent=2)`` lays out a list at ``depth - 1``."""
     if not texts:
         return "[]"
-    pad = " " * (INDENT * depth)
-    return "[\n" + ",\n".join(pad + text for text in texts) + "\n" + " " * (INDENT * (depth - 1)) + "]"
+    return "[\n" + ",\n".join(texts) + "\n" + " " * (INDENT * (depth - 1)) + "]"
+
+
+def _game_records(played: Any, earlier: GameWritten | None) -> GameWritten:
+    """``played``'s records, those before the last live record unchanged since ``earlier`` kept as they were."""
+    state, game = played.state, played.game
+    keep = 0  # how many of the earlier records are kept as they were
+    begin = 0  # the live record the first one written now begins at
+    if earlier is not None and earlier.kind == played.setup.kind and earlier.version <= state.version:
+        still = state.live_kept_since(earlier.version, earlier.live_count)
+        # the record holding the last live record unchanged is written again: what was added
+        # after it may belong to it (a showdown to its stage), and only the last is in progress
+        holding = bisect.bisect_right(earlier.starts, still - 1) - 1 if still > 0 else -1
+        if holding >= 0:
+            keep, begin = holding, earlier.starts[holding]
+    written = game.write_records_from(state, begin)
+    return GameWritten(
+        played.setup.kind,
+        state.version,
+        state.live_count,
+        (earlier.starts[:keep] if keep else ()) + tuple(index for index, _ in written),
+        (earlier.texts[:keep] if keep else ()) + tuple(PAD + _encode(record, RECORDS_DEPTH) for _, record in written),
+    )
 
 
 def dumps(
@@ -62,22 +103,14 @@ def dumps(
     written: Written = Written(), paid: Sequence[Payment] = (),
 ) -> tuple[str, Written]:
     """The night file's text (the bytes :func:`companion.night.file.dumps` writes), and what to extend next time."""
-    games = []
-    for played in play.games:
-        records = played.game.write_records(played.state)
-        reprs = tuple(repr(record) for record in records)
-        old_reprs, old_texts = written.games[played.number - 1] if played.number <= len(written.games) else ((), ())
-        same = 0
-        for new, old in zip(reprs, old_reprs):
-            if new != old:
-                break
-            same += 1
-        texts = old_texts[:same] + tuple(_encode(record, RECORDS_DEPTH) for record in records[same:])
-        games.append((reprs, texts))
+    games = tuple(
+        _game_records(played, written.games[played.number - 1] if played.number <= len(written.games) else None)
+        for played in play.games
+    )
     # the rest of the document is small: encoded whole, each game's records in by a mark no value can hold
     mark = f"records {uuid.uuid4().hex}"
     marks = [f"{mark} {number}" for number in range(1, len(games) + 1)]
     text = json.dumps(nightfile.to_dict(name, play, money, ledger, marks, paid), indent=INDENT, ensure_ascii=False)
-    for number, (_, texts) in enumerate(games, start=1):
-        text = text.replace(json.dumps(f"{mark} {number}"), _records_text(texts, RECORDS_DEPTH), 1)
-    return text + "\n", Written(tuple(games))
+    for number, game in enumerate(games, start=1):
+        text = text.replace(json.dumps(f"{mark} {number}"), _records_text(game.texts, RECORDS_DEPTH), 1)
+    return text + "\n", Written(games)

@@ -134,6 +134,47 @@ def test_the_night_file_round_trips(kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", KINDS)
+def test_its_records_written_from_any_record_are_the_tail_of_the_whole_file(kind: str) -> None:
+    """``write_records_from(state, i)`` from any record's first live record ``i`` is the file's records from
+    that record on, and ``write_records`` is it from 0: what a night file written after an action relies on
+    when it writes only its last records again (companion/night/file_text.py)."""
+    game = GAMES[kind]
+
+    def check(game: GameKind, state: Any) -> None:
+        whole = game.write_records(state)
+        written = game.write_records_from(state, 0)
+        assert [record for _, record in written] == whole
+        starts = [index for index, _ in written]
+        assert starts == sorted(set(starts)) and all(0 <= i < state.live_count for i in starts)
+        for number, start in enumerate(starts):
+            assert game.write_records_from(state, start) == written[number:]
+
+    play(kind, seed=7, check=check)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_live_records_kept_since_an_earlier_version_are_those_still_live(kind: str) -> None:
+    """``live_kept_since(version, count)``: how many of the records live at an earlier version still are, from
+    the undo stack alone, is the common start of the two lists of live records, at every pair of versions."""
+    game = GAMES[kind]
+    seen: list[tuple[int, list[int]]] = []  # (log length, the live records' seqs) after each action
+
+    def check(game: GameKind, state: Any) -> None:
+        live = [record.seq for record in state.live_records()]
+        assert [record.seq for record in state.live_records_from(0)] == live and state.live_count == len(live)
+        assert [record.seq for record in state.live_records_from(len(live) // 2)] == live[len(live) // 2:]
+        seen.append((state.version, live))
+        for version, earlier in seen:
+            common = 0
+            while common < min(len(earlier), len(live)) and earlier[common] == live[common]:
+                common += 1
+            assert state.live_kept_since(version, len(earlier)) == common, (version, earlier, live)
+
+    play(kind, seed=8, check=check)
+    assert any(len(a) > len(b) for (_, a), (_, b) in zip(seen, seen[1:])), "an undo was played"
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_an_undo_restores_the_position(kind: str) -> None:
     game = GAMES[kind]
     state = play(kind, seed=4, actions=20)

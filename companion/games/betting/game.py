@@ -77,8 +77,8 @@ class Betting(BaseGame):
             except IllegalAction as error:
                 raise RecordError(f"{where}: 'dealer': {error}", index) from None
 
-    def write_records(self, state: BettingTable) -> list[Any]:
-        return [{"dealer": r.dealer} for r in state.live_records()]
+    def write_records_from(self, state: BettingTable, start: int) -> list[tuple[int, Any]]:
+        return [(index, {"dealer": r.dealer}) for index, r in enumerate(state.live_records_from(start), start=start)]
 
     def live_actions(self, state: BettingTable) -> list[Any]:
         return [Deal(r.dealer) for r in state.live_records()]

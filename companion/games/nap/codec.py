@@ -132,7 +132,16 @@ def play_deals(table: Table, records: Any) -> None:
 
 def deals_of(table: Table) -> list[dict[str, Any]]:
     """The live deals of ``table`` as a night file's ``deals`` (undone ones left out)."""
-    return [deal_to_record(record.action) for record in table.live_records() if isinstance(record.action, Deal)]
+    return [deal for _, deal in deals_from(table, 0)]
+
+
+def deals_from(table: Table, start: int) -> list[tuple[int, dict[str, Any]]]:
+    """The ``deals`` from live record ``start`` on, each with its record's index."""
+    return [
+        (index, deal_to_record(record.action))
+        for index, record in enumerate(table.live_records_from(start), start=start)
+        if isinstance(record.action, Deal)
+    ]
 
 
 def to_event(action: Action) -> tuple[str, dict[str, Any]]:

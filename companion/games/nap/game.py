@@ -64,8 +64,8 @@ class Nap(BaseGame):
     def read_records(self, state: Table, records: Any) -> None:
         codec.play_deals(state, records)
 
-    def write_records(self, state: Table) -> list[Any]:
-        return codec.deals_of(state)
+    def write_records_from(self, state: Table, start: int) -> list[tuple[int, Any]]:
+        return codec.deals_from(state, start)
 
     def close(self, state: Table, rules: Rules) -> GameClosing:
         """An unwon pool goes back to those who paid it in, each exactly what they put in."""

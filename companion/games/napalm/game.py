@@ -17,7 +17,7 @@ from ..vocabulary import Between, Column, ReportVocabulary, Term
 from . import codec
 from .closing import close_night
 from . import hand_history
-from .hand_history import play_stages, stages_of
+from .hand_history import play_stages, stages_from
 from .table import MAX_PLAYERS, MIN_PLAYERS, Challenge, Declare, Phase, Rules, Showdown, Table
 
 UNFINISHED = "'unfinished_pot' must be one of return_antes, split_leaders, carry"
@@ -79,8 +79,8 @@ class Napalm(BaseGame):
     def read_records(self, state: Table, records: Any) -> None:
         play_stages(state, records)  # HistoryError is a RecordError naming the stage
 
-    def write_records(self, state: Table) -> list[Any]:
-        return stages_of(state)
+    def write_records_from(self, state: Table, start: int) -> list[tuple[int, Any]]:
+        return stages_from(state, start)
 
     def read_legacy(self, data: Any) -> hand_history.History:
         """A ``napalm-hand-history/1`` document (decoded JSON), replayed: one game of Napalm as a night.

@@ -301,24 +301,33 @@ def to_dict(table: Table, settings: Settings | None = None, name: str | None = N
 
 def stages_of(table: Table) -> list[dict[str, Any]]:
     """The live actions of ``table`` as a file's ``stages`` (voided ones left out)."""
-    stages: list[dict[str, Any]] = []
+    return [stage for _, stage in stages_from(table, 0)]
+
+
+def stages_from(table: Table, start: int) -> list[tuple[int, dict[str, Any]]]:
+    """The ``stages`` from live record ``start`` on (a stage's declaration), each with its declaration's index.
+
+    A stage is its declaration and what followed it (the challenge, the showdown); the last is
+    marked ``in_progress`` while the table waits for more of it.
+    """
+    stages: list[tuple[int, dict[str, Any]]] = []
     current: dict[str, Any] | None = None
-    for record in table.live_records():
+    for index, record in enumerate(table.live_records_from(start), start=start):
         action = record.action
         if isinstance(action, Declare):
             current = {"stage": int(record.stage), "yes": list(action.yes)}
-            stages.append(current)
+            stages.append((index, current))
         elif isinstance(action, Challenge):
-            assert current is not None
+            assert current is not None, "a stage's records are written from its declaration"
             current["challengers"] = list(action.challengers)
         elif isinstance(action, Showdown):
-            assert current is not None
+            assert current is not None, "a stage's records are written from its declaration"
             if action.winners is not None:
                 current["winners"] = list(action.winners)
             if action.cards is not None:
                 current["cards"] = dict(action.cards)
     if table.phase is not Phase.DECLARE and stages:
-        stages[-1]["in_progress"] = True
+        stages[-1][1]["in_progress"] = True
     return stages
 
 

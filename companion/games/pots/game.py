@@ -99,8 +99,8 @@ class Pots(BaseGame):
     def read_records(self, state: PotTable, records_: Any) -> None:
         records.read_deals(state, records_)
 
-    def write_records(self, state: PotTable) -> list[Any]:
-        return records.write_deals(state)
+    def write_records_from(self, state: PotTable, start: int) -> list[tuple[int, Any]]:
+        return records.deals_from(state, start)
 
     def close(self, state: PotTable, rules: Rules) -> GameClosing:
         """A pot still carried (or a deal left unfinished) goes back to who paid it in: nothing is carried."""

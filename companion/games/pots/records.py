@@ -127,9 +127,18 @@ def _pot(raw: Mapping[str, Any]) -> str | None:
 
 def write_deals(table: PotTable) -> list[dict[str, Any]]:
     """The live records of ``table`` as a file's ``deals`` (voided ones left out)."""
-    deals: dict[int, dict[str, Any]] = {}
-    for record in table.live_records():
-        entry = deals.setdefault(record.deal, {"deal": record.deal})
+    return [deal for _, deal in deals_from(table, 0)]
+
+
+def deals_from(table: PotTable, start: int) -> list[tuple[int, dict[str, Any]]]:
+    """The ``deals`` from live record ``start`` on (a deal's first record), each with its first record's index.
+
+    A deal is its live records, in order, that carry its number; the last is marked
+    ``in_progress`` while its dealer has anted and it is not yet over.
+    """
+    deals: dict[int, tuple[int, dict[str, Any]]] = {}
+    for index, record in enumerate(table.live_records_from(start), start=start):
+        entry = deals.setdefault(record.deal, (index, {"deal": record.deal}))[1]
         action = record.action
         pot = {} if action.pot is None else {"pot": action.pot}  # type: ignore[union-attr]
         if isinstance(action, IntoPot):
@@ -146,7 +155,7 @@ def write_deals(table: PotTable) -> list[dict[str, Any]]:
             entry.setdefault("pots", []).append({**pot, "carried": True})
     result = [deals[n] for n in sorted(deals)]
     if result and table.position.anted:
-        result[-1]["in_progress"] = True
+        result[-1][1]["in_progress"] = True
     return result
 
 
