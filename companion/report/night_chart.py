@@ -13,7 +13,6 @@ target (Napalm's); it names no game.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from html import escape
 
@@ -206,50 +205,107 @@ def game_labels(marks: list[tuple[float, str]]) -> list[tuple[float, str, int, s
     return placed
 
 
+def _run_length(count: int, bound: int) -> int:
+    """How many neighbouring points each drawn run takes: 1 (every point drawn) up to ``bound``."""
+    return 1 if count <= bound else -(-count // (bound // 4))
+
+
+def _drawn_in(points: Sequence[int], start: int, end: int) -> list[int]:
+    """The indexes drawn of the run ``start``..``end`` (excluded): its first, last, lowest and highest, in order."""
+    if end - start == 1:
+        return [start]
+    part = points[start:end]
+    return sorted({start, start + part.index(min(part)), start + part.index(max(part)), end - 1})
+
+
 def drawn_points(points: Sequence[int], bound: int = MAX_POINTS) -> list[int]:
     """The indexes of ``points`` a line is drawn through: all of them, or at most ``bound`` on a long night (issue 22).
 
     A point per action made the report grow with the night (each chart of a 2,000-stage
     night had 2,000 points; the page was about 290 KB), though the chart is 292 px wide.
-    The points are cut into ``bound // 4`` runs of neighbours, each a column of at most two
-    pixels, and of each run the first, the last, the lowest and the highest are kept (the
-    first of equals), in order: every peak and trough and both ends are drawn exactly
-    where they were, and in a column the line only ever went between its lowest and
-    highest, so at the drawn width it looks the same.
+    The points are cut into runs of ``ceil(count / (bound // 4))`` neighbours, at most
+    ``bound // 4`` runs each a column of about two pixels, and of each run the first, the
+    last, the lowest and the highest are kept (the first of equals), in order: every peak
+    and trough and both ends are drawn exactly where they were, and in a column the line
+    only ever went between its lowest and highest, so at the drawn width it looks the same.
+    The runs start at multiples of their length, so while a line is appended to and its
+    run length stays, its whole runs are drawn as they were (:func:`line_points`).
     """
     count = len(points)
-    if count <= bound:
+    run = _run_length(count, bound)
+    if run == 1:
         return list(range(count))
-    runs = bound // 4
     kept: list[int] = []
-    for run in range(runs):
-        start, end = run * count // runs, (run + 1) * count // runs
-        part = points[start:end]
-        low, high = min(part), max(part)
-        ends = (start, start + part.index(low), start + part.index(high), end - 1)
-        kept.extend(sorted(set(ends)))
+    for start in range(0, count, run):
+        kept.extend(_drawn_in(points, start, min(start + run, count)))
     return kept
 
 
-@functools.lru_cache(maxsize=4)
-def _xs(count: int) -> dict[int, str]:
-    """The x of point i of ``count`` across the plot, as written, by i: filled as drawn, shared by every player's line.
+@dataclass(frozen=True)
+class DrawnLine:
+    """What a player's line as drawn keeps for the next version of the night (issue 22).
 
-    Formatting two numbers for each point of each player's line was most of the report's time on a
-    long night (issue 22): the x's are the same for every player, and a y depends on the value alone.
-    Only the points drawn (:func:`drawn_points`) are formatted.
+    ``run``: the points per run; ``prefix``: the points of the runs drawn whole, those that
+    end before the line's last point (which a bank's step at the end moves); ``text``: those
+    runs' drawn points as the polyline writes them.  Never changed once made.
     """
-    return {}
+
+    run: int
+    prefix: tuple[int, ...]
+    text: str
+
+
+def _points_text(points: Sequence[int], indexes: Sequence[int]) -> str:
+    return " ".join([f"{i},{points[i]}" for i in indexes])
+
+
+def line_points(points: Sequence[int], kept: DrawnLine | None = None, bound: int = MAX_POINTS) -> tuple[str, DrawnLine]:
+    """The polyline's points of :func:`drawn_points`, each ``index,chips`` (the chart's transform places them), and what to keep.
+
+    A night is recorded by appending, so a line after an action is the line before with a
+    point or two more: the runs ``kept`` drew whole are written again only when its points
+    are not this line's first points (an undo) or the run length changed (every 150 points
+    past :data:`MAX_POINTS`); else only the runs after them are (the report's first request
+    after each action had drawn all 600 points of each line anew: a 2,000-stage night's
+    report cost 1.5x a short one's).  The text is the same either way.
+    """
+    count = len(points)
+    run = _run_length(count, bound)
+    whole = max(0, (count - 1) // run) * run  # the points of the runs that end before the last point
+    reused = 0
+    pieces: list[str] = []
+    if kept is not None and kept.run == run and len(kept.prefix) <= whole:
+        if tuple(points[: len(kept.prefix)]) == kept.prefix:
+            reused = len(kept.prefix)
+            if kept.text:
+                pieces.append(kept.text)
+    for start in range(reused, whole, run):
+        pieces.append(_points_text(points, _drawn_in(points, start, start + run)))
+    done = " ".join(pieces)
+    tail = [i for start in range(whole, count, run) for i in _drawn_in(points, start, min(start + run, count))]
+    text = " ".join(part for part in (done, _points_text(points, tail)) if part)
+    return text, DrawnLine(run, tuple(points[:whole]), done)
+
+
+def _number(value: float) -> str:
+    """A transform's number: exact enough for 2,000 points (``repr``), short when it is whole."""
+    return str(int(value)) if value == int(value) else repr(value)
 
 
 def player_chart(
-    name: str, points: list[int], game_starts: list[int], *, first_game: int = 1, ledger: str = ""
+    name: str, points: Sequence[int], game_starts: Sequence[int], *, first_game: int = 1, ledger: str = "",
+    line: str | None = None,
 ) -> str:
     """A line of ``name``'s net chips over the night, games marked; "" with nothing recorded.
 
     ``ledger``: the last step is what the night's own ledger adds beside the games ("Bank": on
     chip counts, the counts beyond the games), marked with its name, so the line ends at the
-    player's result (issue 20, item 4)."""
+    player's result (issue 20, item 4).  ``line``: the polyline's points as :func:`line_points`
+    wrote them for these ``points`` (made here when not given).
+
+    The polyline's points are each action's number and the player's chips then, placed on the
+    plot by its ``transform`` (``vector-effect`` keeps the stroke 2 px wide): a point drawn once
+    is written the same at every later version, however long the night grows."""
     if len(points) < 2:
         return ""
     low, high = min(0, min(points)), max(0, max(points))
@@ -292,15 +348,14 @@ def player_chart(
     for at, anchor, row, text in game_labels(marks):
         ends = ' text-anchor="end"' if anchor == "end" else ""
         out.append(f'<text x="{_fmt(at)}" y="{row}"{ends} font-size="10" fill="{MARK}">{escape(text)}</text>')
-    xs = _xs(len(points))  # the same for every player's chart of the night
-    drawn = drawn_points(points)
-    for i in drawn:
-        if i not in xs:
-            xs[i] = _fmt(x(i))
-    # a night's nets repeat: each value drawn formatted once
-    ys = {v: _fmt(y(v)) for v in {points[i] for i in drawn}}
-    path = " ".join([f"{xs[i]},{ys[points[i]]}" for i in drawn])
-    out.append(f'<polyline points="{path}" fill="none" stroke="{LINE}" stroke-width="2"/>')
+    if line is None:
+        line = line_points(points)[0]
+    scale = plot_h / (high - low)  # pixels per chip, up
+    matrix = " ".join(_number(v) for v in (step, 0, 0, -scale, LEFT, TOP + high * scale))
+    out.append(
+        f'<polyline points="{line}" transform="matrix({matrix})" vector-effect="non-scaling-stroke" '
+        f'fill="none" stroke="{LINE}" stroke-width="2"/>'
+    )
     colour = GOOD if final >= 0 else BAD
     out.append(f'<circle cx="{_fmt(x(len(points) - 1))}" cy="{_fmt(y(final))}" r="3.5" fill="{colour}"/>')
     out.append("</svg>")

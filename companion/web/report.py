@@ -34,7 +34,7 @@ from markupsafe import Markup
 from companion.service import bank as bank_service
 from companion import service
 from companion.report.charts import net_chart
-from companion.report.night_chart import ChipSeries, player_chart
+from companion.report.night_chart import ChipSeries, line_points, player_chart
 from companion.extensions import db
 from companion.web.forms import CarryForm, PaidForm
 from companion.money.amounts import chips_text, format_money, value_text
@@ -209,8 +209,14 @@ def render_report(  # type: ignore[no-untyped-def]
             for name, points in series.items():
                 points.append(points[-1] + added[1].get(name, 0))
         game_starts = list(chips.game_starts)
+        # each line's points drawn at the version kept last: only what was added since is drawn anew (issue 22)
+        before = service.derived_before("chip-lines", night.id, night.version)
+        kept_lines = before[1] if before is not None else {}
+        lines = {name: line_points(points, kept_lines.get(name)) for name, points in series.items()}
+        service.keep_derived("chip-lines", night.id, night.version, {name: line[1] for name, line in lines.items()})
         chip_charts = {
-            name: Markup(player_chart(name, points, game_starts, ledger=ledger)) for name, points in series.items()
+            name: Markup(player_chart(name, points, game_starts, ledger=ledger, line=lines[name][0]))
+            for name, points in series.items()
         }
         service.keep_derived("chip-charts", night.id, night.version, chip_charts)
     return (

@@ -96,23 +96,40 @@ def test_games_that_start_close_together_have_labels_that_do_not_overlap():
         assert 0 <= left and right <= 340
 
 
-def test_the_line_of_a_long_night_is_every_point_as_computed_one_by_one():
-    """The x's are made once per length and each y once per value (issue 22): the same text as each point
-    formatted on its own, worked here the way it was: x = 40 + 292 / (n - 1) * i, y = 14 + (high - v) / (high - low) * 90."""
-    import random
+def placed(svg: str) -> list[tuple[float, float]]:
+    """The polyline's points where the chart draws them, in px: each (action, chips) through its transform."""
+    found = re.search(r'<polyline points="([^"]+)" transform="matrix\(([^)]+)\)" vector-effect="non-scaling-stroke"', svg)
+    a, b, c, d, e, f = (float(v) for v in found.group(2).split())
+    pairs = [tuple(float(n) for n in pair.split(",")) for pair in found.group(1).split()]
+    return [(a * i + c * v + e, b * i + d * v + f) for i, v in pairs]
 
+
+def drawn_at(svg: str) -> list[str]:
+    """:func:`placed`, each to a tenth of a pixel as the chart's other marks are written."""
     from companion.report.charts import _fmt
+
+    return [f"{_fmt(x)},{_fmt(y)}" for x, y in placed(svg)]
+
+
+def test_the_line_of_a_long_night_is_every_point_where_it_was_computed_one_by_one():
+    """Each point is written as (its action's number, the chips then) and placed by the polyline's transform
+    (issue 22: a point drawn once is written the same at every later version); where it lands is where each
+    point was worked out on its own: x = 40 + 292 / (n - 1) * i, y = 14 + (high - v) / (high - low) * 90."""
+    import random
 
     rng = random.Random(5)
     for count in (2, 3, 7, 600):  # 600: the most a line is drawn through whole (MAX_POINTS)
         points = [rng.randint(-60, 45) for _ in range(count)]
         low, high = min(0, *points), max(0, *points)
-        expected = " ".join(
-            f"{_fmt(40 + 292 / (count - 1) * i)},{_fmt(14 + (high - v) / (high - low) * 90)}" for i, v in enumerate(points)
-        )
-        assert f'<polyline points="{expected}"' in player_chart("Ann", points, [])
-    # by hand, three points 0, 2, -2: x 40, 186, 332; y at 0 is the middle, 59; at 2 the top, 14; at -2 the bottom, 104
-    assert '<polyline points="40,59 186,14 332,104"' in player_chart("Ann", [0, 2, -2], [])
+        expected = [(40 + 292 / (count - 1) * i, 14 + (high - v) / (high - low) * 90) for i, v in enumerate(points)]
+        found = placed(player_chart("Ann", points, []))
+        assert len(found) == count
+        assert all(abs(x - ex) < 1e-6 and abs(y - ey) < 1e-6 for (x, y), (ex, ey) in zip(found, expected))
+    # by hand, three points 0, 2, -2: x 40, 186, 332 (146 px a step); 22.5 px a chip; 0 in the middle at 59,
+    # 2 at the top, 14, -2 at the bottom, 104
+    svg = player_chart("Ann", [0, 2, -2], [])
+    assert '<polyline points="0,0 1,2 2,-2" transform="matrix(146 0 0 -22.5 40 59)"' in svg
+    assert drawn_at(svg) == ["40,59", "186,14", "332,104"]
 
 
 def test_a_short_line_is_drawn_through_every_point():
@@ -134,7 +151,41 @@ def test_a_long_nights_line_keeps_its_ends_its_peak_and_its_trough_exactly_withi
     # x: 40 + 292 / 1999 * i: 777 -> 153.5, 1234 -> 220.3, 1999 -> 332.
     points = [0] * 2000
     points[777], points[1234], points[-1] = -5, 9, 3
-    drawn = re.search(r'<polyline points="([^"]+)"', player_chart("Ann", points, [])).group(1).split()
+    drawn = drawn_at(player_chart("Ann", points, []))
     assert len(drawn) <= 600
     assert drawn[0] == "40,71.9" and drawn[-1] == "332,52.6"
     assert [point for point in drawn if not point.endswith(",71.9")] == ["153.5,104", "220.3,14", "332,52.6"]
+
+
+def test_a_line_drawn_from_the_one_kept_is_the_line_drawn_afresh_and_draws_only_its_new_runs(monkeypatch):
+    """:func:`line_points` with what the version before kept gives the same points as drawn afresh, through
+    2,100 actions (past MAX_POINTS, where the runs grow every 150 points), undos of the last few points and a
+    bank's step at the end that moves with every action; while the night is only appended to and the runs
+    keep their length, only the run just made whole and the last one are looked at (issue 22)."""
+    import random
+
+    from companion.report import night_chart
+    from companion.report.night_chart import line_points
+
+    looked: list[tuple[int, int]] = []
+    real = night_chart._drawn_in
+    monkeypatch.setattr(night_chart, "_drawn_in", lambda p, a, b: (looked.append((a, b)), real(p, a, b))[1])
+    rng = random.Random(9)
+    points, kept, undos, steady = [0], None, 0, 0
+    for _ in range(2100):
+        undo = rng.random() < 0.03 and len(points) > 4
+        if undo:
+            del points[-rng.randint(1, 3):]
+            undos += 1
+        else:
+            points.append(points[-1] + rng.randint(-4, 4))
+        line = points + [points[-1] + 7]  # the bank's step, as the report ends each line at the player's result
+        before = kept
+        looked.clear()
+        text, kept = line_points(line, kept)
+        looked_at = list(looked)
+        assert text == line_points(line)[0] == " ".join(f"{i},{line[i]}" for i in drawn_points(line))
+        if not undo and before is not None and before.run == kept.run:
+            assert len(looked_at) <= 2, looked_at  # the run made whole since, and the last
+            steady += 1
+    assert undos > 30 and steady > 1900 and kept.run > 1
