@@ -179,13 +179,14 @@ class FoldTable(Generic[P, R]):
 
     def live_records(self) -> list[R]:
         """The records that count: neither voided nor themselves a Void."""
-        return [r for r in self._log if r.voids is None and r.seq not in self._voided]  # type: ignore[attr-defined]
+        return self.live_records_from(0)
 
     def live_records_from(self, start: int) -> list[R]:
-        """The live records from the ``start``-th on (0-based), as :meth:`live_records` lists them.
+        """The live records from the ``start``-th on (0-based).
 
-        Read off the undo stack, which holds exactly the live records in order: what a long
-        night's file writes after an action costs the records written, not the whole log.
+        Read off the undo stack, which holds exactly the live records in order (every action
+        but an undo is pushed on it, and an undo takes the newest off): what a long night's
+        file writes after an action costs the records written, not the whole log.
         """
         return [self._log[seq - 1] for seq, _ in self._live[start:]]
 

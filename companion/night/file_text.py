@@ -52,7 +52,7 @@ class Written:
     Never changed once made: an earlier version's text may still be read by another request.
     """
 
-    games: tuple[GameWritten | None, ...] = ()
+    games: tuple[GameWritten, ...] = ()
 
 
 def _encode(value: Any, depth: int) -> str:
