@@ -35,7 +35,7 @@ def flash(page) -> str:  # type: ignore[no-untyped-def]
 def kinds(app, page) -> list[str]:  # type: ignore[no-untyped-def]
     with app.app_context():
         night = db.session.scalar(db.select(Night).where(Night.keeper_key == page.key))
-        return [e.kind for e in db.session.scalars(db.select(Event).where(Event.night_id == night.id))]
+        return [e.kind for e in db.session.scalars(db.select(Event).where(Event.night_id == night.id).order_by(Event.seq))]
 
 
 def test_a_deal_is_recorded_and_the_deal_passes_left(start_night, client, app):

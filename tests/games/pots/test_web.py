@@ -372,7 +372,7 @@ def test_a_doubled_tap_records_once(start_night, client, app):
     assert nets(client, page) == {"Ann": -1, "Ben": 3, "Cat": -1, "Dan": -1}
     with app.app_context():
         night = db.session.scalar(db.select(Night).where(Night.keeper_key == page.key))
-        kinds = [e.kind for e in db.session.scalars(db.select(Event).where(Event.night_id == night.id))]
+        kinds = [e.kind for e in db.session.scalars(db.select(Event).where(Event.night_id == night.id).order_by(Event.seq))]
         assert kinds == ["game", "win"]
 
 
