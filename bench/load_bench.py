@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python bench/load_bench.py [--seconds 1.5] [--rounds 3]
      [--servers waitress,gunicorn] [--databases sqlite,postgresql] [--pages-only]
-     [--group-only] [--group-nights 200]   (see bench/README.md)
+     [--group-only] [--group-nights 200] [--night-seconds 10]   (see bench/README.md)
 
 Loopback only (127.0.0.1), bounded in requests and seconds; it stops by itself (about
 three minutes for both servers on both databases).
@@ -93,7 +93,7 @@ PHONES = 7  # one per player
 SEVEN = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay", "Gus"]
 POLL_EVERY = 0.8  # seconds, as static/app.js (2.0 before issue 14, item 11)
 RECORD_EVERY = 4.0  # seconds per table: five times faster than a real table, or more
-REAL_NIGHT_SECONDS = 10.0
+REAL_NIGHT_SECONDS = 10.0  # --night-seconds: 20 tables record about 51 stages in 10 s (a p95 of 51 is the 3rd slowest)
 MAX_REQUESTS = 300_000  # per phase, a bound besides time
 SERVERS = {
     "waitress": ["--threads", "8"],
@@ -759,7 +759,7 @@ def table(all_results: dict[tuple[str, str], dict[str, Sample]]) -> str:
 
 
 def main() -> None:
-    global POLL_EVERY
+    global POLL_EVERY, REAL_NIGHT_SECONDS
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=1.5, help="length of each back-to-back phase")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of the back-to-back phases")
@@ -772,6 +772,8 @@ def main() -> None:
     parser.add_argument("--night-only", action="store_true",
                         help="only the ceiling and the real night (recording a stage while the phones poll)")
     parser.add_argument("--group-nights", type=int, default=GROUP_NIGHTS, help="stored nights in the group (default 200)")
+    parser.add_argument("--night-seconds", type=float, default=REAL_NIGHT_SECONDS,
+                        help="length of the real night (default 10 s: about 51 stages recorded; 30 s: about 150)")
     args = parser.parse_args()
     args.group_nights = min(max(args.group_nights, 1), 2000)
     if args.group_nights != GROUP_NIGHTS:
@@ -780,6 +782,7 @@ def main() -> None:
         ROWS[[k for k, _ in ROWS].index("gyear")] = (
             "gyear", f"the group's season table for {GROUP_YEAR}, organiser's page, {args.group_nights} nights (200)")
     POLL_EVERY = min(max(POLL_EVERY if args.poll is None else args.poll, 0.2), 10.0)
+    REAL_NIGHT_SECONDS = min(max(args.night_seconds, 5.0), 120.0)
     ROWS[[key for key, _ in ROWS].index("polls")] = ("polls", f"real night: polls every {POLL_EVERY:g} s")
     args.seconds = min(max(args.seconds, 0.5), 30.0)
     args.rounds = min(max(args.rounds, 1), 10)
