@@ -125,11 +125,6 @@ def _pot(raw: Mapping[str, Any]) -> str | None:
 # --- a night file's deals ------------------------------------------------------------
 
 
-def write_deals(table: PotTable) -> list[dict[str, Any]]:
-    """The live records of ``table`` as a file's ``deals`` (voided ones left out)."""
-    return [deal for _, deal in deals_from(table, 0)]
-
-
 def deals_from(table: PotTable, start: int) -> list[tuple[int, dict[str, Any]]]:
     """The ``deals`` from live record ``start`` on (a deal's first record), each with its first record's index.
 
