@@ -39,6 +39,7 @@ from .nights import Cleared, NightResult, check_amount
 from .pay_links import Iban, PayHandle, PayPalMe, Revolut, Venmo, read_iban, read_paypal_me, read_revolut, read_venmo
 from .result import NotSettled, night_ledger, night_result
 from .season import seated_members
+from .tab import open_on, unreconciled
 
 __all__ = [
     "FORMAT", "GroupFile", "GroupFileError", "GroupNight", "declares_group", "dumps", "from_dict", "loads", "to_dict",
@@ -158,7 +159,23 @@ def from_dict(data: Any) -> GroupFile:
     read: list[GroupNight] = []
     for index, entry in enumerate(nights):
         read.append(_night(index, entry, members, read[-1].date if read else None))
+    _refuse_unreconciled(read, members)
     return GroupFile(name, records, members, MappingProxyType(handles), tuple(read))
+
+
+def _refuse_unreconciled(nights: Sequence[GroupNight], members: Members) -> None:
+    """The file's tab records, all nights together, must be what the tab makes: each payment's records clearing
+    its payer's debts and its payee's credits by the same amount (:func:`~companion.group.tab.unreconciled`).
+    A record on its own (one side of a payment) would leave a group whose tab does not add up: refused, naming
+    the nights that hold that payment's records."""
+    bad = unreconciled([n.result for n in nights], members)
+    if bad:
+        unit, ids = next(iter(bad.items()))
+        where = ", ".join(f"nights[{int(i) - 1}]" for i in ids)
+        raise GroupFileError(
+            f"{where}: the tab's records in {unit or 'chips'} do not add up: a payment through the tab clears its payer's "
+            "debts and its payee's credits by the same amount (a record on each side), so no record stands alone"
+        )
 
 
 def _no_unknown(entry: Mapping[str, Any], known: set[str], where: str) -> None:
@@ -298,9 +315,25 @@ def _night(index: int, entry: Any, members: Members, before: datetime.date | Non
         seated = seated_members(bare, members)
     except (NotSettled, MemberError) as error:
         raise GroupFileError(f"{where}.night: {error}") from None
+    _refuse_overpaid(bare, f"{where}.paid")
     # the night's own tab_cleared events are in ``bare`` already; the entry's records come after them
     cleared = _cleared(entry.get("cleared", []), bare, seated, members, f"{where}.cleared")
     return GroupNight(date, night, paid, replace(bare, cleared=(*bare.cleared, *cleared)))
+
+
+def _refuse_overpaid(night: NightResult, where: str) -> None:
+    """The payments marked paid may settle each player's balance on the night (what its plan gives or asks)
+    towards zero, never past it nor the other way: more would pay what the night does not owe, and a
+    payment from who is owed to who owes moves both away from zero.  The tab refuses the same on the page."""
+    planned = open_on(replace(night, paid=(), cleared=()))
+    after = open_on(replace(night, cleared=()))
+    for player, owed in planned.items():
+        left = after[player]
+        if left and (owed == 0 or (left > 0) != (owed > 0) or abs(left) > abs(owed)):
+            raise GroupFileError(
+                f"{where}: the payments leave {player}'s balance on this night at {left} where its plan's is {owed}: "
+                "they pay more than the night owes, or run from who is owed to who owes"
+            )
 
 
 def _paid(raw: Any, players: Sequence[str], where: str) -> tuple[Payment, ...]:

@@ -40,7 +40,7 @@ from companion.report.parts import build_night_report
 
 from .nights import Cleared, Flow, NightResult, Transfer
 
-__all__ = ["NotSettled", "night_ledger", "night_report", "night_result", "tab_cleared"]
+__all__ = ["NotSettled", "night_ledger", "night_report", "night_result", "not_settled", "result_of_report", "tab_cleared"]
 
 
 class NotSettled(ValueError):
@@ -68,7 +68,7 @@ def night_report(night: NightFile, paid: Iterable[Payment] = ()) -> Report:
     ledger = night_ledger(night)
     counts = settle_on_counts(ledger, games_net, play.records_chip_by_chip(), play.left_in_pot(closings))
     if ledger.settle_on == BANK and counts.block is not None:
-        raise NotSettled(f"the night settles on chip counts and cannot settle yet: {counts.block}")
+        raise not_settled(counts.block)
     games = [(p.title, p.state, p.rules, p.close(), p.game) for p in play.played()]  # a game taken back: none
     return build_night_report(
         games,
@@ -96,14 +96,36 @@ def night_result(
     A night with no chip value is a chips-only night (its currency, if written, names nothing
     paid); any other counts in its currency as written ("" included: a currency of its own).
     """
-    report = night_report(night, paid)
-    only = night.play.played()[0].title  # a night of one game: its report's lines carry no title
-    money = night.money.chip_value != 0
-    currency = night.money.currency if money else None
-    chip_value = night.money.chip_value if money else None
+    return result_of_report(
+        night_report(night, paid),
+        night_id=night_id,
+        date=date,
+        title=title,
+        only=night.play.played()[0].title,
+        cleared=(*tab_cleared(night, night_id), *cleared),
+    )
 
-    def amount(chips: int, worth: Decimal) -> Decimal:
-        return worth if money else Decimal(chips)
+
+def result_of_report(
+    report: Report,
+    *,
+    night_id: str,
+    date: datetime.date,
+    title: str,
+    only: str,
+    cleared: Sequence[Cleared] = (),
+) -> NightResult:
+    """The group's :class:`NightResult` of a night whose report is ``report``: its balances, its lines per game
+    title (``only``: the title of the night's first game, for a report of one game whose lines carry none),
+    its pair-by-pair lines, its plan and the payments marked paid, in the report's own figures; ``cleared``:
+    what the group's tab settled of it.  A stored night's group reads it from the night's own report (the
+    service's ``report_of``), so the two cannot differ; a night file, from the report made of the file."""
+    money = report.chip_value != 0
+    currency = report.currency if money else None
+    chip_value = report.chip_value if money else None
+
+    def amount(chips: int) -> Decimal:
+        return to_money(chips, report.chip_value) if money else Decimal(chips)
 
     return NightResult(
         night_id=night_id,
@@ -114,13 +136,17 @@ def night_result(
         net={p.name: p.net_chips for p in report.players},
         parts={p.name: _parts(report, p.games, only) for p in report.players},
         flows=tuple(Flow(line.payer, line.payee, line.chips, line.why) for line in report.pairwise),
-        planned=tuple(Transfer(line.payer, line.payee, amount(line.chips, line.money)) for line in report.plan),
-        paid=tuple(
-            Transfer(p.payer, p.payee, amount(p.chips, to_money(p.chips, night.money.chip_value)))
-            for p in report.recorded
+        planned=tuple(
+            Transfer(line.payer, line.payee, line.money if money else Decimal(line.chips)) for line in report.plan
         ),
-        cleared=(*tab_cleared(night, night_id), *cleared),
+        paid=tuple(Transfer(p.payer, p.payee, amount(p.chips)) for p in report.recorded),
+        cleared=tuple(cleared),
     )
+
+
+def not_settled(block: str) -> NotSettled:
+    """Why a night on chip counts whose bank does not balance yet cannot be counted, in the words the group shows."""
+    return NotSettled(f"the night settles on chip counts and cannot settle yet: {block}")
 
 
 def tab_cleared(night: NightFile, night_id: str) -> tuple[Cleared, ...]:

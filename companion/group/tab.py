@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from types import MappingProxyType
 
@@ -40,13 +40,13 @@ from companion.money.settle import settle_up
 from companion.values.limits import MAX_CHIP_VALUE
 from companion.values.reading import Unreadable, shown, text, trimmed, whole_number
 
-from .members import Members, member_name
+from .members import Members, UnknownMember, member_name
 from .nights import Cleared, NightResult, Unit, check_amount
 from .season import in_order, seated_members
 
 __all__ = [
-    "MAX_PAYMENT", "Owed", "Overpayment", "Tab", "TabPayment", "check_marked", "check_payment", "open_on", "pay", "read_payment", "tab",
-    "with_cleared",
+    "MAX_PAYMENT", "Owed", "Overpayment", "Tab", "TabPayment", "Unreconciled", "check_marked", "check_payment", "open_on", "pay",
+    "read_payment", "tab", "unreconciled", "with_cleared",
 ]
 
 #: money is counted in units of 0.0001 (the finest a chip value, and so any amount, can be)
@@ -55,6 +55,11 @@ SCALE = 10**MAX_DECIMAL_PLACES
 
 class Overpayment(ValueError):
     """A payment larger than what its payer owes, or its payee is owed, in its currency."""
+
+
+class Unreconciled(Overpayment):
+    """A payment in a unit whose tab records do not add up (:func:`unreconciled`): nothing is owed there that
+    the tab can say for sure.  An :class:`Overpayment`, so every way in refuses it as it refuses one."""
 
 
 @dataclass(frozen=True)
@@ -146,10 +151,12 @@ class Tab:
     balances: Mapping[Unit, Mapping[str, Decimal]]  # non-zero only, members in the group's order
     open: Mapping[Unit, tuple[Owed, ...]]  # every night's non-zero balance, oldest night first
     plan: Mapping[Unit, tuple[TabPayment, ...]]  # the fewest payments, sorted by payer then payee
+    #: each unit the tab cannot settle, with the nights that hold what does not add up (no plan is made in it)
+    blocked: Mapping[Unit, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def settled(self) -> bool:
-        return not any(self.balances.values())
+        return not any(self.balances.values()) and not self.blocked
 
     def owes(self, member: str) -> dict[Unit, Decimal]:
         """What ``member`` owes (negative) or is owed (positive), per unit; only the non-zero ones."""
@@ -173,10 +180,20 @@ def _amount(units: int, unit: Unit) -> Decimal:
     return cents if cents == money else money.normalize()
 
 
-def _open_units(nights: Sequence[NightResult], members: Members) -> dict[Unit, list[tuple[NightResult, str, int]]]:
-    """Per unit, every (night, member, balance in counting units) not yet zero, nights oldest first."""
+def _open_units(
+    nights: Sequence[NightResult], members: Members, also: Mapping[Unit, Sequence[str]] | None = None
+) -> tuple[dict[Unit, list[tuple[NightResult, str, int]]], dict[Unit, list[str]]]:
+    """Per unit, every (night, member, balance in counting units) not yet zero, nights oldest first; and per
+    unit the nights whose tab records cannot be counted (:func:`unreconciled`), whose balances are left out,
+    with ``also`` (the caller's nights that cannot be counted at all, by the unit they are played in)."""
+    blocked = unreconciled(nights, members)
+    for unit, ids in (also or {}).items():
+        blocked[unit] = list(dict.fromkeys([*blocked.get(unit, []), *ids]))
     out: dict[Unit, list[tuple[NightResult, str, int]]] = {}
     for night in nights:
+        if night.night_id in blocked.get(night.unit, ()):
+            out.setdefault(night.unit, [])
+            continue
         seated = seated_members(night, members)
         balance = dict.fromkeys(seated.values(), 0)
         for transfer in night.planned:
@@ -188,13 +205,45 @@ def _open_units(nights: Sequence[NightResult], members: Members) -> dict[Unit, l
             balance[seated[transfer.payer]] += units
             balance[seated[transfer.payee]] -= units
         for record in night.cleared:
-            member = members.member(record.member)
-            if member not in balance:
-                raise ValueError(f"night {night.night_id!r} holds a tab record of {member}, who did not play it")
-            balance[member] += _units(record.amount, night.unit)
+            balance[members.member(record.member)] += _units(record.amount, night.unit)
         rows = out.setdefault(night.unit, [])
         rows.extend((night, member, units) for member, units in balance.items() if units)
-    return out
+    return out, blocked
+
+
+def unreconciled(nights: Iterable[NightResult], members: Members) -> dict[Unit, list[str]]:
+    """Per unit, the nights holding tab records the tab itself could not have made, in the order given.
+
+    The tab appends its records in sets that add up to zero (:func:`pay`): a payment's records clear
+    its payer's debts (+) and its payee's credits (−) by the same amount, an offset a member's debt
+    and credit by the same amount.  So in each unit the records of each (payer, payee) add up to
+    zero, and a record naming someone who did not play its night is none of the tab's.  Where that
+    fails (a record imported on its own, a night holding another group's records), every night
+    holding a record of that (payer, payee) is named, and the unit cannot be settled: which of them
+    is wrong the records cannot say, and a payment offered there could be a wrong one.
+    """
+    totals: dict[tuple[Unit, str, str], int] = {}
+    holders: dict[tuple[Unit, str, str], list[str]] = {}
+    bad: dict[Unit, list[str]] = {}
+    for night in nights:
+        seated = set(seated_members(night, members).values()) if night.cleared else set()
+        for record in night.cleared:
+            try:
+                member = members.member(record.member)
+                pair = (night.unit, members.member(record.payer), members.member(record.payee))
+                units = _units(record.amount, night.unit)
+            except (UnknownMember, ValueError):
+                bad.setdefault(night.unit, []).append(night.night_id)
+                continue
+            if member not in seated:
+                bad.setdefault(night.unit, []).append(night.night_id)
+                continue
+            totals[pair] = totals.get(pair, 0) + units
+            holders.setdefault(pair, []).append(night.night_id)
+    for pair, total in totals.items():
+        if total:
+            bad.setdefault(pair[0], []).extend(holders[pair])
+    return {unit: list(dict.fromkeys(ids)) for unit, ids in bad.items()}
 
 
 def _open_on_units(night: NightResult) -> dict[str, int]:
@@ -234,48 +283,69 @@ def check_marked(night: NightResult, payer: str, payee: str, amount: Decimal) ->
         raise Overpayment(f"{payee} is owed {_amount(max(owed, 0), night.unit)} {unit} at this night, {shown}")
 
 
-def tab(nights: Iterable[NightResult], members: Members, *, exact_limit: int = 15) -> Tab:
+def tab(
+    nights: Iterable[NightResult], members: Members, *, exact_limit: int = 15,
+    blocked: Mapping[Unit, Sequence[str]] | None = None,
+) -> Tab:
     """The running tab over ``nights``: each member's balance per unit, what is open night by night, one plan.
 
     The plan is :func:`~companion.money.settle.settle_up` over each unit's balances: the fewest
-    payments for up to ``exact_limit`` members with a balance, the greedy plan beyond.
+    payments for up to ``exact_limit`` members with a balance, the greedy plan beyond.  A unit whose
+    records do not add up (:func:`unreconciled`), or named in ``blocked`` (nights of the group that
+    cannot be counted at all, by their unit), has no plan: :attr:`Tab.blocked` names the nights.
     """
     ordered = in_order(nights)
     balances: dict[Unit, Mapping[str, Decimal]] = {}
     open_: dict[Unit, tuple[Owed, ...]] = {}
     plan: dict[Unit, tuple[TabPayment, ...]] = {}
-    for unit, rows in _open_units(ordered, members).items():
+    open_units, blocked = _open_units(ordered, members, blocked)
+    for unit in blocked:
+        open_units.setdefault(unit, [])
+    for unit, rows in open_units.items():
         units = dict.fromkeys(members.names, 0)
         for _, member, amount in rows:
             units[member] += amount
         held = {m: u for m, u in units.items() if u}
-        if not held and not rows:
+        if not held and not rows and unit not in blocked:
             continue
         balances[unit] = MappingProxyType({m: _amount(u, unit) for m, u in held.items()})
         open_[unit] = tuple(Owed(n.night_id, n.date, m, _amount(u, unit)) for n, m, u in rows)
-        plan[unit] = tuple(
+        if sum(held.values()) and unit not in blocked:  # never so with the tab's own records: said, never guessed
+            blocked[unit] = list(dict.fromkeys(n.night_id for n, _, _ in rows))
+        plan[unit] = () if unit in blocked else tuple(
             TabPayment(p.payer, p.payee, unit, _amount(p.chips, unit)) for p in settle_up(held, exact_limit=exact_limit)
         )
-    return Tab(MappingProxyType(balances), MappingProxyType(open_), MappingProxyType(plan))
+    return Tab(
+        MappingProxyType(balances), MappingProxyType(open_), MappingProxyType(plan),
+        MappingProxyType({unit: tuple(ids) for unit, ids in blocked.items()}),
+    )
 
 
-def pay(nights: Iterable[NightResult], members: Members, payments: Iterable[TabPayment]) -> tuple[Cleared, ...]:
+def pay(
+    nights: Iterable[NightResult], members: Members, payments: Iterable[TabPayment],
+    blocked: Mapping[Unit, Sequence[str]] | None = None,
+) -> tuple[Cleared, ...]:
     """The records to append against the nights when ``payments`` are made, in order (see the module's doc).
 
     Each payment clears its payer's debts and its payee's credits, oldest night first; then every
     member whose open balances in a unit paid in are of both signs has them offset, oldest first.
     :class:`Overpayment` when a payment is larger than what its payer still owes or its payee is
-    still owed (counting the payments before it); :class:`~companion.group.members.UnknownMember`
-    for a name no member goes by.  Nothing is returned unless every payment can be made.
+    still owed (counting the payments before it); :class:`Unreconciled` in a unit the tab cannot settle
+    (:func:`tab`'s ``blocked``); :class:`~companion.group.members.UnknownMember` for a name no member goes by.  Nothing is returned unless every payment can be made.
     """
     ordered = in_order(nights)
-    open_units = _open_units(ordered, members)
+    open_units, blocked = _open_units(ordered, members, blocked)
     records: list[Cleared] = []
     touched: list[Unit] = []
     for payment in payments:
         payer, payee = members.member(payment.payer), members.member(payment.payee)
         if payer == payee:
             raise ValueError(f"{payment.payer!r} and {payment.payee!r} are one member")
+        if payment.unit in blocked:
+            raise Unreconciled(
+                f"nothing can be paid through the tab in {payment.unit or 'chips'} while a night's records there do not "
+                "add up (the group's page names it): take that night out of the group first"
+            )
         rows = open_units.get(payment.unit, [])
         units = _units(payment.amount, payment.unit)
         owes = -sum(u for _, m, u in rows if m == payer)

@@ -404,6 +404,17 @@ def read_file_keys(
     return ledger, events
 
 
+def file_events(ledger: NightLedger) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """The events a night file of ``ledger`` holds, in the order and under the numbers (1…n) its reader gives
+    them: :func:`file_keys` read back by :func:`read_file_keys`.  A stored night's own log numbers its events
+    among the games' and names a cancelled bank line by that number; a file holds the live lines alone, so
+    what is written of a stored night is read from this, never from its log renumbered."""
+    _, events = read_file_keys(
+        file_keys(ledger), ledger.players, ledger.chip_value, ledger.currency, chip_by_chip=ledger.chip_by_chip
+    )
+    return tuple(events)
+
+
 @dataclass(frozen=True)
 class CountsSettlement:
     """How the night stands on chip counts: what the bank page, the report and ``flask replay`` read.

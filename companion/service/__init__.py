@@ -14,6 +14,8 @@ one module per job, each importing only those listed before it:
 * :mod:`~companion.service.uow`: the unit of work (the write transaction, the version's
   compare-and-set, the request keys, the one commit);
 * :mod:`~companion.service.nights`: open, import, export, replace the links, carry the pot on;
+* :mod:`~companion.service.night_report`: a night's report at its version, the one reading of a
+  night that its pages and its group share;
 * :mod:`~companion.service.bank`: the bank and the Bonus Round's commands;
 * :mod:`~companion.service.night_games`: start, take back and set up the night's games;
 * :mod:`~companion.service.recording`: a game's action, a payment marked paid;
@@ -71,6 +73,7 @@ from companion.service.nights import (
     open_night,
     rotate_link,
 )
+from companion.service.night_report import report_of
 from companion.service.recording import mark_paid, record
 from companion.service.store import (
     cache_weight,
@@ -147,6 +150,7 @@ __all__ = [
     "play_for",
     "played_games",
     "record",
+    "report_of",
     "read_payment",
     "Recorded",
     "remove_handle",

@@ -1,12 +1,12 @@
 """A stored night as the group sees it: its :class:`~companion.group.nights.NightResult`, kept per version.
 
 The group's season, rivalries and tab read nights only as ``NightResult`` values.  A stored
-night is made into one exactly as a night file is (:func:`companion.group.result.night_result`,
-the report page's own report): its fold (:func:`~companion.service.store.play_for`), its money,
-its own ledger events (the bank, the Bonus Round) and the payments marked paid at it, gathered
-here from the database into a :class:`~companion.night.file.NightFile`; the records the group's
-tab appended against it are its ``tab_cleared`` events.  Nothing else is read, so the group never
-disagrees with the night's report.
+night is made into one from its own report (:func:`~companion.service.night_report.report_of`,
+the very report its report page shows: its fold, its money, its own ledger as the night folded
+it, each bank line and cancel under the night's own number, and the payments marked paid), with
+what the group's tab appended against it (its ``tab_cleared`` events).  Nothing else is read, so
+the group can never disagree with the night's report (issue 35: the group once folded the night's
+ledger anew, numbered 1…n, and a cancel named another line than the night's).
 
 A night's first ``version`` events never change, so neither does its result: it is kept per
 (night id, version) beside the night's fold (:func:`~companion.service.store.derived`), and a
@@ -19,90 +19,85 @@ at the night, would be settled twice.
 Which nights count, where the issue is silent: a night with nothing recorded yet, and a night
 settling on chip counts whose bank does not balance yet, have no payments to owe: they are
 "in play" (:data:`NightResult` None, with the reason), listed apart and counted nowhere.  A
+night whose report cannot be made into a result at all (a record no night of the app could hold,
+say) is ``broken``: listed with the reason, never a page's error (issue 35).  A
 night's date is the day it was started (UTC), or the day its group file gave it when imported.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
-from typing import Any
 
 from sqlalchemy import select
 
-from companion.db.models import Event, GroupNight, Night
+from companion.db.models import GroupNight, Night
 from companion.extensions import db
 from companion.games import IllegalAction
 from companion.games.night_kinds import TAB_CLEARED
 from companion.group.nights import Cleared, NightResult
-from companion.group.result import NotSettled, night_result
+from companion.group.result import not_settled, result_of_report
 from companion.group.tab import Overpayment, check_marked
 from companion.night.file import NightFile
-from companion.money.settle import Payment
-from companion.night.ledger import KINDS
-from companion.service.night_ledger import ledger_events, own_events
+from companion.night.ledger import BANK, file_events
+from companion.service.night_ledger import bank_state, ledger_of
+from companion.service.night_report import report_key, report_of
 from companion.service.store import derived, keep_derived, money_of, play_for
 
 #: what a night is while it cannot be counted yet: nothing recorded
 NOTHING_YET = "nothing is recorded yet"
 
 
+#: what a night is when what it holds cannot be counted (it cannot settle as it stands)
+CANNOT_COUNT = "this night cannot be counted"
+
+
 @dataclass(frozen=True)
 class Counted:
-    """A night as the group sees it (``result``), or why it cannot be counted yet (``in_play``)."""
+    """A night as the group sees it (``result``), or why it cannot be counted (``in_play``): not yet (nothing
+    recorded, a bank that does not balance yet), or ``broken``: what it holds cannot be counted at all."""
 
     result: NightResult | None
     in_play: str = ""
+    broken: bool = False
 
 
-def night_file_of(night: Night, own: Sequence[tuple[str, Mapping[str, Any]]] | None = None) -> NightFile:
-    """``night`` at its version as a read night file: its name, fold, money and own ledger events
-    (read from ``own``, the night's :func:`~companion.service.night_ledger.own_events`, when given)."""
-    events = ledger_events(night) if own is None else tuple((k, p) for k, p in own if k in KINDS)
+def night_file_of(night: Night) -> NightFile:
+    """``night`` at its version as a group file holds it: its name, fold, money and its own ledger's live events,
+    numbered as a file numbers them (a cancelled bank line and its cancel left out, as an export writes them).
+    The group's tab records against it are left out: a group file writes them as the group's (``cleared``)."""
+    events = tuple((kind, payload) for kind, payload in file_events(ledger_of(night)) if kind != TAB_CLEARED)
     return NightFile(night.name, play_for(night), money_of(night), ledger_events=events)
 
 
-def cleared_of(night: Night, own: Sequence[tuple[str, Mapping[str, Any]]] | None = None) -> tuple[Cleared, ...]:
-    """The records the group's tab appended against ``night`` (its ``tab_cleared`` events), in order
-    (read from ``own`` when given).
-
-    ``member`` is the night's seat name, as the event holds it (a member's name is one of theirs)."""
-    if own is None:
-        payloads: Iterable[Mapping[str, Any]] = db.session.scalars(
-            select(Event.payload)
-            .where(Event.night_id == night.id, Event.kind == TAB_CLEARED, Event.seq <= night.version)
-            .order_by(Event.seq)
-        )
-    else:
-        payloads = [p for k, p in own if k == TAB_CLEARED]
-    return tuple(
-        Cleared(str(night.id), p["player"], Decimal(p["amount"]), p["payer"], p["payee"]) for p in payloads
-    )
-
-
 def counted(night: Night) -> Counted:
-    """``night`` as the group sees it at its version (kept per version in this process)."""
-    kept = derived("group-result", night.id, night.version)
+    """``night`` as the group sees it at its version, read from the night's own report (kept per version and
+    per pot carried on, as the report is: :func:`~companion.service.night_report.report_key`)."""
+    what = f"group-result {report_key(night)}"
+    kept = derived(what, night.id, night.version)
     if kept is not None:
         return kept  # type: ignore[no-any-return]
     if night.version == 0:
         return Counted(None, NOTHING_YET)
-    own = own_events(night)  # one query for the night's ledger, its payments marked paid and the tab's records
-    try:
-        found = Counted(
-            night_result(
-                night_file_of(night, own),
-                night_id=str(night.id),
-                date=night.created_at.date(),
-                title=night.name,
-                paid=tuple(Payment(p["payer"], p["payee"], p["chips"]) for k, p in own if k == "paid"),
-                cleared=cleared_of(night, own),
+    state = bank_state(night)
+    if state.ledger.settle_on == BANK and state.block is not None:
+        found = Counted(None, str(not_settled(state.block)))
+    else:
+        try:
+            found = Counted(
+                result_of_report(
+                    report_of(night),
+                    night_id=str(night.id),
+                    date=night.created_at.date(),
+                    title=night.name,
+                    only=play_for(night).played()[0].title,
+                    cleared=tuple(
+                        Cleared(str(night.id), r.player, r.amount, r.payer, r.payee) for r in state.ledger.tab_records
+                    ),
+                )
             )
-        )
-    except NotSettled as error:
-        found = Counted(None, str(error))
-    keep_derived("group-result", night.id, night.version, found)
+        except (ValueError, TypeError, IllegalAction) as error:  # what the night holds cannot be counted
+            found = Counted(None, f"{CANNOT_COUNT}: {error}", broken=True)
+    keep_derived(what, night.id, night.version, found)
     return found
 
 

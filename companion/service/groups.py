@@ -58,9 +58,9 @@ from companion.group.season import ALL_TIME, Period, Rivalry, Season, rivalry, s
 from companion.group.tab import Overpayment, Tab, TabPayment, check_payment, pay, read_payment, tab
 from companion.night import file as nightfile
 from companion.service.group_nights import Counted, counted, night_file_of
-from companion.service.night_ledger import paid_payments
+from companion.service.night_ledger import paid_payments, tab_records
 from companion.service.nights import new_night, night_from_file
-from companion.service.store import derived, keep_derived
+from companion.service.store import derived, keep_derived, money_of
 from companion.service.uow import GroupCommand, GroupEntry, GroupRecorded, UnitOfWork, digest, end_reads, new_key
 from companion.values.limits import MAX_NIGHT_NAME
 from companion.values.reading import Unreadable, text
@@ -223,12 +223,25 @@ class KeptNight:
 @dataclass(frozen=True)
 class NightInPlay:
     """A night of the group that cannot be counted yet, and why (nothing recorded, the bank not balanced,
-    a player no member goes by)."""
+    a player no member goes by), or ``broken``: what it holds cannot be counted at all, so nothing is offered
+    in ``unit`` (its currency, None for chips) while it is in the group (issue 35)."""
 
     night_id: int
     name: str
     date: datetime.date
     reason: str
+    broken: bool = False
+    unit: str | None = None
+
+
+def _blocked_units(in_play: Iterable[NightInPlay]) -> dict[str | None, list[str]]:
+    """The units the broken nights among ``in_play`` are played in, each with those nights' ids (as the tab names
+    nights): no payment is planned or taken in them."""
+    out: dict[str | None, list[str]] = {}
+    for row in in_play:
+        if row.broken:
+            out.setdefault(row.unit, []).append(str(row.night_id))
+    return out
 
 
 @dataclass(frozen=True)
@@ -245,6 +258,12 @@ class GroupView:
     handles: Mapping[str, Mapping[str, PayHandle]]  # member -> kind -> handle, only members who gave one
     periods: tuple[Period, ...]  # each year with a night, newest first, each followed by its months, newest first
 
+    @property
+    def blocked(self) -> dict[str | None, list[str]]:
+        """Each unit the tab cannot settle (:attr:`Tab.blocked`), with the names of the nights it cannot count."""
+        names = {str(k.night_id): k.name for k in self.nights} | {str(r.night_id): r.name for r in self.in_play}
+        return {unit: [names.get(i, i) for i in ids] for unit, ids in self.tab.blocked.items()}
+
 
 def _counted_nights(nights: Sequence[Night], members: Members) -> tuple[list[KeptNight], list[NightInPlay]]:
     kept: list[KeptNight] = []
@@ -253,7 +272,9 @@ def _counted_nights(nights: Sequence[Night], members: Members) -> tuple[list[Kep
         found: Counted = counted(night)
         date = night.created_at.date()
         if found.result is None:
-            in_play.append(NightInPlay(night.id, night.name, date, found.in_play))
+            money = money_of(night)
+            unit = money.currency if money.chip_value else None  # a NightResult's unit: its currency as written
+            in_play.append(NightInPlay(night.id, night.name, date, found.in_play, found.broken, unit))
             continue
         try:
             seated_members(found.result, members)
@@ -313,7 +334,7 @@ def group_view(group: Group, period: Period = ALL_TIME) -> GroupView:
         nights=tuple(kept),
         in_play=tuple(in_play),
         season=season(results, folded.members, period),
-        tab=tab(results, folded.members),
+        tab=tab(results, folded.members, blocked=_blocked_units(in_play)),
         handles=folded.handles,
         periods=_periods(k.date for k in kept),
     )
@@ -433,6 +454,18 @@ def _check_night_id(night_id: object) -> None:
         raise IllegalAction("this night does not exist")
 
 
+def _refuse_unkeepable(night: Night) -> None:
+    """IllegalAction for a night no group may keep: one kept in a group already, or one holding records of a
+    group's tab (imported with its night file: another tab appended them, and this one, which did not make
+    them, could not count them: issue 35)."""
+    _refuse_kept(night.id)
+    if tab_records(night):
+        raise IllegalAction(
+            f"{night.name} holds records of another group's tab settling it (imported with its night file): this "
+            "group's tab did not make them and cannot count them, so the night cannot be kept in a group"
+        )
+
+
 def _keep(uow: UnitOfWork, group: Group, night_id: int) -> None:
     """The night's row in the group, after the nights kept so far."""
     position = db.session.scalar(select(func.max(GroupNight.position)).where(GroupNight.group_id == group.id)) or 0
@@ -453,7 +486,7 @@ def open_group(name: str, request_key: str | None = None, from_night: Night | No
             if night_id is None:
                 return
             night = uow.night(night_id)
-            _refuse_kept(night_id)
+            _refuse_unkeepable(night)
             records: list[tuple[str, dict[str, Any]]] = [("member_added", {"name": member_name(p)}) for p in night.players]
             members_from(_member_record(k, p) for k, p in records)  # type: ignore[misc]  # checks two seats are not one name
             records.append(("night_kept", {"night_id": night_id}))
@@ -603,7 +636,7 @@ def keep_night(
 
     Refused (nothing written): a player no member goes by and not in ``add_new``
     (:class:`UnknownPlayers`, listing them), two players who are one member, a night already
-    kept in a group (this one or another), a stale version.
+    kept in a group (this one or another), a night holding another tab's records, a stale version.
     """
 
     _check_night_id(night_id)
@@ -612,7 +645,7 @@ def keep_night(
         # locked after the group's row (the one order every writer takes): a payment marked at the night at the
         # same moment is seen by the group once kept, or sees the night kept (then checked against the tab)
         night = uow.night(night_id)
-        _refuse_kept(night_id)
+        _refuse_unkeepable(night)
         rows = [(r.kind, r.payload) for r in _records(group.id)]
         members = _fold(rows).members
         added = _member_records_for(night.players, members, add_new)
@@ -769,10 +802,10 @@ def pay_tab(
         if confirmer != ORGANISER and any(members.member(p.payee) != confirmer for p in payments):
             raise IllegalAction(f"{confirmer} can say only that they got a payment to them")
         nights = _kept_nights(group.id, lock=uow)
-        kept, _ = _counted_nights(nights, members)
+        kept, in_play = _counted_nights(nights, members)
         results = {k.result.night_id: k.result for k in kept}
         _refuse_other_units(payments, [r.unit for r in results.values()])
-        cleared = pay(list(results.values()), members, payments)
+        cleared = pay(list(results.values()), members, payments, _blocked_units(in_play))
         per_payment = _records_of(payments, cleared, members)
         records: list[tuple[str, dict[str, Any]]] = []
         refs: list[str] = []

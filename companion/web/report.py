@@ -43,8 +43,7 @@ from companion.games import IllegalAction
 from companion.values.reading import Unreadable, whole_number
 from companion.report.export import report_csv, report_dict
 from companion.report.model import VIEWS, Report
-from companion.report.parts import build_night_report, games_played_text
-from companion.report.tab import with_tab
+from companion.report.parts import games_played_text
 from companion.web import kept_pages
 from companion.web import post_redirect_get
 from companion.web.downloads import Download, attachment, keep_download, kept_download
@@ -55,44 +54,10 @@ from companion.web.this_browser import device_label, known_nights, my_nights, re
 
 bp = Blueprint("report", __name__)
 
+#: the night's report at its version, as the group reads it too (companion.service.night_report)
+report_of = service.report_of
+
 MAX_CHIPS = 10**9
-
-def report_of(night: Night) -> Report:
-    """The report of ``night`` as it stands, with the payments recorded so far.
-
-    Kept per version (issue 14, item 12): every phone that opens the report at a
-    version gets the same one, built once per process.  The next night taking the pot
-    on (item 16) changes the report without a new version, so it is part of the key.
-    """
-    carried_on = _carried_on(night)
-    what = f"report/{sorted(carried_on.items()) if carried_on is not None else '-'}"
-    kept = service.derived(what, night.id, night.version)
-    if kept is None:
-        kept = _build_report(night, carried_on)
-        service.keep_derived(what, night.id, night.version, kept)
-    return kept
-
-
-def _build_report(night: Night, carried_on: dict[str, int] | None) -> Report:
-    play = service.play_for(night)
-    money = service.money_of(night)
-    # the payments alone, in one query on the night's events (not every event through the ORM: issue 22)
-    paid = [(p.payer, p.payee, p.chips) for p in bank_service.paid_payments(night)]
-    games = [(p.title, p.state, p.rules, p.close(), p.game) for p in play.played()]  # a game taken back: none
-    # what the games' parts kept at the version before (or at this one, for another pot carried on): they extend it
-    kept = service.derived("report-memo", night.id, night.version)
-    if kept is None:
-        before = service.derived_before("report-memo", night.id, night.version)
-        kept = before[1] if before is not None else {}
-    memo = dict(kept)
-    report = build_night_report(
-        games, play.seated, chip_value=money.chip_value, currency=money.currency, paid=paid, name=night.name,
-        carried_on=carried_on, extra=bank_service.night_extra(night), memo=memo,
-    )
-    service.keep_derived("report-memo", night.id, night.version, memo)
-    # what the group's tab settled of the night since: then Mark paid offers only what remains
-    return with_tab(report, bank_service.tab_records(night))
-
 
 def chip_series(night: Night) -> ChipSeries:
     """Each player's chips over ``night`` at its version, for the report's charts: extended from what this
@@ -113,12 +78,6 @@ def chip_series(night: Night) -> ChipSeries:
         chips = ChipSeries.of(games, play.seated)
     service.keep_derived("chip-series", night.id, night.version, chips)
     return chips
-
-
-def _carried_on(night: Night) -> dict[str, int] | None:
-    """The pot the next night took from ``night`` ("carry"), by contributor; None before it exists."""
-    continued = service.continuation_of(night)
-    return dict(continued.first_game.carried_in or {}) if continued is not None else None
 
 
 def _view() -> str:

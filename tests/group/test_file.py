@@ -168,6 +168,16 @@ def renamed_in_night(index: int, old: str, new: str) -> dict[str, Any]:
         (change("nights.2.cleared", [{"member": "Ann", "amount": "2.5", "from": "Ann", "to": "Benjamin"}]),
          "nights[2].cleared[0].amount: the amount is in chips on a chips-only night: a whole number, not 2.5"),
         (change("nights.1.cleared.0.to", delete=True), "nights[1].cleared[0]: 'to' is missing"),
+        # a record on its own (Dan's side of his payment to Cat, without Cat's): no tab makes one (issue 35)
+        (change("nights.1.cleared.1", delete=True),
+         "nights[1]: the tab's records in EUR do not add up: a payment through the tab clears its payer's debts"),
+        # payments marked paid that overpay the night (Ann is owed 4 chips, 1.00 at 0.25: paid 6, 1.50, she is
+        # left at -0.50), or run from who is owed to who owes (night 3: Ann owes Ben 10; Ben paying Ann 3 leaves
+        # Ann owing 13)
+        (change("nights.0.paid.0.chips", 6),
+         "nights[0].paid: the payments leave Ann's balance on this night at -0.50 where its plan's is 1.00"),
+        (change("nights.2.paid", [{"from": "Ben", "to": "Ann", "chips": 3}]),
+         "nights[2].paid: the payments leave Ann's balance on this night at -13 where its plan's is -10"),
         # pay handles: each read by its kind's reader, for a member
         (change("handles.Cat.iban.iban", "DE88370400440532013000"), "handles.Cat.iban: the IBAN's check digits do not match"),
         (change("handles.Zed", {"venmo": "zed-zed"}), "handles.Zed: no member of the group is called 'Zed'"),

@@ -8,7 +8,7 @@ import pytest
 
 from companion.group.members import UnknownMember
 from companion.group.nights import Cleared
-from companion.group.tab import Overpayment, TabPayment, pay, tab, with_cleared
+from companion.group.tab import Overpayment, TabPayment, Unreconciled, pay, tab, with_cleared
 from group.five_nights import MEMBERS, NIGHTS
 
 
@@ -149,8 +149,27 @@ def test_a_payment_from_an_unknown_member_is_refused() -> None:
         pay(NIGHTS, MEMBERS, [TabPayment("Eve", "Bob", "GBP", D(1))])
 
 
-def test_a_tab_record_against_a_night_its_member_did_not_play_is_refused() -> None:
-    # Dan did not play night 1
+def test_a_tab_record_against_a_night_its_member_did_not_play_blocks_its_currency_and_nothing_else() -> None:
+    # Dan did not play night 1 (EUR): the record is none the tab could have made
     wrong = with_cleared(NIGHTS, [Cleared("n1", "Dan", D("1.00"), "Dan", "Ann")])
-    with pytest.raises(ValueError, match="n1' holds a tab record of Dan, who did not play it"):
-        tab(wrong, MEMBERS)
+    t = tab(wrong, MEMBERS)
+    assert dict(t.blocked) == {"EUR": ("n1",)}
+    assert t.plan["EUR"] == ()  # no payment offered in EUR: a wrong one is worse than none
+    assert t.plan["GBP"] == tab(NIGHTS, MEMBERS).plan["GBP"]  # the other currencies as before
+    assert not t.settled
+    with pytest.raises(Unreconciled, match="in EUR while a night's records there do not add up"):
+        pay(wrong, MEMBERS, [TabPayment("Bob", "Cat", "EUR", D("1.50"))])
+    assert pay(wrong, MEMBERS, [TabPayment("Cat", "Bob", "GBP", D("2.00"))])  # GBP is still paid as before
+
+
+def test_a_one_sided_record_names_every_night_holding_that_pair_and_blocks_only_its_currency() -> None:
+    # Bob's 1.50 paid to Cat cleared on n5 (EUR) alone, with no record of Cat receiving it: +1.50 with no -1.50
+    one_sided = with_cleared(NIGHTS, [Cleared("n5", "Bob", D("1.50"), "Bob", "Cat")])
+    t = tab(one_sided, MEMBERS)
+    assert dict(t.blocked) == {"EUR": ("n5",)}
+    assert t.plan["EUR"] == () and t.plan["GBP"] and t.plan[None]
+    # the same payment as the tab makes it (both sides, adding up to zero) blocks nothing
+    both = with_cleared(NIGHTS, pay(NIGHTS, MEMBERS, [TabPayment("Bob", "Cat", "EUR", D("1.50"))]))
+    assert dict(tab(both, MEMBERS).blocked) == {}
+
+

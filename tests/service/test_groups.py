@@ -273,8 +273,8 @@ def test_a_nights_result_is_built_once_per_version(app, monkeypatch):
     from companion.service import group_nights
 
     built: list[str] = []
-    real = group_nights.night_result
-    monkeypatch.setattr(group_nights, "night_result", lambda night, **kw: built.append(kw["title"]) or real(night, **kw))
+    real = group_nights.result_of_report
+    monkeypatch.setattr(group_nights, "result_of_report", lambda report, **kw: built.append(kw["title"]) or real(report, **kw))
     with app.app_context():
         group_id, _ = group_of_three()
         service.group_view(group(group_id))

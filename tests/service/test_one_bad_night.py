@@ -1,0 +1,69 @@
+"""One bad night never breaks a group (issue 35, item 2).
+
+The group "Fridays" of group_support: N1 (EUR at 0.25: Dan owes Ann 2.00), N2 (EUR at 0.10: Cat owes
+Ben 1.00, Dan owes Ben 2.00), N3 (chips only: Ann owes Cat 5 chips).  By hand, the tab in EUR: Ann +2.00,
+Ben +3.00, Cat −1.00, Dan −4.00; in chips: Ann −5, Cat +5.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal as D
+
+import pytest
+from sqlalchemy import update
+
+from companion import service
+from companion.db.models import Event, Night
+from companion.extensions import db
+from companion.games import IllegalAction
+from companion.group.tab import Overpayment, TabPayment
+from service.group_support import group, group_of_three
+
+
+def append_one_sided_record(night_id: int) -> None:
+    """A ``tab_cleared`` event with no other side, stored as a night imported before imports were checked would
+    have left it: Dan's 1.00 of a payment to Ben, with no record of Ben receiving it."""
+    night = db.session.get(Night, night_id)
+    seq = night.version + 1
+    db.session.add(Event(night_id=night_id, game_id=None, seq=seq, kind="tab_cleared",
+                         payload={"player": "Dan", "amount": "1.00", "payer": "Dan", "payee": "Ben", "ref": "X"}))
+    db.session.execute(update(Night).where(Night.id == night_id).values(version=seq))
+    db.session.commit()
+
+
+def test_a_group_with_a_one_sided_record_shows_itself_offers_nothing_in_that_currency_and_refuses_paying_in_it(app, client):
+    with app.app_context():
+        group_id, (n1, n2, n3) = group_of_three()
+        append_one_sided_record(n2)
+        view = service.group_view(group(group_id))
+        assert view.blocked == {"EUR": ["N2"]}
+        assert view.tab.plan["EUR"] == ()
+        assert [(p.payer, p.payee, p.amount) for p in view.tab.plan[None]] == [("Ann", "Cat", D(5))]
+        with pytest.raises(Overpayment, match="in EUR while a night's records there do not add up"):
+            service.pay_tab(group_id, [TabPayment("Dan", "Ann", "EUR", D("2.00"))], group(group_id).version, None)
+        service.pay_tab(group_id, [TabPayment("Ann", "Cat", None, D(5))], group(group_id).version, None)
+        after = service.group_view(group(group_id))
+        assert None not in after.tab.balances and after.blocked == {"EUR": ["N2"]}  # chips square; EUR still held
+        keys = group(group_id).organiser_key, group(group_id).member_key
+    organiser = client.get(f"/g/{keys[0]}")
+    assert organiser.status_code == 200
+    page = " ".join(organiser.get_data(as_text=True).split())
+    assert "Nothing is offered in EUR: N2 holds tab records the group cannot count" in page
+    assert 'data-payer="Dan"' not in page  # no EUR payment, no Mark paid, no pay link
+    assert client.get(f"/m/{keys[1]}").status_code == 200
+    assert client.get(f"/g/{keys[0]}/export.json").status_code == 200
+
+
+def test_a_night_holding_another_tabs_records_cannot_be_kept_in_a_group(app):
+    with app.app_context():
+        group_id, (n1, n2, n3) = group_of_three()
+        service.pay_tab(group_id, [TabPayment("Dan", "Ben", "EUR", D("3.00"))], group(group_id).version, None)
+        # N2 exported alone carries its tab records (Dan +2.00, Ben −3.00...): imported, it is a night of its own
+        alone = service.export_history(db.session.get(Night, n2))
+        assert json.loads(alone)["tab_cleared"]
+        copy = service.import_history(alone)
+        with pytest.raises(IllegalAction, match="holds records of another group's tab"):
+            service.keep_night(group_id, copy.id, group(group_id).version, None)
+        with pytest.raises(IllegalAction, match="holds records of another group's tab"):
+            service.open_group("Saturdays", from_night=db.session.get(Night, copy.id))
