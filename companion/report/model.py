@@ -278,7 +278,7 @@ class TabLine:
     def text(self) -> str:
         """"Ann paid off 5.00 EUR (Ann's payment to Cat, ref TAB-7)": the line under the tab's heading."""
         if self.offset:
-            side = "owed" if self.amount > 0 else "was owed"
+            side = "owed" if self.amount > 0 else "were owed"
             return f"{self.player}: {self.amount_text} of what they {side} here set against another night (ref {self.ref})"
         done = "paid off" if self.amount > 0 else "received"
         return f"{self.player} {done} {self.amount_text} ({self.payer}'s payment to {self.payee}, ref {self.ref})"

@@ -259,9 +259,15 @@ class GroupView:
     periods: tuple[Period, ...]  # each year with a night, newest first, each followed by its months, newest first
 
     @property
+    def night_names(self) -> dict[str, str]:
+        """Each night's name by its id as the tab names nights (the night's id as text): two nights of one day
+        are told apart by name."""
+        return {str(k.night_id): k.name for k in self.nights} | {str(r.night_id): r.name for r in self.in_play}
+
+    @property
     def blocked(self) -> dict[str | None, list[str]]:
         """Each unit the tab cannot settle (:attr:`Tab.blocked`), with the names of the nights it cannot count."""
-        names = {str(k.night_id): k.name for k in self.nights} | {str(r.night_id): r.name for r in self.in_play}
+        names = self.night_names
         return {unit: [names.get(i, i) for i in ids] for unit, ids in self.tab.blocked.items()}
 
 

@@ -197,7 +197,9 @@ def _night_rows(view: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     link (never its scorekeeper link: the members' page must not hand it out)."""
     ids = [k.night_id for k in view.nights] + [n.night_id for n in view.in_play]
     keys = {i: k for i, k in db.session.execute(select(Night.id, Night.viewer_key).where(Night.id.in_(ids)))} if ids else {}
-    counted = [{"result": k.result, "id": k.night_id, "viewer_key": keys[k.night_id]} for k in reversed(view.nights)]
+    counted = [{"result": k.result, "id": k.night_id, "viewer_key": keys[k.night_id],
+                "chip": amount_text(k.result.chip_value, k.result.currency) if k.result.currency is not None else None}
+               for k in reversed(view.nights)]
     in_play = [{"name": n.name, "date": n.date, "reason": n.reason, "viewer_key": keys[n.night_id], "id": n.night_id,
                 "broken": n.broken} for n in view.in_play]
     return counted, in_play

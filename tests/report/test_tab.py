@@ -85,6 +85,9 @@ def test_a_debtor_cleared_here_whose_creditor_was_paid_on_another_night_leaves_c
     # an offset sets Bob's debt here against a credit elsewhere: no money moved, still settled here
     offset = with_tab(report(), (TabCleared("Bob", D("2.50"), "Bob", "Bob", "TAB-9"),))
     assert offset.tab.records[0].text == "Bob: 2.50 EUR of what they owed here set against another night (ref TAB-9)"
+    # Cat's credit here set against a debt elsewhere: "of what they were owed" (issue 35: it read "they was owed")
+    credit = with_tab(report(), (TabCleared("Cat", D("-2.50"), "Cat", "Cat", "TAB-9"),))
+    assert credit.tab.records[0].text == "Cat: 2.50 EUR of what they were owed here set against another night (ref TAB-9)"
     assert offers(offset) == [("Ann", "Cat", 20, "5.00 EUR")]
     assert offset.tab.rest == (TabRest(None, "Cat", D("2.5"), "2.50 EUR"),)
 

@@ -155,6 +155,12 @@ def test_the_tab_shows_who_owes_whom_with_one_plan_per_unit(client, organiser):
     assert 'href="https://paypal.me/CatLee/0.75EUR"' in html and "Pay by bank transfer" in html
     # a chips-only payment offers no link, and the organiser is told why
     assert "played for chips" in html
+    # what each night still owes names the night, not only its day (two nights of one day are told apart)
+    assert re.search(r"<td>(?:[^<]*?) <small class=\"muted\">2025-03-14</small></td><th scope=\"row\">Ann</th>", html)
+    night_2 = re.search(r"<td>([^<]*?) <small class=\"muted\">2025-03-14</small></td>", html)[1]
+    assert night_2.strip() and night_2.strip() != "2025-03-14"
+    # the nights list says a chip's worth as the app says money everywhere: 0.25 EUR, not 0.2500
+    assert "one chip = 0.25 EUR" in text(html) and "0.2500" not in html
 
 
 def test_the_nights_link_to_their_players_pages_never_to_the_scorekeepers(app, client, organiser):
