@@ -158,7 +158,21 @@ class BankPage:
         return self.post("bank/player", {"player": name, "action": action, "chips": chips}, f'data-player="{name}"')
 
     def cancel(self, seq: int):
-        return self.post("bank/cancel", {"seq": str(seq)}, f'name="seq" value="{seq}"')
+        """*Cancel* beside line #``seq`` of the bank's log, then *Yes* on the page that asks first (issue 35)."""
+        forms = re.findall(rf'<form method="get" action="{re.escape(self.table.url)}/bank/cancel"[^>]*>(.*?)</form>',
+                           self.html, re.S)
+        forms = [f for f in forms if f'name="seq" value="{seq}"' in f]
+        assert forms, f"no Cancel beside line #{seq}"
+        version = re.search(r'name="version"[^>]*value="(\d+)"', forms[0])
+        assert version
+        asked = self.client.get(f"{self.table.url}/bank/cancel", query_string={"seq": seq, "version": version[1]})
+        assert asked.status_code == 200, asked.get_data(as_text=True)
+        confirm = asked.get_data(as_text=True)
+        assert f"Confirm: cancel #{seq}," in confirm
+        key = re.search(r'name="request_key"[^>]*value="([^"]+)"', confirm)
+        again = re.search(r'name="version"[^>]*value="(\d+)"', confirm)
+        assert key and again
+        return self.post("bank/cancel", {"seq": str(seq)}, stamp={"version": again[1], "request_key": key[1]})
 
     def settle_on(self, on: str):
         return self.post("bank/setting", {"on": on})

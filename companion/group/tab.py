@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from types import MappingProxyType
 
-from companion.money.amounts import MAX_DECIMAL_PLACES, parse_chip_value
+from companion.money.amounts import MAX_DECIMAL_PLACES, format_money, parse_chip_value
 from companion.money.settle import settle_up
 from companion.values.limits import MAX_CHIP_VALUE
 from companion.values.reading import Unreadable, shown, text, trimmed, whole_number
@@ -178,6 +178,11 @@ def _amount(units: int, unit: Unit) -> Decimal:
     money = Decimal(units).scaleb(-MAX_DECIMAL_PLACES)
     cents = money.quantize(Decimal("0.01"))
     return cents if cents == money else money.normalize()
+
+
+def _said(amount: Decimal, unit: Unit) -> str:
+    """An amount as a sentence says it: money as the app writes it ("0.25 EUR"), chips whole ("5 chips")."""
+    return f"{amount:f} chip{'' if amount == 1 else 's'}" if unit is None else format_money(amount, unit)
 
 
 def _open_units(
@@ -350,11 +355,11 @@ def pay(
         units = _units(payment.amount, payment.unit)
         owes = -sum(u for _, m, u in rows if m == payer)
         owed = sum(u for _, m, u in rows if m == payee)
-        shown = f"{payment.amount} {payment.unit or 'chips'}"
+        shown = _said(payment.amount, payment.unit)
         if units > owes:
-            raise Overpayment(f"{payer} owes {_amount(max(owes, 0), payment.unit)} in {payment.unit or 'chips'}, less than {shown}")
+            raise Overpayment(f"{payer} owes only {_said(_amount(max(owes, 0), payment.unit), payment.unit)}: less than the {shown} paid")
         if units > owed:
-            raise Overpayment(f"{payee} is owed {_amount(max(owed, 0), payment.unit)} in {payment.unit or 'chips'}, less than {shown}")
+            raise Overpayment(f"{payee} is owed only {_said(_amount(max(owed, 0), payment.unit), payment.unit)}: less than the {shown} paid")
         records += _clear(rows, payer, units, +1, payment, payer, payee)
         records += _clear(rows, payee, units, -1, payment, payer, payee)
         if payment.unit not in touched:

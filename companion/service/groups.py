@@ -10,6 +10,9 @@ links, its version) and its records, appended only (:class:`~companion.db.models
   handles, :mod:`companion.group.pay_links`; a handle follows its member through a rename or a
   merge, the kept member's own handle winning);
 * ``night_kept`` ``{night_id}``, written with the night's :class:`~companion.db.models.GroupNight` row;
+* ``night_left_out`` ``{night_id}`` and ``night_put_back`` ``{night_id}``: the organiser took a kept night out
+  of the group's season and tab (its row stays: it is in no other group, and its own payments stay with it),
+  or put it back (issue 35);
 * ``tab_paid`` ``{payer, payee, amount, unit, ref, confirmed_by}``: a payment through the tab,
   written with the ``tab_cleared`` events it appends to the nights it clears
   (:func:`companion.group.tab.pay` decides which), in the same unit of work.
@@ -55,7 +58,7 @@ from companion.group.members import (
 from companion.group.nights import Cleared, NightResult
 from companion.group.pay_links import Iban, PayHandle, PayPalMe, Revolut, Venmo, read_iban, read_paypal_me, read_revolut, read_venmo
 from companion.group.season import ALL_TIME, Period, Rivalry, Season, rivalry, season, seated_members
-from companion.group.tab import Overpayment, Tab, TabPayment, check_payment, pay, read_payment, tab
+from companion.group.tab import Overpayment, Tab, TabPayment, check_payment, pay, read_payment, tab, unreconciled
 from companion.night import file as nightfile
 from companion.service.group_nights import Counted, counted, night_file_of
 from companion.service.night_ledger import paid_payments, tab_records
@@ -115,6 +118,8 @@ class _Folded:
     records: tuple[MemberRecord, ...]
     members: Members
     handles: Mapping[str, Mapping[str, PayHandle]]
+    #: the kept nights taken out of the group (``night_left_out``, not put back since), by id
+    left_out: frozenset[int] = frozenset()
 
 
 def _records(group_id: int) -> list[GroupRecord]:
@@ -136,7 +141,12 @@ def _fold(rows: Iterable[tuple[str, Mapping[str, Any]]]) -> _Folded:
     fold = MemberFold()
     records: list[MemberRecord] = []
     handles: dict[str, dict[str, PayHandle]] = {}
+    left_out: set[int] = set()
     for kind, payload in rows:
+        if kind == "night_left_out":
+            left_out.add(payload["night_id"])
+        elif kind == "night_put_back":
+            left_out.discard(payload["night_id"])
         record = _member_record(kind, payload)
         if record is not None:
             records.append(record)
@@ -165,7 +175,7 @@ def _fold(rows: Iterable[tuple[str, Mapping[str, Any]]]) -> _Folded:
         for member in members.names
         if (held := handles.get(member))
     }
-    return _Folded(tuple(records), members, MappingProxyType(shown))
+    return _Folded(tuple(records), members, MappingProxyType(shown), frozenset(left_out))
 
 
 def _folded(group_id: int) -> _Folded:
@@ -207,7 +217,21 @@ def _kept_nights(group_id: int, lock: UnitOfWork | None = None) -> list[Night]:
     return [nights[i] for i in ids]
 
 
+def _counting(nights: Sequence[Night], folded: _Folded) -> list[Night]:
+    """The kept nights the group counts: all but those taken out (``night_left_out``)."""
+    return [n for n in nights if n.id not in folded.left_out]
+
+
 # --- the view of a group -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A night kept in the group and taken out of its season and tab by the organiser (it can be put back)."""
+
+    night_id: int
+    name: str
+    date: datetime.date
 
 
 @dataclass(frozen=True)
@@ -257,6 +281,7 @@ class GroupView:
     tab: Tab  # over every night, whatever the period
     handles: Mapping[str, Mapping[str, PayHandle]]  # member -> kind -> handle, only members who gave one
     periods: tuple[Period, ...]  # each year with a night, newest first, each followed by its months, newest first
+    left_out: tuple[LeftOut, ...] = ()  # the nights taken out of the group, in the order kept
 
     @property
     def night_names(self) -> dict[str, str]:
@@ -331,7 +356,7 @@ def group_view(group: Group, period: Period = ALL_TIME) -> GroupView:
     rows = _records(group.id)
     folded = _fold((r.kind, r.payload) for r in rows)
     nights = _kept_nights(group.id)
-    kept, in_play = _counted_nights(nights, folded.members)
+    kept, in_play = _counted_nights(_counting(nights, folded), folded.members)
     results = [k.result for k in kept]
     view = GroupView(
         version=group.version,
@@ -343,6 +368,9 @@ def group_view(group: Group, period: Period = ALL_TIME) -> GroupView:
         tab=tab(results, folded.members, blocked=_blocked_units(in_play)),
         handles=folded.handles,
         periods=_periods(k.date for k in kept),
+        left_out=tuple(
+            LeftOut(n.id, n.name, n.created_at.date()) for n in nights if n.id in folded.left_out
+        ),
     )
     if len(rows) == group.version:  # the records read are the version's (no later command's among them)
         keep_derived(what, group.id, group.version, (_nights_stamp((n.id, n.version, n.name, n.created_at) for n in nights), view))
@@ -377,7 +405,7 @@ def group_stamp(group: Group) -> tuple[Any, ...]:
 def rivalry_view(group: Group, first: str, second: str, period: Period = ALL_TIME) -> Rivalry:
     """What passed between two members night after night (:func:`companion.group.season.rivalry`)."""
     folded = _folded(group.id)
-    kept, _ = _counted_nights(_kept_nights(group.id), folded.members)
+    kept, _ = _counted_nights(_counting(_kept_nights(group.id), folded), folded.members)
     return rivalry([k.result for k in kept], folded.members, first, second, period)
 
 
@@ -666,6 +694,59 @@ def keep_night(
         return uow.group_command(command, decide)
 
 
+def leave_out_night(group_id: int, night_id: int, expected_version: int, request_key: str | None) -> GroupRecorded:
+    """Take a kept night out of the group's season and tab (a ``night_left_out`` record; the night keeps its own
+    payments and events, and stays this group's, so it can be put back).
+
+    Refused (nothing written): a night not kept here or already taken out; a night whose tab records belong to
+    a payment that also cleared other nights here (their records would stand alone: take them out together, or
+    not at all); a stale version."""
+    return _move_night(group_id, night_id, expected_version, request_key, out=True)
+
+
+def put_back_night(group_id: int, night_id: int, expected_version: int, request_key: str | None) -> GroupRecorded:
+    """Count a night taken out of the group again (a ``night_put_back`` record).  Refused as
+    :func:`leave_out_night` is, the other way round."""
+    return _move_night(group_id, night_id, expected_version, request_key, out=False)
+
+
+def _move_night(group_id: int, night_id: int, expected_version: int, request_key: str | None, out: bool) -> GroupRecorded:
+    _check_night_id(night_id)
+    kind = "night_left_out" if out else "night_put_back"
+
+    def decide(uow: UnitOfWork, group: Group) -> GroupEntry:
+        folded = _folded(group.id)
+        nights = _kept_nights(group.id, lock=uow)
+        night = next((n for n in nights if n.id == night_id), None)
+        if night is None:
+            raise IllegalAction("this night is not kept in the group")
+        if out == (night_id in folded.left_out):
+            raise IllegalAction(f"{night.name} is {'already taken out of' if out else 'counted in'} the group")
+        before = _unreconciled(_counting(nights, folded), folded.members)
+        after_left = folded.left_out | {night_id} if out else folded.left_out - {night_id}
+        after = _unreconciled([n for n in nights if n.id not in after_left], folded.members)
+        newly = {unit for unit, ids in after.items() if set(ids) - set(before.get(unit, ()))}
+        if newly:
+            raise IllegalAction(
+                f"{night.name} was settled through the tab together with other nights of the group: "
+                f"{'without it' if out else 'with it'} their tab records would not add up, so it "
+                f"{'cannot be taken out' if out else 'cannot be put back'} alone"
+            )
+        what = "is taken out of the group: its season and tab no longer count it" if out else "counts in the group again"
+        return GroupEntry(((kind, {"night_id": night_id}),), f"{night.name} {what}")
+
+    command = GroupCommand(group_id, kind, {"night_id": night_id}, expected_version, request_key,
+                           summary_again="Already recorded.")
+    with UnitOfWork() as uow:
+        return uow.group_command(command, decide)
+
+
+def _unreconciled(nights: Sequence[Night], members: Members) -> dict[str | None, list[str]]:
+    """The units whose tab records over ``nights`` do not add up (:func:`companion.group.tab.unreconciled`)."""
+    kept, _ = _counted_nights(nights, members)
+    return unreconciled([k.result for k in kept], members)
+
+
 def open_night_in_group(
     group_id: int,
     name: str,
@@ -807,7 +888,7 @@ def pay_tab(
                 raise IllegalAction(f"{p.payer} and {p.payee} are one member: nobody pays themselves")
         if confirmer != ORGANISER and any(members.member(p.payee) != confirmer for p in payments):
             raise IllegalAction(f"{confirmer} can say only that they got a payment to them")
-        nights = _kept_nights(group.id, lock=uow)
+        nights = _counting(_kept_nights(group.id, lock=uow), folded)
         kept, in_play = _counted_nights(nights, members)
         results = {k.result.night_id: k.result for k in kept}
         _refuse_other_units(payments, [r.unit for r in results.values()])
@@ -855,9 +936,9 @@ def pay_tab(
 
 def export_group(group: Group) -> str:
     """The group as a ``companion-group/1`` file (docs/group-file.md): its member records, handles, and every
-    night that counts (a night in play is left out: the file holds nights that settle)."""
+    night that counts (a night in play, or taken out of the group, is left out: the file holds nights that settle)."""
     folded = _folded(group.id)
-    nights = _kept_nights(group.id)
+    nights = _counting(_kept_nights(group.id), folded)
     kept, _ = _counted_nights(nights, folded.members)
     by_id = {n.id: n for n in nights}
     entries = tuple(

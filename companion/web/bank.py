@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, render_template, request, url_for
 
 from companion.service import bank as bank_service
 from companion import service
@@ -164,6 +164,33 @@ def player(key: str):  # type: ignore[no-untyped-def]
         return record(night, kind, {"player": name, "chips": chips}, f)
 
     return submit(night, form, "bank.show", act, f"player:{name}")
+
+
+@bp.get("/bank/cancel")
+def confirm_cancel(key: str):  # type: ignore[no-untyped-def]
+    """The first tap of *Cancel* beside a line of the bank's log: the line in words, and one button that cancels
+    it (issue 35, item 3), with the version of the Bank page the tap was made on and one request key."""
+    night = keeper_night(key)
+    back = url_for("bank.show", key=night.keeper_key)
+    heading = "Cancel a line of the bank"
+    try:
+        seq = whole_number(request.args.get("seq", ""), "a line", low=1)
+        version = whole_number(request.args.get("version", ""), "the page's version", low=0)
+    except Unreadable:
+        return render_template("confirm.html", heading=heading, form=None, back=back,
+                               message="Choose a line of the bank's log to cancel. Nothing was recorded."), 422
+    bank = bank_service.ledger_of(night).bank
+    line = next((e for e in bank.log if e.seq == seq and not isinstance(e.action, Cancel)), None)
+    if line is None or seq in bank.cancelled:
+        return render_template("confirm.html", heading=heading, form=None, back=back,
+                               message=f"There is no line #{seq} left to cancel. Nothing was recorded."), 422
+    form = fresh(CancelForm(formdata=None), version)
+    return render_template(
+        "confirm.html", heading=heading, action=url_for("bank.cancel", key=night.keeper_key), form=form,
+        fields={"seq": str(seq)}, question=f"cancel #{seq}, {line.summary}?",
+        details=["A wrong line is cancelled, never changed: record the right one after."],
+        yes=f"Yes, cancel #{seq}", back=back,
+    )
 
 
 @bp.post("/bank/cancel")

@@ -418,8 +418,14 @@ class TabPaidForm(KnownFieldsOnly, ActionForm):
         return getattr(self.amount, "parsed", Decimal(0))
 
 
+class NightMoveForm(KnownFieldsOnly, ActionForm):
+    """A kept night taken out of the group's season and tab, or put back (its id, as the page named it)."""
+
+    night = HiddenField()
+
+
 class SettleForm(KnownFieldsOnly, ActionForm):
-    """The whole plan of one unit paid ("Settle the month"), as it stood at the form's version."""
+    """The whole plan of one unit paid ("Settle everything"), as it stood at the form's version."""
 
     unit = HiddenField()
 

@@ -48,7 +48,7 @@ from companion.group.season import ALL_TIME, Period
 from companion.group.tab import Overpayment, TabPayment
 from companion.money.amounts import format_money
 from companion.night.file import Money
-from companion.values.reading import Unreadable, iso_date, text
+from companion.values.reading import Unreadable, iso_date, text, whole_number
 from companion.web import kept_pages, post_redirect_get, qr
 from companion.web.addresses import shared_url
 from companion.web.downloads import attachment
@@ -62,6 +62,7 @@ from companion.web.forms import (
     MemberForm,
     MergeForm,
     NightBaseForm,
+    NightMoveForm,
     RemoveHandleForm,
     RenameForm,
     RotateForm,
@@ -599,7 +600,7 @@ def tab_paid(key: str):  # type: ignore[no-untyped-def]
 
 @bp.post("/g/<key>/tab/settle")
 def tab_settle(key: str):  # type: ignore[no-untyped-def]
-    """ "Settle the month": every payment of one unit's plan, as the page showed it (its version)."""
+    """ "Settle everything": every payment of one unit's plan, as the page showed it (its version)."""
     group = organiser_group(key)
     form = SettleForm()
     unit = form.unit.data or None
@@ -641,6 +642,147 @@ def got_it(key: str):  # type: ignore[no-untyped-def]
                                 request_key=form.request_key.data, confirmed_by=form.payee.data),
         lambda: f"{form.payee.data} got {amount_text(form.amount_decimal(), form.unit.data or None)} from {form.payer.data}.",
         organiser=False,
+    )
+
+
+# --- one more tap: what will be recorded, in words (issue 35, item 3) ------------------------------
+
+#: the largest id a row can have (a 32-bit integer column): a larger number names no night
+MAX_NIGHT_ID = 2**31 - 1
+
+
+def _confirm(group: Group, organiser: bool, *, heading: str, action: str, form: Any, fields: Mapping[str, str],
+             question: str, yes: str, details: Iterable[str] = ()) -> tuple[str, int]:
+    """The confirming page of a payment or a correction: ``question`` in words and one button, whose form posts
+    ``fields`` to ``action`` with the version the first tap was made at and one request key."""
+    back = url_for("groups.organiser" if organiser else "groups.members",
+                   key=group.organiser_key if organiser else group.member_key)
+    return render_template("confirm.html", heading=heading, action=action, form=form, fields=fields,
+                           question=question, yes=yes, details=list(details), back=back), 200
+
+
+def _cannot_confirm(group: Group, organiser: bool, heading: str, message: str) -> tuple[str, int]:
+    back = url_for("groups.organiser" if organiser else "groups.members",
+                   key=group.organiser_key if organiser else group.member_key)
+    return render_template("confirm.html", heading=heading, form=None, message=message, back=back), 422
+
+
+def _asked_version(group: Group) -> int:
+    """The version of the page the first tap was made on (``version=`` of the address), read as a form's is."""
+    try:
+        return whole_number(request.args.get("version", ""), "the page's version", low=0)
+    except Unreadable:
+        return group.version
+
+
+def _confirm_payment(group: Group, organiser: bool):  # type: ignore[no-untyped-def]
+    """Confirm one payment of the tab (*Mark paid* by the organiser, *I got it* by its payee), as typed."""
+    heading = "Mark paid" if organiser else "I got it"
+    args = request.args
+    try:
+        payment = service.read_payment(args.get("payer", ""), args.get("payee", ""), args.get("unit") or None,
+                                       args.get("amount", ""))
+    except Unreadable as error:
+        return _cannot_confirm(group, organiser, heading, f"That payment cannot be recorded: {error}.")
+    form = _pay_form(TabPaidForm, _asked_version(group), payment)
+    shown = amount_text(payment.amount, payment.unit)
+    fields = {"payer": payment.payer, "payee": payment.payee, "unit": payment.unit or "",
+              "amount": plain_amount(payment.amount)}
+    if organiser:
+        return _confirm(group, True, heading=heading, action=url_for("groups.tab_paid", key=group.organiser_key),
+                        form=form, fields=fields, question=f"{payment.payer} paid {payment.payee} {shown}?",
+                        yes=f"Yes, {payment.payer} paid {payment.payee} {shown}")
+    return _confirm(group, False, heading=heading, action=url_for("groups.got_it", key=group.member_key),
+                    form=form, fields=fields, question=f"{payment.payee} got {shown} from {payment.payer}?",
+                    yes=f"Yes, {payment.payee} got {shown}")
+
+
+@bp.get("/g/<key>/tab/paid")
+def confirm_paid(key: str):  # type: ignore[no-untyped-def]
+    return _confirm_payment(organiser_group(key), organiser=True)
+
+
+@bp.get("/m/<key>/got-it")
+def confirm_got_it(key: str):  # type: ignore[no-untyped-def]
+    return _confirm_payment(member_group(key), organiser=False)
+
+
+@bp.get("/g/<key>/tab/settle")
+def confirm_settle(key: str):  # type: ignore[no-untyped-def]
+    """Confirm settling one unit's whole plan, each payment named."""
+    group = organiser_group(key)
+    unit = request.args.get("unit") or None
+    plan = service.group_view(group).tab.plan.get(unit, ())
+    heading = "Settle everything"
+    if not plan:
+        return _cannot_confirm(group, True, heading, f"Nothing can be settled in {unit_text(unit)[:24]}.")
+    form = _settle_form(_asked_version(group), unit)
+    return _confirm(
+        group, True, heading=heading, action=url_for("groups.tab_settle", key=group.organiser_key), form=form,
+        fields={"unit": unit or ""}, question=f"all {len(plan)} payments in {unit_text(unit)} were made?",
+        details=[f"{p.payer} paid {p.payee} {amount_text(p.amount, unit)}" for p in plan],
+        yes=f"Yes, mark all {len(plan)} paid",
+    )
+
+
+def _asked_night(group: Group) -> Any:
+    """The kept night ``night=`` names, as the group's view has it (counted, or taken out); None: none of its."""
+    try:
+        night_id = whole_number(request.args.get("night", ""), "the night", low=1, high=MAX_NIGHT_ID)
+    except Unreadable:
+        return None
+    view = service.group_view(group)
+    return next((n for n in (*view.nights, *view.left_out) if n.night_id == night_id), None)
+
+
+@bp.get("/g/<key>/nights/out")
+def confirm_leave_out(key: str):  # type: ignore[no-untyped-def]
+    return _confirm_move(organiser_group(key), out=True)
+
+
+@bp.get("/g/<key>/nights/back")
+def confirm_put_back(key: str):  # type: ignore[no-untyped-def]
+    return _confirm_move(organiser_group(key), out=False)
+
+
+def _confirm_move(group: Group, out: bool):  # type: ignore[no-untyped-def]
+    heading = "Take a night out" if out else "Put a night back"
+    night = _asked_night(group)
+    if night is None:
+        return _cannot_confirm(group, True, heading, "That night is not kept in this group.")
+    form = fresh(NightMoveForm(formdata=None), _asked_version(group))
+    question = (f"take {night.name} ({night.date}) out of the group? Its season and tab stop counting it; the "
+                "night itself, its payments included, is kept, and it can be put back." if out else
+                f"put {night.name} ({night.date}) back? The group's season and tab count it again.")
+    return _confirm(
+        group, True, heading=heading, action=url_for("groups.leave_out" if out else "groups.put_back",
+                                                     key=group.organiser_key),
+        form=form, fields={"night": str(night.night_id)}, question=question,
+        yes=f"Yes, take {night.name} out" if out else f"Yes, put {night.name} back",
+    )
+
+
+@bp.post("/g/<key>/nights/out")
+def leave_out(key: str):  # type: ignore[no-untyped-def]
+    return _move(organiser_group(key), out=True)
+
+
+@bp.post("/g/<key>/nights/back")
+def put_back(key: str):  # type: ignore[no-untyped-def]
+    return _move(organiser_group(key), out=False)
+
+
+def _move(group: Group, out: bool) -> Response:
+    form = NightMoveForm()
+    call = service.leave_out_night if out else service.put_back_night
+
+    def move() -> Any:
+        night_id = whole_number(form.night.data or "", "the night", low=1, high=MAX_NIGHT_ID)
+        return call(group.id, night_id, expected_version=form.version.data, request_key=form.request_key.data)
+
+    return _command(
+        group, form, "move", "The night could not be " + ("taken out" if out else "put back"), move,
+        "the night is taken out of the group." if out else "the night counts in the group again.",
     )
 
 

@@ -261,6 +261,22 @@ class Phone:
         assert not [r for r in refused if "Not settled yet" not in r and "No payments yet" not in r], f"{what}: {refused}"
         self.shots(self.page, what)
 
+    def ask(self, control: Any, what: str) -> str:
+        """Tap a control that asks first (a payment, a correction: issue 35): the page that asks, and its
+        question ("Confirm: Dan paid Ann 2.00 €?"), returned; nothing is recorded yet."""
+        control.scroll_into_view_if_needed()
+        with self.page.expect_navigation(wait_until="load") as navigation:
+            control.tap()
+        self.taps += 1
+        response = navigation.value
+        assert response is not None and response.status == 200, (
+            f"{what}: HTTP {response.status if response else '?'}: {self.page.locator('main').inner_text()[:600]}"
+        )
+        question = self.page.locator("form.confirm .flash.warn").inner_text().strip()
+        assert question.startswith("Confirm: "), f"{what}: {question}"
+        self.shots(self.page, what)
+        return question
+
     def link(self, name: str) -> None:
         """Tap one of the page's own navigation links (the table's, or the bank pages')."""
         self.tap(self.page.locator("header nav").get_by_role("link", name=name, exact=True), f"link {name}")

@@ -180,7 +180,9 @@ def test_a_poker_night_settles_on_the_counts_from_the_first_buy_in_without_the_s
     # the recount: Dan's cash-out cancelled from the bank's log, then his right count
     phone.tap(page.get_by_role("link", name="Open the Bank page"), "report, open the bank")
     line = page.locator(".bank-lines li", has_text="Dan cashed out 90 chips")
-    phone.tap(line.get_by_role("button", name=re.compile(r"^Cancel #")), "bank, dan's count cancelled")
+    asked = phone.ask(line.get_by_role("button", name=re.compile(r"^Cancel #")), "bank, cancel dan's count? asked")
+    assert re.fullmatch(r"Confirm: cancel #\d+, Dan cashed out 90 chips.*\?", asked), asked
+    phone.tap(page.get_by_role("button", name=re.compile(r"^Yes, cancel #")), "bank, dan's count cancelled")
     form = player_form(page, "Dan")
     form.get_by_label("Chips for Dan").fill("100")
     phone.tap(form.get_by_role("button", name="Cash out"), "bank, dan recounted 100")
@@ -236,7 +238,8 @@ def test_after_a_cash_out_the_table_refuses_to_move_those_chips_and_a_roll_leave
 
     phone.link("Bank")
     line = page.locator(".bank-lines li", has_text="Cat cashed out 104 chips")
-    phone.tap(line.get_by_role("button", name=re.compile(r"^Cancel #")), "bank, cat's cash-out cancelled")
+    phone.ask(line.get_by_role("button", name=re.compile(r"^Cancel #")), "bank, cancel cat's cash-out? asked")
+    phone.tap(page.get_by_role("button", name=re.compile(r"^Yes, cancel #")), "bank, cat's cash-out cancelled")
     phone.link("Table")
     phone.tap(page.get_by_role("button", name="Ben won"), "table, ben won")
 

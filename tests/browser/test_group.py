@@ -26,8 +26,9 @@ Ann 0.25 € and Dan 0.25 €.
 the Pay link of Ben → Cat asks for 0.75 EUR, the EPC QR code's amount line reads "EUR0.75".  The
 organiser marks Ben → Cat paid in part, 0.50 €: Ben −0.75, Ann, Cat and Dan +0.25 each; the plan:
 Ben pays each of them 0.25 €.  Cat, on the members' page, says "I got it" for her 0.25 €: Ben −0.50,
-Ann +0.25, Dan +0.25; two payments, so "Settle the month" is offered; tapped twice in a hurry it
-records the two payments once, and everyone is square.  (The part payment and "I got it" come before
+Ann +0.25, Dan +0.25; two payments, so "Settle everything" is offered; its Yes tapped twice in a hurry
+records the two payments once, and everyone is square (every payment asks first, in words).  (The part
+payment and "I got it" come before
 the settling: settling clears the whole plan, and "I got it" needs a payment still owed.)  Printed, the
 organiser's page keeps the season table and the tab and hides every form.
 """
@@ -198,9 +199,11 @@ def test_a_group_across_two_nights_its_season_tab_and_payments(live_server, new_
     member.goto(members_url)
     assert season_of(member) == season_of(page)
     assert tab_of(member) == tab_of(page)
-    # read-only but for "I got it": no form posts anywhere else, no handle can be set, no organiser link
-    posts = {f.get_attribute("action") for f in member.locator('form[method="post"]').all()}
-    assert posts == {members_url.removeprefix(live_server.url) + "/got-it"}, posts
+    # read-only but for "I got it" (which asks first, on a page of its own): no form posts from this page, none
+    # asks anything else, no handle can be set, no organiser link
+    assert member.locator('form[method="post"]').count() == 0
+    asks = {f.get_attribute("action") for f in member.locator("form.mark").all()}
+    assert asks == {members_url.removeprefix(live_server.url) + "/got-it"}, asks
     assert member.get_by_label("How they are paid").count() == 0
     assert member.get_by_role("link", name="New night").count() == 0
     assert organiser_url.removeprefix(live_server.url) not in member.content()
@@ -252,7 +255,11 @@ def test_a_group_across_two_nights_its_season_tab_and_payments(live_server, new_
 
     # --- a part paid, then "I got it" on the members' page for what is still owed --------------------
     to_cat.get_by_label("Amount (€)").fill("0.50")
-    phone.tap(to_cat.get_by_role("button", name="Mark paid"), "ben paid cat 0.50 of 0.75")
+    asked = phone.ask(to_cat.get_by_role("button", name="Mark paid"), "ben paid cat 0.50 of 0.75? asked")
+    assert asked == "Confirm: Ben paid Cat 0.50 €?", asked
+    assert record_count(live_server.app, "tab_paid") == 0  # the first tap records nothing
+    axe.check(page, "mark paid, asked first")
+    phone.button("Yes, Ben paid Cat 0.50 €", "ben paid cat 0.50 of 0.75")
     assert "Ben paid Cat 0.50 €." in flash(page)
     balances, plan = tab_of(page)
     assert balances == {"Ann": Decimal("0.25"), "Ben": Decimal("-0.75"), "Cat": Decimal("0.25"), "Dan": Decimal("0.25")}
@@ -262,20 +269,26 @@ def test_a_group_across_two_nights_its_season_tab_and_payments(live_server, new_
     member.reload()
     assert tab_of(member) == tab_of(page)
     got = Phone(member, shots)
-    got.tap(payment(member, "Ben", "Cat").get_by_role("button", name="I got it (Cat)"), "cat got 0.25 from ben")
+    asked = got.ask(payment(member, "Ben", "Cat").get_by_role("button", name="I got it (Cat)"), "cat got it? asked")
+    assert asked == "Confirm: Cat got 0.25 € from Ben?", asked
+    got.button("Yes, Cat got 0.25 €", "cat got 0.25 from ben")
     assert "Cat got 0.25 € from Ben." in flash(member)
     balances, plan = tab_of(member)
     assert balances == {"Ann": Decimal("0.25"), "Ben": Decimal("-0.50"), "Dan": Decimal("0.25")}
     assert [(p[0], p[1], p[2]) for p in plan] == [("Ben", "Ann", Decimal("0.25")), ("Ben", "Dan", Decimal("0.25"))]
     axe.check(member, "members' page, cat got it")
 
-    # --- "Settle the month", tapped twice in a hurry: recorded once --------------------------
+    # --- "Settle everything", its Yes tapped twice in a hurry: recorded once --------------------------
     page.reload()
     assert tab_of(page) == tab_of(member)
     paid_before = record_count(live_server.app, "tab_paid")
-    settle = page.get_by_role("button", name="Settle the month: mark all 2 payments in € paid")
-    axe.check(page, "organiser's page, settle the month offered")
-    guarded_double_tap(page, live_server.app, settle)
+    settle = page.get_by_role("button", name="Settle everything in €: mark all 2 payments paid")
+    axe.check(page, "organiser's page, settle everything offered")
+    asked = phone.ask(settle, "settle everything? asked")
+    assert asked == "Confirm: all 2 payments in € were made?", asked
+    assert page.locator(".confirm-details li").all_inner_texts() == ["Ben paid Ann 0.25 €", "Ben paid Dan 0.25 €"]
+    assert record_count(live_server.app, "tab_paid") == paid_before
+    guarded_double_tap(page, live_server.app, page.get_by_role("button", name="Yes, mark all 2 paid"))
     assert record_count(live_server.app, "tab_paid") == paid_before + 2  # the two payments, once
     assert page.locator("[data-tab-settled]").inner_text() == "Everyone is square: nothing is owed."
     assert page.locator(".tab-unit").count() == 0

@@ -1,10 +1,11 @@
 """The group pages' other controls on a 360×740 phone, each tapped as a person would.
 
-test_group.py taps keeping a night in a new group, New night, Mark paid, Settle the month, I got it
+test_group.py taps keeping a night in a new group, New night, Mark paid, Settle everything, I got it
 and setting pay handles; this test taps the rest: "Make a group" and "Import the group" on the home
 page (and a refused import), keeping a night in an existing group by its pasted organiser link (the
 names no member goes by asked about: a new member, or a member they already are), Add, Rename and
-Merge a member, Remove a way to pay, the period filter, the rivalries and replacing both links.
+Merge a member, Remove a way to pay, the period filter, the rivalries, taking a night out of the group
+and putting it back (asked first), and replacing both links.
 Axe, the 360-px width and the 44-px tap targets are checked on every new screen.
 
 Worked by hand (RULES-POKER.md, "Fixed-stake pots": each deal everyone antes 1 and the winner takes
@@ -58,6 +59,15 @@ def refused(page: Any, control: Any, problems: Any) -> int:
     assert response is not None and 400 <= response.status < 500, response and response.status
     problems.seen[:] = [p for p in problems.seen if not (response.url in p and f"status of {response.status}" in p)]
     return response.status
+
+
+def app_records(app: Any) -> list[str]:
+    """The kinds of every group record stored, in order."""
+    from companion.db.models import GroupRecord
+    from companion.extensions import db
+
+    with app.app_context():
+        return [r.kind for r in db.session.query(GroupRecord).order_by(GroupRecord.id)]
 
 
 def start_night(phone: Phone, url: str, names: list[str], title: str) -> str:
@@ -255,6 +265,22 @@ def test_the_group_pages_other_controls(live_server, new_phone, shots, problems,
     paid = sum(int(m[1]) for f in flows for m in [re.match(r"Ben paid Ann (\d+) chips?", f)] if m)
     assert paid == 2 and all(f.startswith("Ben paid Ann") for f in flows), flows
     axe.check(page, "organiser's page, ann against ben")
+
+    # --- Take a night out (asked first; its Yes tapped twice in a hurry: once), then put it back ----------
+    page.goto(organiser_url)
+    out = page.get_by_role("button", name="Take June Tuesday out of the group")
+    asked_out = phone.ask(out, "take june tuesday out? asked")
+    assert asked_out.startswith("Confirm: take June Tuesday (2025-06-13) out of the group?"), asked_out
+    axe.check(page, "take a night out, asked first")
+    guarded_double_tap(page, app, page.get_by_role("button", name="Yes, take June Tuesday out"))
+    page.wait_for_url(organiser_url)
+    assert played(season_of(page)) == night_2_only, season_of(page)  # night 1 no longer counts
+    assert page.locator("ul.left-out li").all_inner_texts()[0].startswith("June Tuesday")
+    assert len([r for r in app_records(app) if r == "night_left_out"]) == 1  # two taps, one record
+    axe.check(page, "organiser's page, a night taken out")
+    phone.ask(page.get_by_role("button", name="Put June Tuesday back"), "put june tuesday back? asked")
+    phone.tap(page.get_by_role("button", name="Yes, put June Tuesday back"), "june tuesday put back")
+    assert season_of(page)["Ann"] == (2, "+0.75 €", "+3") and page.locator("ul.left-out").count() == 0
 
     # --- Export group file, then Import the group on the home page -----------------------------------------
     page.goto(organiser_url)

@@ -124,13 +124,13 @@ def test_marking_every_plan_paid_settles_the_whole_tab() -> None:
     ("payment", "message"),
     [
         # Cat owes 2.00 GBP: 2.01 is more
-        (TabPayment("Cat", "Bob", "GBP", D("2.01")), r"Cat owes 2.00 in GBP, less than 2.01 GBP"),
+        (TabPayment("Cat", "Bob", "GBP", D("2.01")), r"Cat owes only 2.00 GBP: less than the 2.01 GBP paid"),
         # Ann owes 5.00 GBP, but Dan is owed only 4.00
-        (TabPayment("Ann", "Dan", "GBP", D("4.50")), r"Dan is owed 4.00 in GBP, less than 4.50 GBP"),
+        (TabPayment("Ann", "Dan", "GBP", D("4.50")), r"Dan is owed only 4.00 GBP: less than the 4.50 GBP paid"),
         # Ann's euros are square (her balance is 0)
-        (TabPayment("Ann", "Cat", "EUR", D("0.01")), r"Ann owes 0.00 in EUR"),
+        (TabPayment("Ann", "Cat", "EUR", D("0.01")), r"Ann owes only 0.00 EUR: less than the 0.01 EUR paid"),
         # no one owes dollars
-        (TabPayment("Bob", "Cat", "USD", D("1")), r"Bob owes 0.00 in USD"),
+        (TabPayment("Bob", "Cat", "USD", D("1")), r"Bob owes only 0.00 USD: less than the 1.00 USD paid"),
     ],
 )
 def test_a_payment_larger_than_owed_is_refused(payment: TabPayment, message: str) -> None:
@@ -140,7 +140,7 @@ def test_a_payment_larger_than_owed_is_refused(payment: TabPayment, message: str
 
 def test_payments_in_one_batch_count_the_ones_before() -> None:
     # Cat owes 2.00 GBP: 1.50 then 0.60 is 0.10 too much, and nothing of the batch is returned
-    with pytest.raises(Overpayment, match="Cat owes 0.50 in GBP"):
+    with pytest.raises(Overpayment, match="Cat owes only 0.50 GBP: less than the 0.60 GBP paid"):
         pay(NIGHTS, MEMBERS, [TabPayment("Cat", "Bob", "GBP", D("1.50")), TabPayment("Cat", "Bob", "GBP", D("0.60"))])
 
 

@@ -417,7 +417,7 @@ def _group(client) -> str:  # type: ignore[no-untyped-def]
     assert key, "no group import form on the home page"
     document = group_document()
     document["nights"][1]["paid"] = []  # Ben's 1.00 EUR to Cat left owed too: two payments in EUR, so
-    body = json.dumps(document).encode()  # "Settle the month" is offered
+    body = json.dumps(document).encode()  # "Settle everything" is offered
     response = client.post("/groups/import", data={"file": (io.BytesIO(body), "group.json"), "request_key": key[1]},
                            content_type="multipart/form-data")
     assert response.status_code == 303, response.get_data(as_text=True)

@@ -54,6 +54,7 @@ ACCESS: dict[str, str] = {
     "bank.everyone": KEEPER,
     "bank.player": KEEPER,
     "bank.cancel": KEEPER,
+    "bank.confirm_cancel": KEEPER,
     "bonus.show": KEEPER,
     "bonus.grid": KEEPER,
     "bonus.roll": KEEPER,
@@ -80,6 +81,12 @@ ACCESS: dict[str, str] = {
     "groups.remove_handle": ORGANISER,
     "groups.tab_paid": ORGANISER,
     "groups.tab_settle": ORGANISER,
+    "groups.confirm_paid": ORGANISER,
+    "groups.confirm_settle": ORGANISER,
+    "groups.confirm_leave_out": ORGANISER,
+    "groups.confirm_put_back": ORGANISER,
+    "groups.leave_out": ORGANISER,
+    "groups.put_back": ORGANISER,
     "groups.members_qr": ORGANISER,
     "groups.rotate": ORGANISER,
     "groups.export": ORGANISER,
@@ -87,6 +94,7 @@ ACCESS: dict[str, str] = {
     "groups.start_night": ORGANISER,
     "groups.members": MEMBERS,
     "groups.got_it": MEMBERS,
+    "groups.confirm_got_it": MEMBERS,
 }
 
 LINKS = (
@@ -112,7 +120,11 @@ MATRIX_FOR = {"report.nights": dict.fromkeys(LINKS, OK)}  # an empty list is sti
 KNOWN: dict[tuple[str, str, str], int] = {}
 #: What "ok" is for each method (a route may say otherwise in OK_STATUS).
 OK_BY_METHOD = {"GET": 200, "HEAD": 200, "POST": 303}
-OK_STATUS = {("players.me", "GET"): 303, ("players.me", "HEAD"): 303}
+OK_STATUS = {
+    ("players.me", "GET"): 303, ("players.me", "HEAD"): 303,
+    # the page that asks before a bank line is cancelled, asked no line: it says so (its own link, never a 404)
+    ("bank.confirm_cancel", "GET"): 422, ("bank.confirm_cancel", "HEAD"): 422,
+}
 METHODS = {"GET", "HEAD", "POST", "OPTIONS"}  # a rule with any other method needs a decision here
 
 

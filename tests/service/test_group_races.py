@@ -163,7 +163,7 @@ def test_the_one_that_waited_and_tries_again_at_the_new_version_is_refused_for_o
         finish(one[0], two[0])
         errors = [o.error for o in (one[1], two[1]) if o.error is not None]
         assert len(errors) == 1 and isinstance(errors[0], Overpayment)
-        assert str(errors[0]) == "Dan owes 1.00 in EUR, less than 3.00 EUR"
+        assert str(errors[0]) == "Dan owes only 1.00 EUR: less than the 3.00 EUR paid"
         dan_paid_ben_once(nights, before)
 
 
@@ -198,7 +198,7 @@ def test_a_tab_payment_while_a_payment_is_marked_at_a_night_it_clears_waits_and_
         tab = in_thread(app, lambda: service.pay_tab(group_id, DAN_PAYS_BEN, 7, None))
         finish(marked[0], tab[0])
         assert marked[1].error is None and marked[1].answer.seq == 5
-        assert isinstance(tab[1].error, Overpayment) and str(tab[1].error) == "Dan owes 2.00 in EUR, less than 3.00 EUR"
+        assert isinstance(tab[1].error, Overpayment) and str(tab[1].error) == "Dan owes only 2.00 EUR: less than the 3.00 EUR paid"
         assert group(group_id).version == 7 and versions(nights) == [before[0] + 1, before[1], before[2]]
 
         service.pay_tab(group_id, [TabPayment("Dan", "Ben", "EUR", D("2.00"))], 7, None)

@@ -89,7 +89,7 @@ REFUSED: list[tuple[str, Callable[[int], Any], type[Exception], str]] = [
     ("a payer's name too long", paying("D" * 25, "Ben", "EUR", "1.00"), Unreadable, "at most 24"),
     ("a payment to oneself by another spelling", paying("Dan", " DAN", "EUR", "1.00"), service.IllegalAction, "one member"),
     # Ben is owed 3.00 EUR (N2): Dan cannot pay him 3.01
-    ("a payment larger than owed", paying("Dan", "Ben", "EUR", "3.01"), Overpayment, "Ben is owed 3.00 in EUR, less than 3.01 EUR"),
+    ("a payment larger than owed", paying("Dan", "Ben", "EUR", "3.01"), Overpayment, "Ben is owed only 3.00 EUR: less than the 3.01 EUR paid"),
     ("a payment made by hand far too large", lambda g: service.pay_tab(g, [TabPayment("Dan", "Ben", "EUR", MAX_PAYMENT + 1)], 7, None), Unreadable, "at most"),
     ("a payment made by hand with a NUL", lambda g: service.pay_tab(g, [TabPayment("Dan\x00", "Ben", "EUR", D(1))], 7, None), Unreadable, "cannot be stored"),
     ("no payment", lambda g: service.pay_tab(g, [], 7, None), service.IllegalAction, "at least one"),

@@ -150,7 +150,7 @@ def test_an_overpayment_or_a_stale_version_writes_nothing(app):
         group_id, nights = group_of_three()
         before = versions(nights)
         # Ann is owed 2.00 in EUR: Dan cannot pay her 3.00 through the tab
-        with pytest.raises(Overpayment, match="Ann is owed 2.00"):
+        with pytest.raises(Overpayment, match="Ann is owed only 2.00 EUR: less than the 3.00 EUR paid"):
             service.pay_tab(group_id, [TabPayment("Dan", "Ann", "EUR", D("3.00"))], 7, KEY)
         # the first of two payments can be made, the second cannot: neither is
         with pytest.raises(Overpayment):

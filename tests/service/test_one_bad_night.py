@@ -67,3 +67,45 @@ def test_a_night_holding_another_tabs_records_cannot_be_kept_in_a_group(app):
             service.keep_night(group_id, copy.id, group(group_id).version, None)
         with pytest.raises(IllegalAction, match="holds records of another group's tab"):
             service.open_group("Saturdays", from_night=db.session.get(Night, copy.id))
+
+
+def test_the_organiser_takes_the_bad_night_out_and_the_rest_is_offered_again(app):
+    with app.app_context():
+        group_id, (n1, n2, n3) = group_of_three()
+        append_one_sided_record(n2)
+        night_version = db.session.get(Night, n2).version
+        version = group(group_id).version
+        done = service.leave_out_night(group_id, n2, version, "k" * 43)
+        again = service.leave_out_night(group_id, n2, version, "k" * 43)  # a double tap: recorded once
+        assert again.repeated and group(group_id).version == version + 1
+        view = service.group_view(group(group_id))
+        assert view.blocked == {} and [n.name for n in view.left_out] == ["N2"]
+        assert [k.name for k in view.nights] == ["N1", "N3"]
+        # EUR by hand without N2: Dan owes Ann 2.00
+        assert [(p.payer, p.payee, p.amount) for p in view.tab.plan["EUR"]] == [("Dan", "Ann", D("2.00"))]
+        # N2's own events stay with it (its payments, its record): taking it out appends to the group alone
+        assert done.summary.startswith("N2 is taken out of the group")
+        db.session.rollback()
+        assert db.session.get(Night, n2).version == night_version
+        # put back, its lone record would block EUR again: refused, nothing written
+        with pytest.raises(IllegalAction, match="N2 was settled through the tab together with other nights"):
+            service.put_back_night(group_id, n2, version + 1, None)
+        assert group(group_id).version == version + 1
+
+
+def test_a_good_night_goes_out_and_back_and_one_paid_with_others_cannot_go_alone(app):
+    with app.app_context():
+        group_id, (n1, n2, n3) = group_of_three()
+        service.leave_out_night(group_id, n3, group(group_id).version, None)
+        assert None not in service.group_view(group(group_id)).tab.plan  # N3 was the only night in chips
+        service.put_back_night(group_id, n3, group(group_id).version, None)
+        assert [(p.payer, p.payee, p.amount) for p in service.group_view(group(group_id)).tab.plan[None]] == [
+            ("Ann", "Cat", D(5))]
+        with pytest.raises(IllegalAction, match="N3 is counted in the group"):
+            service.put_back_night(group_id, n3, group(group_id).version, None)
+        # Dan pays Ben 3.00 EUR: his debts clear oldest first (N1 2.00, then N2 1.00), Ben's credit on N2 3.00
+        service.pay_tab(group_id, [TabPayment("Dan", "Ben", "EUR", D("3.00"))], group(group_id).version, None)
+        with pytest.raises(IllegalAction, match="N1 was settled through the tab together with other nights"):
+            service.leave_out_night(group_id, n1, group(group_id).version, None)
+        with pytest.raises(IllegalAction, match="not kept in the group"):
+            service.leave_out_night(group_id, 999, group(group_id).version, None)

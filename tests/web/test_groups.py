@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from decimal import Decimal
 from html import unescape
 from html.parser import HTMLParser
 
@@ -72,6 +73,18 @@ def stamp(html: str, action: str, marker: str = "") -> dict[str, str]:
     key = re.search(r'name="request_key"[^>]*value="([^"]+)"', forms[0])
     assert version and key
     return {"version": version[1], "request_key": key[1]}
+
+
+def confirmed(client, html: str, action: str, marker: str = "") -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """The first tap of a payment's button (its form asks ``action`` by GET, with what it shows), then the
+    version and request key of the confirming page's form, which posts to the same ``action``."""
+    forms = re.findall(rf'<form method="get" action="{re.escape(action)}"[^>]*>(.*?)</form>', html, re.S)
+    forms = [f for f in forms if marker in f]
+    assert forms, f"no form asking {action} with {marker!r}"
+    fields = dict(re.findall(r'<input[^>]*?name="([^"]+)"[^>]*?value="([^"]*)"', forms[0]))
+    page_ = client.get(action, query_string={k: unescape(v) for k, v in fields.items()})
+    assert page_.status_code == 200, page_.get_data(as_text=True)
+    return stamp(page_.get_data(as_text=True), action)
 
 
 def records(app, kind: str | None = None) -> list[GroupRecord]:  # type: ignore[no-untyped-def]
@@ -215,7 +228,7 @@ def test_the_members_key_cannot_post_the_organisers_forms(app, client, organiser
     before = len(records(app))
     data = {**stamp(html, f"{organiser}/members/add"), "name": "Eve"}
     assert client.post(f"/g/{members}/members/add", data=data).status_code == 404
-    data = {**stamp(html, f"{organiser}/tab/paid", "Cat"), "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.75"}
+    data = {**confirmed(client, html, f"{organiser}/tab/paid", "Cat"), "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.75"}
     assert client.post(f"/g/{members}/tab/paid", data=data).status_code == 404
     assert len(records(app)) == before
 
@@ -263,7 +276,7 @@ def test_add_rename_and_merge_members(app, client, organiser):
     ("handles", {"member": "Ann", "kind": "paypal", "handle": "not a name!"}, "PayPal"),
     ("handles", {"member": "Ann", "kind": "iban", "handle": "DE00370400440532013000", "holder": "Ann"}, "IBAN"),
     ("handles", {"member": "Ann", "kind": "bitcoin", "handle": "x"}, "Not a valid choice"),
-    ("tab/paid", {"payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.80"}, "owes 0.75"),
+    ("tab/paid", {"payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.80"}, "Ann owes only 0.75 EUR: less than the 0.80 EUR paid"),
     ("tab/paid", {"payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0"}, "more than zero"),
     ("tab/paid", {"payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "1,5"}, "Use a dot"),
     ("tab/paid", {"payer": "Ann", "payee": "Ann", "unit": "EUR", "amount": "0.75"}, "cannot pay themselves"),
@@ -272,10 +285,44 @@ def test_add_rename_and_merge_members(app, client, organiser):
 def test_a_refused_form_is_a_4xx_with_its_message_and_changes_nothing(app, client, organiser, action, data, said):
     html = page(client, organiser)
     before = len(records(app))
-    response = client.post(f"{organiser}/{action}", data={**stamp(html, f"{organiser}/{action}"), **data})
+    # a payment's form is the confirming page's (the one that posts): altered there, as a hand-made post would be
+    stamped = confirmed(client, html, f"{organiser}/{action}", 'value="Cat"') if action.startswith("tab/") else \
+        stamp(html, f"{organiser}/{action}")
+    response = client.post(f"{organiser}/{action}", data={**stamped, **data})
     assert response.status_code == 422, response.status_code
     assert said in response.get_data(as_text=True)
     assert len(records(app)) == before
+
+
+@pytest.mark.parametrize(("asked", "said"), [
+    ({"payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0"}, "more than zero"),
+    ({"payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "1,5"}, "a dot before at most 4 decimal places"),
+    ({"payer": "Ann", "payee": "Ann", "unit": "EUR", "amount": "0.75"}, "cannot pay themselves"),
+    ({"payer": "Ann", "payee": "Benjamin", "unit": "", "amount": "2.5"}, "whole number"),
+])
+def test_a_payment_that_cannot_be_read_is_refused_at_the_first_tap_with_no_button_to_confirm(app, client, organiser,
+                                                                                            asked, said):
+    before = len(records(app))
+    response = client.get(f"{organiser}/tab/paid", query_string={**asked, "version": "9"})
+    html = response.get_data(as_text=True)
+    assert response.status_code == 422 and said in html
+    assert 'method="post"' not in html and len(records(app)) == before
+
+
+def test_mark_paid_asks_first_naming_who_paid_whom_how_much_and_records_once(app, client, organiser):
+    html = page(client, organiser)
+    first = client.get(f"{organiser}/tab/paid", query_string={
+        "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.50", **dict(re.findall(
+            r'name="(version)"[^>]*value="(\d+)"', html)[:1])})
+    confirm = text(first.get_data(as_text=True))
+    assert first.status_code == 200 and "Confirm: Ann paid Cat 0.50 EUR?" in confirm
+    assert not records(app, "tab_paid")  # the first tap records nothing
+    data = {**stamp(first.get_data(as_text=True), f"{organiser}/tab/paid"),
+            "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.50"}
+    assert client.post(f"{organiser}/tab/paid", data=data).status_code == 303
+    assert client.post(f"{organiser}/tab/paid", data=data).status_code == 303  # the Yes tapped twice
+    assert [(r.payload["payer"], r.payload["payee"], Decimal(r.payload["amount"])) for r in records(app, "tab_paid")] == [
+        ("Ann", "Cat", Decimal("0.50"))]
 
 
 def test_a_stale_form_is_a_409_and_records_nothing(app, client, organiser):
@@ -291,7 +338,7 @@ def test_a_stale_form_is_a_409_and_records_nothing(app, client, organiser):
 
 def test_mark_paid_records_once_for_a_doubled_submit(app, client, organiser):
     html = page(client, organiser)
-    data = {**stamp(html, f"{organiser}/tab/paid", 'value="Cat"'), "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.75"}
+    data = {**confirmed(client, html, f"{organiser}/tab/paid", 'value="Cat"'), "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.75"}
     assert client.post(f"{organiser}/tab/paid", data=data).status_code == 303
     assert client.post(f"{organiser}/tab/paid", data=data).status_code == 303  # the same tap again
     assert len(records(app, "tab_paid")) == 1
@@ -303,7 +350,7 @@ def test_mark_paid_records_once_for_a_doubled_submit(app, client, organiser):
 
 def test_a_part_paid_leaves_the_rest_owed(app, client, organiser):
     html = page(client, organiser)
-    data = {**stamp(html, f"{organiser}/tab/paid", 'value="Benjamin"'), "payer": "Ann", "payee": "Benjamin", "unit": "",
+    data = {**confirmed(client, html, f"{organiser}/tab/paid", 'value="Benjamin"'), "payer": "Ann", "payee": "Benjamin", "unit": "",
             "amount": "4"}
     assert client.post(f"{organiser}/tab/paid", data=data).status_code == 303
     html = page(client, organiser)
@@ -319,8 +366,8 @@ def test_settle_the_month_marks_the_whole_plan(app, client):
     html = page(client, organiser)
     plan = re.findall(r'data-payer="([^"]+)" data-payee="([^"]+)" data-amount="([^"]+)"', html)
     assert plan == [("Ann", "Cat", "0.75"), ("Benjamin", "Cat", "1.00"), ("Ann", "Benjamin", "10")]
-    assert "Settle the month: mark all 2 payments in EUR paid" in html
-    data = {**stamp(html, f"{organiser}/tab/settle", 'value="EUR"'), "unit": "EUR"}
+    assert "Settle everything in EUR: mark all 2 payments paid" in html
+    data = {**confirmed(client, html, f"{organiser}/tab/settle", 'value="EUR"'), "unit": "EUR"}
     assert client.post(f"{organiser}/tab/settle", data=data).status_code == 303
     assert client.post(f"{organiser}/tab/settle", data=data).status_code == 303  # doubled: once
     html = page(client, organiser)
@@ -334,9 +381,9 @@ def test_settle_the_month_from_a_page_shown_before_a_payment_is_a_409(app, clien
     document["nights"][1]["paid"] = []
     organiser = import_group(client, document)
     html = page(client, organiser)
-    paid = {**stamp(html, f"{organiser}/tab/paid", 'value="Cat"'), "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.75"}
+    paid = {**confirmed(client, html, f"{organiser}/tab/paid", 'value="Cat"'), "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.75"}
     assert client.post(f"{organiser}/tab/paid", data=paid).status_code == 303
-    response = client.post(f"{organiser}/tab/settle", data={**stamp(html, f"{organiser}/tab/settle"), "unit": "EUR"})
+    response = client.post(f"{organiser}/tab/settle", data={**confirmed(client, html, f"{organiser}/tab/settle"), "unit": "EUR"})
     assert response.status_code == 409 and "nothing was recorded" in response.get_data(as_text=True)
     assert len(records(app, "tab_paid")) == 1
 
@@ -351,7 +398,7 @@ def test_the_members_page_reads_the_season_and_offers_i_got_it_to_the_payee(app,
     assert 'href="https://paypal.me/CatLee/0.75EUR"' in html  # the handles on the group's pages
     assert "I got it (Cat)" in html and "Mark paid" not in html
     assert "/members/add" not in html and "/rotate" not in html and "export.json" not in html
-    data = {**stamp(html, f"{url}/got-it", 'value="Cat"'), "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.75"}
+    data = {**confirmed(client, html, f"{url}/got-it", 'value="Cat"'), "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.75"}
     assert client.post(f"{url}/got-it", data=data).status_code == 303
     assert client.post(f"{url}/got-it", data=data).status_code == 303  # doubled: once
     paid = records(app, "tab_paid")
@@ -560,7 +607,7 @@ def test_a_new_night_refused_with_too_much_typed_to_keep_shows_the_groups_setup_
 
 def test_a_payment_marked_in_part_says_the_amount_typed(app, client, organiser):
     html = page(client, organiser)
-    data = {**stamp(html, f"{organiser}/tab/paid", 'value="Cat"'), "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.50"}
+    data = {**confirmed(client, html, f"{organiser}/tab/paid", 'value="Cat"'), "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.50"}
     assert client.post(f"{organiser}/tab/paid", data=data).status_code == 303
     # what was typed, 0.50 of the 0.75 owed (the message was once made before the amount was read: 0.00)
     assert "Recorded: Ann paid Cat 0.50 EUR." in unescape(page(client, organiser))
