@@ -223,6 +223,23 @@ class GroupRecord(db.Model):  # type: ignore[name-defined]
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class MemberLink(db.Model):  # type: ignore[name-defined]
+    """A member's own secret link to their group (issue 35, item 7): the group as the members' link shows it,
+    and "I got it" for a payment to that member alone, so nobody says it for another, the payer least of all.
+
+    Inserted with the group's ``member_link_made`` record, never changed: a new link for the same member is a
+    new row, and only a member's latest row opens anything (the one before is replaced, as a rotated link).
+    ``member`` is the member's name when it was made; the group's member records map it to who they are now."""
+
+    __tablename__ = "member_link"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    group_id: Mapped[int] = mapped_column(ForeignKey("home_group.id"), index=True)
+    member: Mapped[str] = mapped_column(String(40))
+    key: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
 class GroupNight(db.Model):  # type: ignore[name-defined]
     """A night kept in a group, at its place in the group's order.  Inserted once, with the group's
     ``night_kept`` record; a night is in one group at most (``night_id`` is unique)."""

@@ -10,6 +10,8 @@ links, its version) and its records, appended only (:class:`~companion.db.models
   handles, :mod:`companion.group.pay_links`; a handle follows its member through a rename or a
   merge, the kept member's own handle winning);
 * ``night_kept`` ``{night_id}``, written with the night's :class:`~companion.db.models.GroupNight` row;
+* ``member_link_made`` ``{member}``: the organiser made a member's own link (issue 35, item 7), written with its
+  :class:`~companion.db.models.MemberLink` row (the secret is in the row alone, never in a record);
 * ``night_left_out`` ``{night_id}`` and ``night_put_back`` ``{night_id}``: the organiser took a kept night out
   of the group's season and tab (its row stays: it is in no other group, and its own payments stay with it),
   or put it back (issue 35);
@@ -37,7 +39,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from companion.db.models import Group, GroupNight, GroupRecord, Night
+from companion.db.models import Group, GroupNight, GroupRecord, MemberLink, Night
 from companion.extensions import db
 from companion.games import IllegalAction
 from companion.games.night_kinds import PAID, TAB_CLEARED
@@ -415,6 +417,54 @@ def group_for_organiser(key: str) -> Group | None:
 
 def group_for_member(key: str) -> Group | None:
     return db.session.scalar(select(Group).where(Group.member_key == key)) if key else None
+
+
+def member_links(group: Group) -> dict[str, str]:
+    """Each member's own link key, by the member's name now (only members the organiser made one for): the
+    latest link made for them; one made under a name since renamed or merged follows its member."""
+    members = _folded(group.id).members
+    out: dict[str, str] = {}
+    for name, key in db.session.execute(
+        select(MemberLink.member, MemberLink.key).where(MemberLink.group_id == group.id).order_by(MemberLink.id)
+    ):
+        if name in members:
+            out[members.member(name)] = key  # a later link replaces an earlier one
+    return out
+
+
+def group_for_member_link(key: str) -> tuple[Group, str] | None:
+    """The group and the member whose own link ``key`` is, if it is still their latest; None otherwise."""
+    if not key:
+        return None
+    row = db.session.scalar(select(MemberLink).where(MemberLink.key == key))
+    if row is None:
+        return None
+    group = db.session.get(Group, row.group_id)
+    if group is None:
+        return None
+    members = _folded(group.id).members
+    if row.member not in members:
+        return None
+    member = members.member(row.member)
+    return (group, member) if member_links(group).get(member) == key else None
+
+
+def make_member_link(group_id: int, member: str, expected_version: int, request_key: str | None) -> GroupRecorded:
+    """A new own link for ``member`` (the one before, if any, opens nothing from now on): a ``member_link_made``
+    record and its :class:`MemberLink` row, in one unit of work.  Refused: a name no member goes by, a stale
+    version."""
+    said = {"member": member_name(member, "the member")}
+
+    def decide(uow: UnitOfWork, group: Group) -> GroupEntry:
+        members = _folded(group.id).members
+        who = members.member(said["member"])
+        db.session.add(MemberLink(group_id=group.id, member=who, key=new_key()))
+        return GroupEntry((("member_link_made", {"member": who}),), f"{who} has a link of their own")
+
+    command = GroupCommand(group_id, "member_link_made", said, expected_version, request_key,
+                           summary_again="Already made: the link is on the page.")
+    with UnitOfWork() as uow:
+        return uow.group_command(command, decide)
 
 
 def group_of_night(night: Night) -> Group | None:

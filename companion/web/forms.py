@@ -418,6 +418,12 @@ class TabPaidForm(KnownFieldsOnly, ActionForm):
         return getattr(self.amount, "parsed", Decimal(0))
 
 
+class OwnLinkForm(KnownFieldsOnly, ActionForm):
+    """A member's own link made, or made anew (the member's name as the page lists it)."""
+
+    member = _member_field("Member")
+
+
 class NightMoveForm(KnownFieldsOnly, ActionForm):
     """A kept night taken out of the group's season and tab, or put back (its id, as the page named it)."""
 

@@ -63,6 +63,7 @@ from companion.web.forms import (
     MergeForm,
     NightBaseForm,
     NightMoveForm,
+    OwnLinkForm,
     RemoveHandleForm,
     RenameForm,
     RotateForm,
@@ -110,6 +111,15 @@ def member_group(key: str) -> Group:
         reject_unknown_link(current_app)
     assert group is not None
     return group
+
+
+def own_link(key: str) -> tuple[Group, str]:
+    """The group and the member whose own link is ``key`` (their latest); 404 for anything else."""
+    found = service.group_for_member_link(key) if _looks_like_key(key) else None
+    if found is None:
+        reject_unknown_link(current_app)
+    assert found is not None
+    return found
 
 
 def members_url(group: Group) -> tuple[str, str | None]:
@@ -253,12 +263,13 @@ def _rivalry(group: Group, period: Period) -> tuple[Any, str | None]:
 
 def _render(group: Group, view: Any, period: Period, *, organiser: bool, status: int = 200,
             message: str | None = None, forms: Mapping[str, Any] | None = None, rivalry: Any = None,
-            **shown: Any) -> tuple[str, int]:
-    """The organiser's or the members' page of ``group`` over ``period`` (``shown``: ``flashed``, when kept)."""
+            me: str | None = None, own_key: str | None = None, **shown: Any) -> tuple[str, int]:
+    """The organiser's or the members' page of ``group`` over ``period`` (``shown``: ``flashed``, when kept);
+    with ``me``, the members' page as ``me``'s own link ``own_key`` shows it ("I got it" for payments to them)."""
     first, second = request.args.get("first", ""), request.args.get("second", "")
     url, warning = members_url(group)
-    key = group.organiser_key if organiser else group.member_key
-    endpoint = "groups.organiser" if organiser else "groups.members"
+    key = group.organiser_key if organiser else own_key or group.member_key
+    endpoint = "groups.organiser" if organiser else "groups.own" if own_key else "groups.members"
     nights, in_play = _night_rows(view)
     return render_template(
         "groups/organiser.html" if organiser else "groups/members.html",
@@ -288,6 +299,10 @@ def _render(group: Group, view: Any, period: Period, *, organiser: bool, status:
         signed_text=signed_text,
         unit_text=unit_text,
         organiser=organiser,
+        me=me,
+        own_links=service.member_links(group) if organiser else {},
+        own_link_form=lambda: fresh(OwnLinkForm(formdata=None), view.version),
+        own_url=lambda k: shared_url(url_for("groups.own", key=k))[0],
         message=message,
         listed=None if _all_listed() else LISTED,
         all_url=url_for(endpoint, key=key, nights="all", **period_args(period)),
@@ -475,6 +490,52 @@ def members(key: str):  # type: ignore[no-untyped-def]
     return _page(key, organiser=False)
 
 
+@bp.get("/y/<key>")
+def own(key: str):  # type: ignore[no-untyped-def]
+    """A member's own page (their own link, issue 35, item 7): the members' page, with "I got it" beside each
+    payment to them alone.  Made for each request (a page of one member, seldom opened)."""
+    group, me = own_link(key)
+    try:
+        period = period_from(request.args)
+        error = None
+    except Unreadable as unreadable:
+        period, error = ALL_TIME, f"That period cannot be shown: {unreadable}. The whole season is shown instead."
+    kept = post_redirect_get.recall(group.version)
+    view = service.group_view(group, period)
+    rivalry, refused = _rivalry(group, period)
+    status, message = (400, error or refused) if error or refused else (200, None)
+    if kept is not None:
+        status, message = kept.status, kept.message or message
+    return _render(group, view, period, organiser=False, status=status, message=message, rivalry=rivalry,
+                   me=me, own_key=key)
+
+
+@bp.post("/g/<key>/members/link")
+def make_own_link(key: str):  # type: ignore[no-untyped-def]
+    """A member's own link made (or made anew: the one before opens nothing from then on)."""
+    group = organiser_group(key)
+    form = OwnLinkForm()
+    return _command(
+        group, form, "own_link", "The link could not be made",
+        lambda: service.make_member_link(group.id, form.member.data or "", expected_version=form.version.data,
+                                         request_key=form.request_key.data),
+        lambda: f"{form.member.data}'s own link is below: give it to them alone.",
+    )
+
+
+@bp.get("/g/<key>/member-qr.svg")
+def member_qr(key: str):  # type: ignore[no-untyped-def]
+    """The QR code of one member's own link (``?member=``), for them to scan from the organiser's phone."""
+    group = organiser_group(key)
+    links = service.member_links(group)
+    member = request.args.get("member", "")
+    if member not in links:
+        abort(404)
+    url, _ = shared_url(url_for("groups.own", key=links[member]))
+    return Response(qr.svg(url, title=f"QR code of {member}'s own link"), mimetype="image/svg+xml",
+                    headers={"Cache-Control": "no-store"})
+
+
 def _back(group: Group, organiser: bool = True) -> str:
     """The page a group's form returns to, with the period it was shown for."""
     period = {k: v for k, v in request.form.items() if k in ("period", "from", "to") and v}
@@ -483,9 +544,10 @@ def _back(group: Group, organiser: bool = True) -> str:
     return url_for("groups.members", key=group.member_key, **period)
 
 
-def _refuse(group: Group, form: Any, name: str, status: int, message: str, organiser: bool = True) -> Response:
+def _refuse(group: Group, form: Any, name: str, status: int, message: str, organiser: bool = True,
+            back: str | None = None) -> Response:
     return post_redirect_get.refuse(
-        _back(group, organiser), status, message=message, form_name=name, form=form, version=group.version
+        back or _back(group, organiser), status, message=message, form_name=name, form=form, version=group.version
     )
 
 
@@ -494,22 +556,22 @@ def _errors(form: Any) -> str:
 
 
 def _command(group: Group, form: Any, name: str, what: str, call: Callable[[], Any], done: str | Callable[[], str],
-             organiser: bool = True) -> Response:
+             organiser: bool = True, back: str | None = None) -> Response:
     """Validate ``form``, run the service's ``call``, and answer: 303 to the page, or the refusal.
 
     ``done`` says what was recorded; a callable is asked only once the form is read (an amount is parsed
     as the form validates: said before, it would read zero)."""
     if not form.validate():
-        return _refuse(group, form, name, 422, f"{what}: {_errors(form)}.", organiser)
+        return _refuse(group, form, name, 422, f"{what}: {_errors(form)}.", organiser, back)
     try:
         result = call()
     except REFUSED as error:
-        return _refuse(group, form, name, 422, f"{what}: {error}.", organiser)
+        return _refuse(group, form, name, 422, f"{what}: {error}.", organiser, back)
     except (service.StaleTable, service.KeyConflict) as error:
         db.session.rollback()
-        return _refuse(group, form, name, 409, str(error), organiser)
+        return _refuse(group, form, name, 409, str(error), organiser, back)
     flash(("Already recorded: " if getattr(result, "repeated", False) else "Recorded: ") + (done() if callable(done) else done))
-    return redirect(_back(group, organiser), code=303)
+    return redirect(back or _back(group, organiser), code=303)
 
 
 @bp.post("/g/<key>/members/add")
@@ -631,17 +693,23 @@ def _recorded(group: Group, request_key: str) -> bool:
     return found is not None
 
 
-@bp.post("/m/<key>/got-it")
+@bp.post("/y/<key>/got-it")
 def got_it(key: str):  # type: ignore[no-untyped-def]
-    """ "I got it" beside a payment to a member, on the members' page: the payee confirms it."""
-    group = member_group(key)
+    """ "I got it" beside a payment to the member whose own link this is: said by them alone (issue 35, item 7)."""
+    group, me = own_link(key)
     form = TabPaidForm()
+
+    def call() -> Any:
+        payment = _payment(form)
+        if payment.payee != me:
+            raise IllegalAction(f"only {payment.payee} can say they got a payment to them, on their own link")
+        return service.pay_tab(group.id, [payment], expected_version=form.version.data,
+                               request_key=form.request_key.data, confirmed_by=me)
+
     return _command(
-        group, form, "got_it", "That payment could not be recorded",
-        lambda: service.pay_tab(group.id, [_payment(form)], expected_version=form.version.data,
-                                request_key=form.request_key.data, confirmed_by=form.payee.data),
+        group, form, "got_it", "That payment could not be recorded", call,
         lambda: f"{form.payee.data} got {amount_text(form.amount_decimal(), form.unit.data or None)} from {form.payer.data}.",
-        organiser=False,
+        organiser=False, back=url_for("groups.own", key=key),
     )
 
 
@@ -651,20 +719,21 @@ def got_it(key: str):  # type: ignore[no-untyped-def]
 MAX_NIGHT_ID = 2**31 - 1
 
 
-def _confirm(group: Group, organiser: bool, *, heading: str, action: str, form: Any, fields: Mapping[str, str],
-             question: str, yes: str, details: Iterable[str] = ()) -> tuple[str, int]:
+def _confirm(back: str, *, heading: str, action: str, form: Any, fields: Mapping[str, str], question: str, yes: str,
+             details: Iterable[str] = ()) -> tuple[str, int]:
     """The confirming page of a payment or a correction: ``question`` in words and one button, whose form posts
-    ``fields`` to ``action`` with the version the first tap was made at and one request key."""
-    back = url_for("groups.organiser" if organiser else "groups.members",
-                   key=group.organiser_key if organiser else group.member_key)
+    ``fields`` to ``action`` with the version the first tap was made at and one request key; ``back``: the
+    page the first tap was made on."""
     return render_template("confirm.html", heading=heading, action=action, form=form, fields=fields,
                            question=question, yes=yes, details=list(details), back=back), 200
 
 
-def _cannot_confirm(group: Group, organiser: bool, heading: str, message: str) -> tuple[str, int]:
-    back = url_for("groups.organiser" if organiser else "groups.members",
-                   key=group.organiser_key if organiser else group.member_key)
+def _cannot_confirm(back: str, heading: str, message: str) -> tuple[str, int]:
     return render_template("confirm.html", heading=heading, form=None, message=message, back=back), 422
+
+
+def _organiser_page(group: Group) -> str:
+    return url_for("groups.organiser", key=group.organiser_key)
 
 
 def _asked_version(group: Group) -> int:
@@ -675,36 +744,42 @@ def _asked_version(group: Group) -> int:
         return group.version
 
 
-def _confirm_payment(group: Group, organiser: bool):  # type: ignore[no-untyped-def]
-    """Confirm one payment of the tab (*Mark paid* by the organiser, *I got it* by its payee), as typed."""
+def _confirm_payment(group: Group, me: str | None, own_key: str = ""):  # type: ignore[no-untyped-def]
+    """Confirm one payment of the tab, as typed: *Mark paid* by the organiser (``me`` None), or *I got it* by
+    ``me``, on their own link ``own_key`` (a payment to them alone)."""
+    organiser = me is None
     heading = "Mark paid" if organiser else "I got it"
+    back = _organiser_page(group) if organiser else url_for("groups.own", key=own_key)
     args = request.args
     try:
         payment = service.read_payment(args.get("payer", ""), args.get("payee", ""), args.get("unit") or None,
                                        args.get("amount", ""))
     except Unreadable as error:
-        return _cannot_confirm(group, organiser, heading, f"That payment cannot be recorded: {error}.")
+        return _cannot_confirm(back, heading, f"That payment cannot be recorded: {error}.")
+    if not organiser and payment.payee != me:
+        return _cannot_confirm(back, heading, f"Only {payment.payee} can say they got a payment to them.")
     form = _pay_form(TabPaidForm, _asked_version(group), payment)
     shown = amount_text(payment.amount, payment.unit)
     fields = {"payer": payment.payer, "payee": payment.payee, "unit": payment.unit or "",
               "amount": plain_amount(payment.amount)}
     if organiser:
-        return _confirm(group, True, heading=heading, action=url_for("groups.tab_paid", key=group.organiser_key),
+        return _confirm(back, heading=heading, action=url_for("groups.tab_paid", key=group.organiser_key),
                         form=form, fields=fields, question=f"{payment.payer} paid {payment.payee} {shown}?",
                         yes=f"Yes, {payment.payer} paid {payment.payee} {shown}")
-    return _confirm(group, False, heading=heading, action=url_for("groups.got_it", key=group.member_key),
+    return _confirm(back, heading=heading, action=url_for("groups.got_it", key=own_key),
                     form=form, fields=fields, question=f"{payment.payee} got {shown} from {payment.payer}?",
                     yes=f"Yes, {payment.payee} got {shown}")
 
 
 @bp.get("/g/<key>/tab/paid")
 def confirm_paid(key: str):  # type: ignore[no-untyped-def]
-    return _confirm_payment(organiser_group(key), organiser=True)
+    return _confirm_payment(organiser_group(key), None)
 
 
-@bp.get("/m/<key>/got-it")
+@bp.get("/y/<key>/got-it")
 def confirm_got_it(key: str):  # type: ignore[no-untyped-def]
-    return _confirm_payment(member_group(key), organiser=False)
+    group, me = own_link(key)
+    return _confirm_payment(group, me, key)
 
 
 @bp.get("/g/<key>/tab/settle")
@@ -715,10 +790,10 @@ def confirm_settle(key: str):  # type: ignore[no-untyped-def]
     plan = service.group_view(group).tab.plan.get(unit, ())
     heading = "Settle everything"
     if not plan:
-        return _cannot_confirm(group, True, heading, f"Nothing can be settled in {unit_text(unit)[:24]}.")
+        return _cannot_confirm(_organiser_page(group), heading, f"Nothing can be settled in {unit_text(unit)[:24]}.")
     form = _settle_form(_asked_version(group), unit)
     return _confirm(
-        group, True, heading=heading, action=url_for("groups.tab_settle", key=group.organiser_key), form=form,
+        _organiser_page(group), heading=heading, action=url_for("groups.tab_settle", key=group.organiser_key), form=form,
         fields={"unit": unit or ""}, question=f"all {len(plan)} payments in {unit_text(unit)} were made?",
         details=[f"{p.payer} paid {p.payee} {amount_text(p.amount, unit)}" for p in plan],
         yes=f"Yes, mark all {len(plan)} paid",
@@ -749,13 +824,13 @@ def _confirm_move(group: Group, out: bool):  # type: ignore[no-untyped-def]
     heading = "Take a night out" if out else "Put a night back"
     night = _asked_night(group)
     if night is None:
-        return _cannot_confirm(group, True, heading, "That night is not kept in this group.")
+        return _cannot_confirm(_organiser_page(group), heading, "That night is not kept in this group.")
     form = fresh(NightMoveForm(formdata=None), _asked_version(group))
     question = (f"take {night.name} ({night.date}) out of the group? Its season and tab stop counting it; the "
                 "night itself, its payments included, is kept, and it can be put back." if out else
                 f"put {night.name} ({night.date}) back? The group's season and tab count it again.")
     return _confirm(
-        group, True, heading=heading, action=url_for("groups.leave_out" if out else "groups.put_back",
+        _organiser_page(group), heading=heading, action=url_for("groups.leave_out" if out else "groups.put_back",
                                                      key=group.organiser_key),
         form=form, fields={"night": str(night.night_id)}, question=question,
         yes=f"Yes, take {night.name} out" if out else f"Yes, put {night.name} back",

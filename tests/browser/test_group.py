@@ -25,7 +25,7 @@ Ann 0.25 € and Dan 0.25 €.
 **Payments through the tab.**  Cat is paid by PayPal.Me "CatPays" and IBAN DE89 3704 0044 0532 0130 00:
 the Pay link of Ben → Cat asks for 0.75 EUR, the EPC QR code's amount line reads "EUR0.75".  The
 organiser marks Ben → Cat paid in part, 0.50 €: Ben −0.75, Ann, Cat and Dan +0.25 each; the plan:
-Ben pays each of them 0.25 €.  Cat, on the members' page, says "I got it" for her 0.25 €: Ben −0.50,
+Ben pays each of them 0.25 €.  Cat, on her own link, says "I got it" for her 0.25 €: Ben −0.50,
 Ann +0.25, Dan +0.25; two payments, so "Settle everything" is offered; its Yes tapped twice in a hurry
 records the two payments once, and everyone is square (every payment asks first, in words).  (The part
 payment and "I got it" come before
@@ -199,11 +199,10 @@ def test_a_group_across_two_nights_its_season_tab_and_payments(live_server, new_
     member.goto(members_url)
     assert season_of(member) == season_of(page)
     assert tab_of(member) == tab_of(page)
-    # read-only but for "I got it" (which asks first, on a page of its own): no form posts from this page, none
-    # asks anything else, no handle can be set, no organiser link
-    assert member.locator('form[method="post"]').count() == 0
-    asks = {f.get_attribute("action") for f in member.locator("form.mark").all()}
-    assert asks == {members_url.removeprefix(live_server.url) + "/got-it"}, asks
+    # read-only: anyone may hold the members' link, so "I got it" is said on each member's own link (issue 35,
+    # item 7): no form here posts or asks anything, no handle can be set, no organiser link
+    assert member.locator('form[method="post"]').count() == 0 and member.locator("form.mark").count() == 0
+    assert member.get_by_role("button", name=re.compile("^I got it")).count() == 0
     assert member.get_by_label("How they are paid").count() == 0
     assert member.get_by_role("link", name="New night").count() == 0
     assert organiser_url.removeprefix(live_server.url) not in member.content()
@@ -266,8 +265,18 @@ def test_a_group_across_two_nights_its_season_tab_and_payments(live_server, new_
     assert [(p[0], p[1], p[2]) for p in plan] == [("Ben", n, Decimal("0.25")) for n in ("Ann", "Cat", "Dan")], plan
     assert payment(page, "Ben", "Cat").locator('a.pay-link[data-pay="paypal"]').get_attribute("href") == (
         "https://paypal.me/CatPays/0.25EUR")
-    member.reload()
+    # Cat's own link, made on the organiser's page and opened on her phone: "I got it" beside the payment to her
+    made = page.locator('li[data-member="Cat"]')
+    phone.tap(made.get_by_role("button", name="Make Cat’s own link"), "cat's own link made")
+    made = page.locator('li[data-member="Cat"]')
+    made.locator("details.own-link summary").tap()
+    cats_link = made.locator("details.own-link p.link a").inner_text().strip()
+    assert re.fullmatch(re.escape(live_server.url) + r"/y/[A-Za-z0-9_-]{16,}", cats_link), cats_link
+    axe.check(page, "organiser's page, cat's own link")
+    member.goto(cats_link)
     assert tab_of(member) == tab_of(page)
+    assert [b.inner_text() for b in member.get_by_role("button", name=re.compile("^I got it")).all()] == [
+        "I got it (Cat)"]  # Ben's payments to Ann and Dan are theirs to say
     got = Phone(member, shots)
     asked = got.ask(payment(member, "Ben", "Cat").get_by_role("button", name="I got it (Cat)"), "cat got it? asked")
     assert asked == "Confirm: Cat got 0.25 € from Ben?", asked

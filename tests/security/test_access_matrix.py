@@ -21,7 +21,8 @@ BROWSER = "this browser's own list"  # needs no link; shows only nights this bro
 GROUP_PUBLIC = "anyone: makes a new group"
 ORGANISER = "the group's organiser link"
 MEMBERS = "the group's members' link"
-GROUP_CLASSES = (GROUP_PUBLIC, ORGANISER, MEMBERS)
+OWN = "a member's own link (their latest)"
+GROUP_CLASSES = (GROUP_PUBLIC, ORGANISER, MEMBERS, OWN)
 
 ACCESS: dict[str, str] = {
     "static": PUBLIC,
@@ -93,8 +94,11 @@ ACCESS: dict[str, str] = {
     "groups.new_night": ORGANISER,
     "groups.start_night": ORGANISER,
     "groups.members": MEMBERS,
-    "groups.got_it": MEMBERS,
-    "groups.confirm_got_it": MEMBERS,
+    "groups.own": OWN,
+    "groups.got_it": OWN,
+    "groups.confirm_got_it": OWN,
+    "groups.make_own_link": ORGANISER,
+    "groups.member_qr": ORGANISER,
 }
 
 LINKS = (
@@ -158,7 +162,7 @@ def test_no_route_takes_a_number_or_anything_but_a_secret_link(tmp_path, monkeyp
         assert rule.arguments <= {"key"}, rule
         if rule.arguments:
             assert type(rule._converters["key"]).__name__ == "UnicodeConverter", rule
-            assert ACCESS[rule.endpoint] in (KEEPER, VIEWER, ORGANISER, MEMBERS)
+            assert ACCESS[rule.endpoint] in (KEEPER, VIEWER, ORGANISER, MEMBERS, OWN)
         else:
             assert ACCESS[rule.endpoint] in (PUBLIC, GROUP_PUBLIC), rule
 

@@ -100,11 +100,14 @@ ROUTES = {
     ("/g/<key>/members/merge", "POST"), ("/g/<key>/handles", "POST"), ("/g/<key>/handles/remove", "POST"),
     ("/g/<key>/tab/paid", "POST"), ("/g/<key>/tab/settle", "POST"), ("/g/<key>/members-qr.svg", "GET"),
     # each payment and correction asks first (issue 35): the same address, by GET; a night taken out, put back
-    ("/g/<key>/tab/paid", "GET"), ("/g/<key>/tab/settle", "GET"), ("/m/<key>/got-it", "GET"),
+    ("/g/<key>/tab/paid", "GET"), ("/g/<key>/tab/settle", "GET"),
     ("/g/<key>/nights/out", "GET"), ("/g/<key>/nights/out", "POST"),
     ("/g/<key>/nights/back", "GET"), ("/g/<key>/nights/back", "POST"),
     ("/g/<key>/rotate", "POST"), ("/g/<key>/export.json", "GET"), ("/g/<key>/new-night", "GET"),
-    ("/g/<key>/nights", "POST"), ("/m/<key>", "GET"), ("/m/<key>/got-it", "POST"),
+    ("/g/<key>/nights", "POST"), ("/m/<key>", "GET"),
+    # a member's own link: "I got it" for a payment to them alone (issue 35, item 7); made on the organiser's page
+    ("/y/<key>", "GET"), ("/y/<key>/got-it", "GET"), ("/y/<key>/got-it", "POST"),
+    ("/g/<key>/members/link", "POST"), ("/g/<key>/member-qr.svg", "GET"),
     ("/k/<key>/group", "GET"), ("/k/<key>/group", "POST"),
 }
 

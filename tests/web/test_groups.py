@@ -391,18 +391,55 @@ def test_settle_the_month_from_a_page_shown_before_a_payment_is_a_409(app, clien
 # --- the members' page ------------------------------------------------------------------------------
 
 
-def test_the_members_page_reads_the_season_and_offers_i_got_it_to_the_payee(app, client, organiser):
+def own_link_of(client, organiser: str, member: str) -> str:  # type: ignore[no-untyped-def]
+    """The organiser taps "Make <member>'s own link"; the address the organiser's page then shows for it."""
+    html = page(client, organiser)
+    response = client.post(f"{organiser}/members/link", data={
+        **stamp(html, f"{organiser}/members/link", f'name="member" value="{member}"'), "member": member})
+    assert response.status_code == 303
+    html = page(client, organiser)
+    found = re.search(rf'<li data-member="{member}">.*?<p class="link"><a href="[^"]*?(/y/[^"]+)">', html, re.S)
+    assert found, f"no own link of {member} on the organiser's page"
+    return found[1]
+
+
+def test_the_members_page_reads_the_season_and_says_i_got_it_on_each_members_own_link(app, client, organiser):
     url = f"/m/{member_key(app)}"
     html = page(client, url)
     assert "+2.75 EUR" in text(row(html, "Cat"))
     assert 'href="https://paypal.me/CatLee/0.75EUR"' in html  # the handles on the group's pages
-    assert "I got it (Cat)" in html and "Mark paid" not in html
+    # the members' link only looks: anyone may hold it, so nobody says "I got it" there (issue 35, item 7)
+    assert "I got it (" not in html and "Mark paid" not in html and 'method="post"' not in html
     assert "/members/add" not in html and "/rotate" not in html and "export.json" not in html
-    data = {**confirmed(client, html, f"{url}/got-it", 'value="Cat"'), "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.75"}
-    assert client.post(f"{url}/got-it", data=data).status_code == 303
-    assert client.post(f"{url}/got-it", data=data).status_code == 303  # doubled: once
+    assert client.get(f"{url}/got-it").status_code == 404 and client.post(f"{url}/got-it").status_code == 404
+    # Cat's own link: "I got it" beside the payment to her (Ann pays Cat 0.75 EUR), none beside Ann's to Benjamin
+    cat = own_link_of(client, organiser, "Cat")
+    mine = page(client, cat)
+    assert "I got it (Cat)" in mine and "I got it (Benjamin)" not in mine and "Cat’s own link" in mine
+    data = {**confirmed(client, mine, f"{cat}/got-it", 'value="Cat"'), "payer": "Ann", "payee": "Cat", "unit": "EUR",
+            "amount": "0.75"}
+    assert client.post(f"{cat}/got-it", data=data).status_code == 303
+    assert client.post(f"{cat}/got-it", data=data).status_code == 303  # doubled: once
     paid = records(app, "tab_paid")
     assert len(paid) == 1 and paid[0].payload["confirmed_by"] == "Cat"
+
+
+def test_no_one_says_i_got_it_for_another_not_the_payer_least_of_all(app, client, organiser):
+    ann, cat = own_link_of(client, organiser, "Ann"), own_link_of(client, organiser, "Cat")
+    mine = page(client, ann)
+    assert "I got it (" not in mine  # Ann is owed nothing: no button on her page
+    # Ann (the payer) asking to say Cat got her 0.75: refused at the first tap and at the post, nothing recorded
+    asked = client.get(f"{ann}/got-it", query_string={"payer": "Ann", "payee": "Cat", "unit": "EUR",
+                                                      "amount": "0.75", "version": "9"})
+    assert asked.status_code == 422 and "Only Cat can say they got a payment to them" in asked.get_data(as_text=True)
+    stamped = confirmed(client, page(client, cat), f"{cat}/got-it", 'value="Cat"')
+    data = {**stamped, "payer": "Ann", "payee": "Cat", "unit": "EUR", "amount": "0.75"}
+    refused = client.post(f"{ann}/got-it", data=data)
+    assert refused.status_code == 422 and "only Cat can say they got a payment to them" in refused.get_data(as_text=True)
+    assert records(app, "tab_paid") == []
+    # a new link for Cat: the old one opens nothing
+    again = own_link_of(client, organiser, "Cat")
+    assert again != cat and client.get(cat).status_code == 404 and client.get(again).status_code == 200
 
 
 def test_a_nights_own_pages_offer_pay_for_what_remains_and_never_show_the_groups_links(app, client, organiser):
