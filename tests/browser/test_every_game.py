@@ -22,16 +22,15 @@ from companion.games import GAMES
 from companion.games.fold import Void
 from companion.db.models import Night
 from companion.night.file import Money
+from seating import players_for
 
 pytestmark = pytest.mark.browser
-
-NAMES = ["Ann", "Ben", "Cat", "Dan"]
 
 
 def played_night(app: Any, kind: str) -> tuple[str, str]:
     """(keeper key, viewer key) of a night of ``kind`` with six random actions and an undo recorded."""
     game = GAMES[kind]
-    players = NAMES[: max(game.min_players, min(len(NAMES), game.max_players))]
+    players = list(players_for(game))
     with app.app_context():
         night = services.open_night(
             f"Every game: {game.title}"[:40], players, Money(),
