@@ -173,7 +173,7 @@ def test_the_game_check_would_catch_a_game_import(tmp_path: Path) -> None:
     bad = tmp_path / "probe.py"
     bad.write_text(
         "from ..games.napalm.closing import close_night\nfrom ..games import nap\n"
-        "import companion.games.pots.engine\nfrom ..games.base import GameClosing\n"
+        "import companion.games.pots.engine\nfrom ..games.protocol import GameClosing\n"
         "def f():\n    from companion.games.betting import game\n"
     )
     assert game_packages_imported(bad, "companion.report.probe") == {"napalm", "nap", "pots", "betting"}

@@ -1,4 +1,5 @@
-"""The base every game of the night starts from: a default for every member of :class:`GameKind`.
+"""The base class every game of the night subclasses: a default for every member of the protocol,
+:class:`~companion.games.protocol.GameKind` (``protocol.py``).
 
 Modelled on python-chess's ``chess.variant``: a game is only its differences.  A game
 subclasses :class:`BaseGame`, names itself (``kind``, ``title``), gives its rules
@@ -51,7 +52,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 from ..values.reading import unknown_key
-from .base import GameClosing, GameState, IllegalAction, RecordError
+from .protocol import GameClosing, GameState, IllegalAction, RecordError
 from .fold import Void
 from .vocabulary import NEUTRAL, ReportVocabulary
 
@@ -86,7 +87,7 @@ def _rule_fields(rules_class: type) -> tuple[Mapping[str, Any], tuple[str, ...]]
 
 
 class BaseGame:
-    """A kind of game with every member of :class:`~companion.games.base.GameKind` defaulted."""
+    """A kind of game with every member of :class:`~companion.games.protocol.GameKind` defaulted."""
 
     #: short name, as in a night file's ``"game"`` and the database; also its package's name
     kind: ClassVar[str] = ""
@@ -273,12 +274,3 @@ class BaseGame:
         """A legal action now, chosen with ``rng`` (never an undo): how the conformance suite
         (``tests/games/test_conformance.py``) plays the game at random.  Every game gives one."""
         raise NotImplementedError(f"{type(self).__name__} gives no random_action")
-
-
-def dealer_seat(players: Sequence[str], first_dealer: str | None) -> int:
-    """The seat of ``first_dealer`` among ``players`` (the first player's when None); IllegalAction otherwise."""
-    if first_dealer is None:
-        return 0
-    if first_dealer not in players:
-        raise IllegalAction(f"{str(first_dealer)[:30]} is not playing this game")
-    return list(players).index(first_dealer)

@@ -41,7 +41,7 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-from companion.games.base import GameClosing, GameKind, GameState
+from companion.games.protocol import GameClosing, GameKind, GameState
 from companion.money.amounts import signed
 from .model import Figures, GameLine, GamePart, PotClosing, Report, night_words, ordinal
 from .payments import report_from_part
@@ -122,8 +122,8 @@ def build_night_report(
     """The report of a night of games: ``games`` are (title, state, rules, closing, kind), in order.
 
     ``rules`` are the game's rules as its kind reads them, ``closing`` its
-    :class:`~companion.games.base.GameClosing` and ``kind`` its
-    :class:`~companion.games.base.GameKind`.  Each game counts as it closed
+    :class:`~companion.games.protocol.GameClosing` and ``kind`` its
+    :class:`~companion.games.protocol.GameKind`.  Each game counts as it closed
     (a game followed by another was stopped when the next started, and its closing dealt
     with its pot); the night's plan settles the sum, once.  A game that declares a part of
     its own (``has_report_part``) breaks itself down (Napalm: game by game to its token

@@ -37,7 +37,7 @@ import pytest
 from companion import service as services
 from companion.extensions import db
 from companion.games import GAMES, INSTALLED, NIGHT_KINDS, RegistrationError, register, unregister
-from companion.games.base import GameKind
+from companion.games.protocol import GameKind
 from companion.games.basegame import BaseGame
 from companion.games.fold import POT, Void
 from companion.db.models import Night

@@ -20,7 +20,7 @@ from wtforms.validators import InputRequired, NumberRange
 from companion import service as services
 from companion.extensions import db
 from companion.web.forms import ActionForm, WholeNumberField
-from companion.games.base import IllegalAction
+from companion.games.protocol import IllegalAction
 from companion.games.napalm import Rules
 from companion.games.napalm import hand_history
 from companion.games.pots.engine import Win
