@@ -35,6 +35,7 @@ member                        default
 ``next_dealer(state)``        the dealer now
 ``replay_extras(state)``      nothing
 ``random_action(state, rng)`` none: every game gives one (the conformance suite plays it)
+``finishing_action(state)``   None: no action ends the game, its closing settles it
 ============================  ============================================================
 
 Pure: no Flask, SQLAlchemy or WTForms (``tests/test_layers.py``).
@@ -271,6 +272,18 @@ class BaseGame:
     # --- a strategy, for the conformance suite ------------------------------------------------
 
     def random_action(self, state: Any, rng: random.Random) -> Any:
-        """A legal action now, chosen with ``rng`` (never an undo): how the conformance suite
+        """A legal action now, chosen with ``rng`` (never an undo), or None when no action is legal
+        now (a game of a fixed number of deals, all played): how the conformance suite
         (``tests/games/test_conformance.py``) plays the game at random.  Every game gives one."""
         raise NotImplementedError(f"{type(self).__name__} gives no random_action")
+
+    def finishing_action(self, state: Any) -> Any:
+        """The action that takes the game on to its end now, or None: no action now.
+
+        What a table does when the players stop (the last round's score taken, the points
+        turned into chips by an action of the game's own), pushed again and again until None,
+        after which :meth:`close` settles the game as it stands.  None by default: a game whose
+        :meth:`close` settles whatever is left (an unwon pool returned, a pot carried) needs no
+        action to end.  The conformance suite plays every game to its end this way and checks
+        its closing."""
+        return None

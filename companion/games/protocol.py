@@ -176,7 +176,10 @@ class GameKind(Protocol):
         """Who plays unless the scorekeeper changes it (everyone seated unless the rules take fewer)."""
 
     def random_action(self, state: GameState, rng: Any) -> Any:
-        """A legal action now, chosen with ``rng``: the game's strategy for the conformance suite."""
+        """A legal action now, chosen with ``rng`` (None: none is legal now): the game's strategy for the conformance suite."""
+
+    def finishing_action(self, state: GameState) -> Any:
+        """The action that takes the game on to its end now, or None: no action now (its :meth:`close` settles it)."""
 
     def rules_from_dict(self, raw: Mapping[str, Any]) -> Any:
         """Its rules from a JSON object, defaults filled in; IllegalAction names the field at fault."""

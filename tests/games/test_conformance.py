@@ -13,6 +13,8 @@ night must keep:
 * the night file round-trips: ``write_records`` → ``read_records`` into a fresh table gives
   the same nets and the same records;
 * an undo restores the position, the nets and what may be undone;
+* played to its end (its ``finishing_action`` pushed until it has none), its closing settles
+  every chip left in the middle, carries only when the game carries, and says what it did;
 * the game's event kinds are none of the night's own;
 * a part of the report of its own, when it declares one, is the ``report.py`` of its folder,
   found there by the report layer and imported by none of the game's other modules;
@@ -65,6 +67,10 @@ def play(kind: str, seed: int, actions: int = ACTIONS, check: Any = None) -> Any
     rng = random.Random(seed)
     for _ in range(actions):
         action = Void() if state.can_void() and rng.random() < 1 / 7 else game.random_action(state, rng)
+        if action is None:  # the game is over, no action is legal now: undo its last, or stop
+            if not state.can_void():
+                break
+            action = Void()
         state.push(action)
         if check is not None:
             check(game, state)
@@ -101,6 +107,46 @@ def chips_are_conserved(game: GameKind, state: Any) -> None:
 def test_random_legal_play_keeps_chips_conserved(kind: str) -> None:
     state = play(kind, seed=1, check=chips_are_conserved)
     assert state.live_records(), "the game's strategy played something"
+
+
+#: more finishing actions than any game needs to end: one that never stops is a fault
+FINISHING = 500
+
+
+def finish(game: GameKind, state: Any) -> int:
+    """Push the game's finishing actions until it has none (its end); how many it took."""
+    for count in range(FINISHING):
+        action = game.finishing_action(state)
+        if action is None:
+            return count
+        state.push(action)
+    raise AssertionError(f"{game.kind}: still a finishing action after {FINISHING}")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("seed", (9, 10, 11))
+def test_played_to_its_end_its_closing_settles_every_chip(kind: str, seed: int) -> None:
+    """Random play, then the game's finishing actions until it has none (its end), then its closing: it
+    changes nothing at the table, gives the same twice, settles every player (every chip left in the
+    middle given back or carried, carried only by a game that carries), and says what it did in words
+    whenever it moved a chip."""
+    game = GAMES[kind]
+    state = play(kind, seed, actions=(seed - 8) * 25)  # 25, 50 and 75 actions: stopped mid-way, most likely
+    finish(game, state)
+    chips_are_conserved(game, state)
+    assert game.finishing_action(state) is None, "at its end, no action now"
+    before = (state.version, dict(state.net_chips), state.position)
+    closing = game.close(state, state.rules)
+    assert (state.version, dict(state.net_chips), state.position) == before and game.close(state, state.rules) == closing
+    assert set(closing.net) == set(state.players) and all(isinstance(c, int) for c in closing.net.values())
+    assert all(chips > 0 for chips in closing.carried.values())
+    if not game.carries_over(state.rules):
+        assert not closing.carried
+    settled = {name: closing.net[name] - state.net_chips[name] for name in state.players}
+    left = in_the_middle(state) - sum(state.carried_in.values())
+    assert sum(settled.values()) + closing.carried_total == left, "every chip in the middle settled or carried"
+    if any(settled.values()) or closing.carried:
+        assert closing.note, "a closing that moves chips says so"
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -182,10 +228,15 @@ def test_an_undo_restores_the_position(kind: str) -> None:
     rng = random.Random(5)
     for _ in range(10):
         before = (state.position, dict(state.net_chips), state.dealer, len(state.live_records()))
-        state.push(game.random_action(state, rng))
+        action = game.random_action(state, rng)
+        if action is None:  # the game is over: undo its last action instead, and try again
+            state.push(Void())
+            continue
+        state.push(action)
         state.push(Void())
         assert (state.position, dict(state.net_chips), state.dealer, len(state.live_records())) == before
-        state.push(game.random_action(state, rng))  # and play on
+        if (action := game.random_action(state, rng)) is not None:
+            state.push(action)  # and play on
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -342,6 +393,8 @@ def test_its_table_players_page_history_and_report_render(app: Any, kind: str) -
             night = db.session.get(Night, night.id)
             state = services.table_for(night)
             action = Void() if i == 5 else game.random_action(state, rng)
+            if action is None:  # a game over so soon: undo its last action
+                action = Void()
             services.record(night.id, action, night.version, services.new_key())
         night = db.session.get(Night, night.id)
         keeper, viewer = night.keeper_key, night.viewer_key
