@@ -30,6 +30,7 @@ member                        default
 ``write_records(state)``      ``write_records_from(state, 0)``, the records alone
 ``read_records``              the records ``write_records`` wrote, replayed
 ``close(state, rules)``       the net, nothing carried
+``closing_transfers(...)``    what the close moves, given back out of the pot (the report's closing line)
 ``carries_over(rules)``       False
 ``live_actions(state)``       the actions of the live records
 ``next_dealer(state)``        the dealer now
@@ -54,7 +55,7 @@ from typing import Any, ClassVar
 
 from ..values.reading import unknown_key
 from .protocol import GameClosing, GameState, IllegalAction, RecordError
-from .fold import Void
+from .fold import POT, Transfer, Void
 from .vocabulary import NEUTRAL, ReportVocabulary
 
 
@@ -252,6 +253,24 @@ class BaseGame:
     def close(self, state: Any, rules: Any) -> GameClosing:
         """The game as the settle-up counts it: its net, nothing left over, nothing carried."""
         return GameClosing(net=dict(state.net_chips))
+
+    def closing_transfers(self, state: Any, closing: GameClosing) -> tuple[Transfer, ...]:
+        """The chips ``closing`` (what :meth:`close` gave) moves beyond the table's nets, as the game
+        says them: the report shows them as the closing's own line of the game, in its words.
+
+        Each is a :class:`~companion.games.fold.Transfer`: from the pot or pool (:data:`POT`) to a
+        player for chips given back, a player's to the pot for chips paid in, from one player to
+        another for chips settled between them (a game that turns points into chips when it stops).
+        By default every chip the closing moves is given back out of the pot or pool (or paid into
+        it): ``Transfer(POT, name, chips, "returned")``.  Per player they must add up to the closing's
+        net less the table's (the conformance suite checks it for every game)."""
+        net = state.net_chips
+        out = []
+        for name in state.players:
+            back = closing.net.get(name, 0) - net.get(name, 0)
+            if back:
+                out.append(Transfer(POT, name, back, "returned") if back > 0 else Transfer(name, POT, -back, "returned"))
+        return tuple(out)
 
     def carries_over(self, rules: Any) -> bool:
         """Whether chips left in an unfinished game go on to the next night: never, by default."""

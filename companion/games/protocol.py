@@ -216,6 +216,9 @@ class GameKind(Protocol):
     def close(self, state: GameState, rules: Any) -> GameClosing:
         """The game as the settle-up counts it, its unfinished pot dealt with by its rules."""
 
+    def closing_transfers(self, state: GameState, closing: GameClosing) -> tuple[Any, ...]:
+        """The chips ``closing`` moves beyond the table's nets, as transfers in the game's words (the report's closing line)."""
+
     def replay_extras(self, state: GameState) -> dict[str, Any]:
         """What ``flask replay`` adds to this game's entry besides ``net_chips``."""
 

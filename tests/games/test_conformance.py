@@ -14,7 +14,8 @@ night must keep:
   the same nets and the same records;
 * an undo restores the position, the nets and what may be undone;
 * played to its end (its ``finishing_action`` pushed until it has none), its closing settles
-  every chip left in the middle, carries only when the game carries, and says what it did;
+  every chip left in the middle, carries only when the game carries, and says what it did, and
+  the transfers it gives for the report's closing line add up to what it settled;
 * the game's event kinds are none of the night's own;
 * a part of the report of its own, when it declares one, is the ``report.py`` of its folder,
   found there by the report layer and imported by none of the game's other modules;
@@ -128,8 +129,9 @@ def finish(game: GameKind, state: Any) -> int:
 def test_played_to_its_end_its_closing_settles_every_chip(kind: str, seed: int) -> None:
     """Random play, then the game's finishing actions until it has none (its end), then its closing: it
     changes nothing at the table, gives the same twice, settles every player (every chip left in the
-    middle given back or carried, carried only by a game that carries), and says what it did in words
-    whenever it moved a chip."""
+    middle given back or carried, carried only by a game that carries), says what it did in words
+    whenever it moved a chip, and its ``closing_transfers`` (the report's closing line) give each
+    player what it settled."""
     game = GAMES[kind]
     state = play(kind, seed, actions=(seed - 8) * 25)  # 25, 50 and 75 actions: stopped mid-way, most likely
     finish(game, state)
@@ -147,6 +149,14 @@ def test_played_to_its_end_its_closing_settles_every_chip(kind: str, seed: int) 
     assert sum(settled.values()) + closing.carried_total == left, "every chip in the middle settled or carried"
     if any(settled.values()) or closing.carried:
         assert closing.note, "a closing that moves chips says so"
+    # what the closing moved, as the game says it (the report's closing line), gives each player that
+    moved = dict.fromkeys(state.players, 0)
+    for t in game.closing_transfers(state, closing):
+        assert isinstance(t.chips, int) and t.chips > 0 and t.payer != t.payee
+        for name, sign in ((t.payer, -1), (t.payee, 1)):
+            if name is not POT:
+                moved[name] += sign * t.chips
+    assert moved == settled
 
 
 @pytest.mark.parametrize("kind", KINDS)
