@@ -142,3 +142,56 @@ def test_points_settled_at_the_close_are_the_games_own_line_in_its_own_words_nev
     assert lines[1]["closing"] is True and "returned" not in str(lines)
     why = " ".join(s for line in r.plan for s in line.why)
     assert "returned" not in why and "Between the two directly: Cat lost 5 to Ann in points" in why
+
+
+# --- a night of Napalm and Scores: the "Why?" in each game's words --------------------------------
+
+FOUR = ("Ann", "Ben", "Cat", "Dan")
+
+
+def napalm_then_scores() -> Any:
+    """Napalm, ante 1 (tests/report/test_report_words.py): Ben and Cat say Yes, Cat wins and Ben pays
+    her 4; Dan alone says Yes; the pot of 4 is unfinished, each ante comes back: Ann 0, Ben −4, Cat +4,
+    Dan 0.  Then Scores, the four of them: Ann scores 5, Ben 2.  At its close Ben pays Ann 3, Cat pays
+    Ann 5 and Ben 2, Dan pays Ann 5 and Ben 2: Ann +13, Ben +1, Cat −7, Dan −7.  The night: Ann +13,
+    Ben −3, Cat −3, Dan −7."""
+    from companion.games import GAMES
+
+    napalm = GAMES["napalm"]
+    rules = napalm.rules_from_dict({"ante": 1, "tokens_to_win": 5})
+    first = napalm.new_state(FOUR, "Ann", rules, None)
+    napalm.read_records(first, [{"stage": 1, "yes": ["Ben", "Cat"], "winners": ["Cat"]}, {"stage": 2, "yes": ["Dan"]}])
+    second = SCORES.new_state(FOUR, "Ann", SCORES.rules_from_dict({}), None)
+    second.push(Score("Ann", 5))
+    second.push(Score("Ben", 2))
+    return build_night_report(
+        [("Napalm", first, rules, napalm.close(first, rules), napalm),
+         ("Scores", second, second.rules, SCORES.close(second, second.rules), SCORES)],
+        FOUR, chip_value=Decimal("0.5"), name="Friday",
+    )
+
+
+def test_in_a_mixed_night_the_why_says_each_games_chips_in_its_own_words() -> None:
+    from companion.money.settle import Payment
+    from companion.report.why import why_pair, why_plan
+
+    r = napalm_then_scores()
+    assert {p.name: p.net_chips for p in r.players} == {"Ann": 13, "Ben": -3, "Cat": -3, "Dan": -7}
+    assert r.words.between is not None and r.words.between.phrase == "direct payments"  # the night's totals: neutral
+    by_name = {p.name: p for p in r.players}
+    why = why_plan(Payment("Ben", "Cat", 1), (), by_name, r.words, r.games)
+    assert why[0] == (
+        "Ben ends the night 3 chips down (Napalm: antes \u22121, side bets \u22124 to Cat, unfinished pot +1; "
+        "Scores: points +2 from Cat, points +2 from Dan, points \u22123 to Ann)."
+    )
+    assert why[2] == (
+        "Between the two directly: Ben lost 4 to Cat in side bets and won 0 from Cat; "
+        "Ben lost 0 to Cat in points and won 2 from Cat."
+    )
+    assert why_plan(Payment("Dan", "Cat", 1), (), by_name, r.words, r.games)[2] == (
+        "Dan and Cat had no side bet or point against each other."
+    )
+    pair = why_pair(Payment("Ben", "Cat", 2), (4, -2), by_name, r.words, r.games)
+    assert pair[0].startswith("Side bets and points: Ben lost 4 to Cat and won 2 from Cat")
+    every = " ".join(s for line in (*r.plan, *r.pairwise) for s in line.why)
+    assert "stakes" not in every and "direct payments" not in every
