@@ -284,8 +284,6 @@ def transfer_part(number: int, title: str, state: Any, game_closing: GameClosing
     if settles:
         closing_line = GameLine(
             0, None, 0, 0, night_game=number, title=title, text=game_closing.note or "settled at its close",
-            records=tuple(f"{t.payer} paid {t.payee} {t.chips} ({t.reason})" for t in moved
-                          if t.payer in seated and t.payee in seated),
             closing=True,
         )
         lines = (line, closing_line)
