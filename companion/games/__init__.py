@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from companion.games.night_kinds import BANK_KINDS, BONUS_KINDS, GAME_STARTED, GAME_TAKEN_BACK, NIGHT_KINDS, PAID
-from .base import GameClosing, GameKind, GameState, IllegalAction, RecordError
+from .protocol import GameClosing, GameKind, GameState, IllegalAction, RecordError
 
 #: the installed games, by package name, in the order the screens offer them
 INSTALLED: tuple[str, ...] = ("napalm", "nap", "pots", "betting")

@@ -1,4 +1,5 @@
-"""The base every game of the night starts from: a default for every member of :class:`GameKind`.
+"""The base class every game of the night subclasses: a default for every member of the protocol,
+:class:`~companion.games.protocol.GameKind` (``protocol.py``).
 
 Modelled on python-chess's ``chess.variant``: a game is only its differences.  A game
 subclasses :class:`BaseGame`, names itself (``kind``, ``title``), gives its rules
@@ -29,11 +30,13 @@ member                        default
 ``write_records(state)``      ``write_records_from(state, 0)``, the records alone
 ``read_records``              the records ``write_records`` wrote, replayed
 ``close(state, rules)``       the net, nothing carried
+``closing_transfers(...)``    what the close moves, given back out of the pot (the report's closing line)
 ``carries_over(rules)``       False
 ``live_actions(state)``       the actions of the live records
 ``next_dealer(state)``        the dealer now
 ``replay_extras(state)``      nothing
 ``random_action(state, rng)`` none: every game gives one (the conformance suite plays it)
+``finishing_action(state)``   None: no action ends the game, its closing settles it
 ============================  ============================================================
 
 Pure: no Flask, SQLAlchemy or WTForms (``tests/test_layers.py``).
@@ -51,8 +54,8 @@ from dataclasses import asdict, dataclass
 from typing import Any, ClassVar
 
 from ..values.reading import unknown_key
-from .base import GameClosing, GameState, IllegalAction, RecordError
-from .fold import Void
+from .protocol import GameClosing, GameState, IllegalAction, RecordError
+from .fold import POT, Transfer, Void
 from .vocabulary import NEUTRAL, ReportVocabulary
 
 
@@ -86,7 +89,7 @@ def _rule_fields(rules_class: type) -> tuple[Mapping[str, Any], tuple[str, ...]]
 
 
 class BaseGame:
-    """A kind of game with every member of :class:`~companion.games.base.GameKind` defaulted."""
+    """A kind of game with every member of :class:`~companion.games.protocol.GameKind` defaulted."""
 
     #: short name, as in a night file's ``"game"`` and the database; also its package's name
     kind: ClassVar[str] = ""
@@ -251,6 +254,24 @@ class BaseGame:
         """The game as the settle-up counts it: its net, nothing left over, nothing carried."""
         return GameClosing(net=dict(state.net_chips))
 
+    def closing_transfers(self, state: Any, closing: GameClosing) -> tuple[Transfer, ...]:
+        """The chips ``closing`` (what :meth:`close` gave) moves beyond the table's nets, as the game
+        says them: the report shows them as the closing's own line of the game, in its words.
+
+        Each is a :class:`~companion.games.fold.Transfer`: from the pot or pool (:data:`POT`) to a
+        player for chips given back, a player's to the pot for chips paid in, from one player to
+        another for chips settled between them (a game that turns points into chips when it stops).
+        By default every chip the closing moves is given back out of the pot or pool (or paid into
+        it): ``Transfer(POT, name, chips, "returned")``.  Per player they must add up to the closing's
+        net less the table's (the conformance suite checks it for every game)."""
+        net = state.net_chips
+        out = []
+        for name in state.players:
+            back = closing.net.get(name, 0) - net.get(name, 0)
+            if back:
+                out.append(Transfer(POT, name, back, "returned") if back > 0 else Transfer(name, POT, -back, "returned"))
+        return tuple(out)
+
     def carries_over(self, rules: Any) -> bool:
         """Whether chips left in an unfinished game go on to the next night: never, by default."""
         return False
@@ -270,15 +291,18 @@ class BaseGame:
     # --- a strategy, for the conformance suite ------------------------------------------------
 
     def random_action(self, state: Any, rng: random.Random) -> Any:
-        """A legal action now, chosen with ``rng`` (never an undo): how the conformance suite
+        """A legal action now, chosen with ``rng`` (never an undo), or None when no action is legal
+        now (a game of a fixed number of deals, all played): how the conformance suite
         (``tests/games/test_conformance.py``) plays the game at random.  Every game gives one."""
         raise NotImplementedError(f"{type(self).__name__} gives no random_action")
 
+    def finishing_action(self, state: Any) -> Any:
+        """The action that takes the game on to its end now, or None: no action now.
 
-def dealer_seat(players: Sequence[str], first_dealer: str | None) -> int:
-    """The seat of ``first_dealer`` among ``players`` (the first player's when None); IllegalAction otherwise."""
-    if first_dealer is None:
-        return 0
-    if first_dealer not in players:
-        raise IllegalAction(f"{str(first_dealer)[:30]} is not playing this game")
-    return list(players).index(first_dealer)
+        What a table does when the players stop (the last round's score taken, the points
+        turned into chips by an action of the game's own), pushed again and again until None,
+        after which :meth:`close` settles the game as it stands.  None by default: a game whose
+        :meth:`close` settles whatever is left (an unwon pool returned, a pot carried) needs no
+        action to end.  The conformance suite plays every game to its end this way and checks
+        its closing."""
+        return None

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Generic, Protocol, TypeVar, cast
 
-from .base import IllegalAction
+from .protocol import IllegalAction
 
 #: The pot or pool as one side of a :class:`Transfer` (player names are never empty).
 POT = None
@@ -63,10 +63,10 @@ class FoldRecord(Protocol):
 
     ``seq`` its number in the game's log (1-based); ``action`` what was pushed; ``summary``
     the sentence the history shows; ``transfers`` the chips it moved; ``voids`` for an
-    undo, the seq it undid (None else).  Two members are optional, each with a declared
-    default (:class:`RecordDefaults`): ``game``, which game to a target of a game that
+    undo, the seq it undid (None else); ``game``, which game to a target of a game that
     plays several (Napalm's games to its token target; 1 otherwise), and ``tokens``,
     (player, change) pairs of a game that keeps tokens besides chips (none otherwise).
+    :class:`BaseRecord` has them all.
     """
 
     seq: int
@@ -78,19 +78,38 @@ class FoldRecord(Protocol):
     tokens: tuple[tuple[str, int], ...]
 
 
-class RecordDefaults:
-    """The declared defaults of a record's optional members: mix into a game's record class.
+@dataclass(frozen=True, kw_only=True)
+class BaseRecord:
+    """The members every game's record has (:class:`FoldRecord`), each but the first three defaulted.
 
-    A record that has its own ``game`` or ``tokens`` fields (Napalm's) declares them as
-    dataclass fields and does not need this.
+    A game's record subclasses it (``@dataclass(frozen=True)``) and adds what is its own (the
+    deal, its dealer, a pool); these are keyword-only, so a game's own fields may come without
+    defaults, and a record is made with keywords.
     """
 
-    game: ClassVar[int] = 1
-    tokens: ClassVar[tuple[tuple[str, int], ...]] = ()
+    seq: int
+    action: Any
+    summary: str
+    transfers: tuple[Transfer, ...] = ()
+    voids: int | None = None
+    game: int = 1
+    tokens: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class BaseOutcome:
+    """What a table's :meth:`FoldTable._resolve` returns: the position after the action and its effects.
+
+    A game whose outcome holds more (Napalm's tokens and game won, Nap's pool won) subclasses it.
+    """
+
+    position: Any
+    transfers: tuple[Transfer, ...] = ()
+    summary: str = ""
 
 
 P = TypeVar("P", bound=Dealt)  # a game's position: frozen, everything the rules need to go on
-R = TypeVar("R")  # a game's record: a frozen :class:`FoldRecord`
+R = TypeVar("R")  # a game's record: a frozen :class:`BaseRecord`
 
 
 class FoldTable(Generic[P, R]):
@@ -99,7 +118,7 @@ class FoldTable(Generic[P, R]):
     players: tuple[str, ...]
     #: the game's outcome, made with ``position``, ``transfers`` and ``summary`` (and ``tokens``,
     #: for a game that keeps them): what the default :meth:`_undo` returns
-    outcome_type: ClassVar[Callable[..., Any]]
+    outcome_type: ClassVar[Callable[..., Any]] = BaseOutcome
 
     def _begin(self, position: P) -> None:
         self._position: P = position

@@ -1,6 +1,6 @@
 """Each game's screens: the web part of a game plug-in (its forms and templates).
 
-The pure part of a game (:mod:`companion.games.base`) knows nothing of the web;
+The pure part of a game (:mod:`companion.games.protocol`) knows nothing of the web;
 this is where a game says how its rules are asked for on a phone, what its table
 screen asks the scorekeeper to record, and how each of its actions is read from a
 form.  The night's views ask the game at hand through :data:`SCREENS`, by the
@@ -24,11 +24,11 @@ from jinja2 import BaseLoader, Environment, FileSystemLoader, TemplateNotFound
 from wtforms.fields.core import UnboundField
 
 from . import GAMES, GIVEN_SCREENS, INSTALLED
-from .base import IllegalAction
+from .protocol import IllegalAction
 
 
 class GameScreens(Protocol):
-    """What the web layer needs of a game, besides its pure :class:`~companion.games.base.GameKind`."""
+    """What the web layer needs of a game, besides its pure :class:`~companion.games.protocol.GameKind`."""
 
     kind: str
     #: a class holding the WTForms fields of the game's rules, mixed into the forms that ask for them

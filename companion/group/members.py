@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from companion.games.base import MAX_NAME_LENGTH
+from companion.games.protocol import MAX_NAME_LENGTH
 from companion.values.reading import Unreadable, text
 
 __all__ = [

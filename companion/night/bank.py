@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Union
 
-from companion.games.base import and_
+from companion.games.protocol import and_
 from companion.money.amounts import chips_text, format_money, to_money
 
 #: The most chips one event may move (far beyond any home game).

@@ -24,9 +24,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from companion.games.base import IllegalAction, RecordError
+from companion.games.protocol import IllegalAction, RecordError
 from companion.games.fold import Transfer
-from companion.games.base import and_
+from companion.games.protocol import and_
 from companion.values.reading import unknown_key
 
 DICE = {"2d6": 36, "d20": 20}

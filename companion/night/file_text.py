@@ -9,7 +9,7 @@ records are kept as written with the live record each begins at; after an action
 records that still count are known from the undo stack without reading them
 (:meth:`~companion.games.fold.FoldTable.live_kept_since`), and only the records from the one
 holding the last of those on are written again
-(:meth:`~companion.games.base.GameKind.write_records_from`).  The result is the same bytes as
+(:meth:`~companion.games.protocol.GameKind.write_records_from`).  The result is the same bytes as
 :func:`~companion.night.file.dumps` (a test compares them after many versions, with undos and
 games taken back between, and the conformance suite checks every game's
 ``write_records_from``).  Pure.

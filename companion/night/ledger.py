@@ -18,7 +18,7 @@ from decimal import Decimal
 from typing import Any
 
 from companion.games import IllegalAction
-from companion.games.base import and_
+from companion.games.protocol import and_
 from companion.night.bonus import BonusGrid, BonusRecord, BonusRound, Roll, SetLucky, check_faces, left_out_of, read_entry
 from companion.money.amounts import chips_text
 from companion.night.bank import Bank, BankAction, BankCheck, BankError, BuyIn, Cancel, CashOut, EveryoneBuysIn, Rebuy

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.games import GameClosing, GameKind, GameState, IllegalAction, game_kind, title_of
-from companion.games.base import seat_order, validate_names
+from companion.games.protocol import seat_order, validate_names
 
 MIN_SEATED = 2
 MAX_SEATED = 7

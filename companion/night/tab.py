@@ -32,7 +32,7 @@ from decimal import Decimal
 from typing import Any
 
 from companion.games import IllegalAction
-from companion.games.base import MAX_NAME_LENGTH
+from companion.games.protocol import MAX_NAME_LENGTH
 from companion.money.amounts import MAX_DECIMAL_PLACES, format_money
 from companion.values.reading import Unreadable, decimal_amount, text, unknown_key
 

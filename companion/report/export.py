@@ -199,6 +199,9 @@ def _line_dict(g: GameLine) -> dict[str, Any]:
         out.update(night_ledger=True, text=g.text)
         return out
     out["words"] = _words_dict(g.words)
+    if g.closing:  # the chips a game's closing settled between players
+        out.update(closing=True, text=g.text)
+        return out
     if g.text:  # a game broken down by its records
         out.update(records=g.hands, text=g.text, finished=g.finished)
         if g.words.pot is not None:

@@ -190,6 +190,9 @@ class GameLine:
     extra: bool = False
     #: the words of the game this line is part of (its kind's ``report_vocabulary``)
     words: ReportVocabulary = NEUTRAL
+    #: the game's closing, on a line of its own: the chips it settled between players when it
+    #: stopped (points turned into chips), said in the game's words (``text``: its note)
+    closing: bool = False
 
     @property
     def finished(self) -> bool:
@@ -200,6 +203,8 @@ class GameLine:
         """The line's name in a narrow column: "2·1", "3", "Bank", "Bonus"."""
         if self.extra:
             return self.title.removeprefix("The ").split()[0].capitalize()
+        if self.closing:
+            return f"{self.night_game}·end"
         if self.night_game and not self.number:
             return str(self.night_game)
         if self.night_game:
@@ -213,6 +218,8 @@ class GameLine:
             return self.title
         if not self.night_game:
             return f"Game {self.number}"
+        if self.closing:
+            return f"{ordinal(self.night_game)} game ({self.title}), at its close"
         if not self.number:  # a game of the night with no games to a target inside it
             return f"{ordinal(self.night_game)} game ({self.title})"
         return f"{ordinal(self.night_game)} game ({self.title}), game {self.number}"

@@ -41,7 +41,8 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
-from companion.games.base import GameClosing, GameKind, GameState
+from companion.games.fold import POT, Transfer
+from companion.games.protocol import GameClosing, GameKind, GameState
 from companion.money.amounts import signed
 from .model import Figures, GameLine, GamePart, PotClosing, Report, night_words, ordinal
 from .payments import report_from_part
@@ -102,7 +103,7 @@ def game_report_part(
         else:
             part = own(number, title, state, rules, closing, carried_on)
     else:
-        part = transfer_part(number or 1, title, state, closing)
+        part = transfer_part(number or 1, title, state, closing, kind)
     words = kind.report_vocabulary
     return replace(part, games=tuple(g if g.extra else replace(g, words=words) for g in part.games))
 
@@ -122,8 +123,8 @@ def build_night_report(
     """The report of a night of games: ``games`` are (title, state, rules, closing, kind), in order.
 
     ``rules`` are the game's rules as its kind reads them, ``closing`` its
-    :class:`~companion.games.base.GameClosing` and ``kind`` its
-    :class:`~companion.games.base.GameKind`.  Each game counts as it closed
+    :class:`~companion.games.protocol.GameClosing` and ``kind`` its
+    :class:`~companion.games.protocol.GameKind`.  Each game counts as it closed
     (a game followed by another was stopped when the next started, and its closing dealt
     with its pot); the night's plan settles the sum, once.  A game that declares a part of
     its own (``has_report_part``) breaks itself down (Napalm: game by game to its token
@@ -208,13 +209,17 @@ def ledger_part(title: str, seated: Sequence[str], chips: Mapping[str, int], wha
     )
 
 
-def transfer_part(number: int, title: str, state: Any, game_closing: GameClosing) -> GamePart:
+def transfer_part(number: int, title: str, state: Any, game_closing: GameClosing, kind: GameKind | None = None) -> GamePart:
     """A game's figures from the transfers of its live records: any game without a part of its own.
 
     Chips a player pays into a pot or pool count as antes, chips taken out of one as
-    pots, chips paid from one player to another as side bets between the two; what
-    the game's closing gives back (an unwon pool, a pot left in a stopped deal) as
-    the unfinished pot.  One line for the whole game, with each record's summary.
+    pots, chips paid from one player to another as side bets between the two: one line for
+    the whole game, with each record's summary.  What the game's closing moves beyond the
+    table's nets is read from its ``closing_transfers`` (given back out of the pot or pool
+    by default): chips given back out of a pot or pool (an unwon pool, a pot left in a stopped
+    deal) are the unfinished pot on that line; chips settled between players (points turned
+    into chips when the game stopped) are a line of their own, the game's closing, in its
+    words (its between-players column), never "returned" from a pot the game never had.
     """
     players = tuple(state.players)
     seated = set(players)
@@ -235,7 +240,26 @@ def transfer_part(number: int, title: str, state: Any, game_closing: GameClosing
             elif payee is not None:
                 pots[payee] += t.chips
     net = dict(state.net_chips)
-    back = {n: game_closing.net.get(n, 0) - net.get(n, 0) for n in players}
+    # what the closing moves: given back out of the pot or pool (or paid into it), or settled between players
+    back = dict.fromkeys(players, 0)
+    settled_won = {n: Counter[str]() for n in players}
+    settled_lost = {n: Counter[str]() for n in players}
+    moved = (kind.closing_transfers(state, game_closing) if kind is not None
+             else _given_back(players, net, game_closing))
+    for t in moved:
+        payer = t.payer if t.payer in seated else None
+        payee = t.payee if t.payee in seated else None
+        if payer is not None and payee is not None:
+            settled_won[payee][payer] += t.chips
+            settled_lost[payer][payee] += t.chips
+        elif payee is not None:
+            back[payee] += t.chips
+        elif payer is not None:
+            back[payer] -= t.chips
+    between = {n: sum(settled_won[n].values()) - sum(settled_lost[n].values()) for n in players}
+    wrong = [n for n in players if net.get(n, 0) + back[n] + between[n] != game_closing.net.get(n, 0)]
+    if wrong:
+        raise ValueError(f"{title}: its closing's transfers do not give {wrong[0]} what its closing says")
     left = sum(back.values())
     figures = {
         n: (
@@ -250,11 +274,27 @@ def transfer_part(number: int, title: str, state: Any, game_closing: GameClosing
         for n in players
     }
     count = len(live)
-    text = f"{count} record{'' if count == 1 else 's'}" + (f"; {game_closing.note}" if game_closing.note else "")
+    settles = any(between.values()) or any(settled_won[n] for n in players)
+    text = f"{count} record{'' if count == 1 else 's'}" + (f"; {game_closing.note}" if game_closing.note and not settles else "")
     line = GameLine(
         0, None, left, count, night_game=number, title=title, choice_text=game_closing.note,
         text=text, records=tuple(r.summary for r in live),
     )
+    lines = (line,)
+    if settles:
+        closing_line = GameLine(
+            0, None, 0, 0, night_game=number, title=title, text=game_closing.note or "settled at its close",
+            closing=True,
+        )
+        lines = (line, closing_line)
+        for n in players:
+            figures[n] = (
+                *figures[n],
+                Figures(
+                    won_from=tuple((o, settled_won[n][o]) for o in players if settled_won[n][o]),
+                    lost_to=tuple((o, settled_lost[n][o]) for o in players if settled_lost[n][o]),
+                ),
+            )
     closing = PotClosing(
         pot=left, net=dict(game_closing.net), shares=back, carried=game_closing.carried_total,
         note=game_closing.note,
@@ -263,11 +303,21 @@ def transfer_part(number: int, title: str, state: Any, game_closing: GameClosing
         players=players,
         figures=figures,
         games_won=dict.fromkeys(players, 0),
-        stack_change={n: net.get(n, 0) + back[n] for n in players},
-        games=(line,),
+        stack_change={n: net.get(n, 0) + back[n] + between[n] for n in players},
+        games=lines,
         closing=closing,
         carried_in={},
     )
+
+
+def _given_back(players: Sequence[str], net: Mapping[str, int], game_closing: GameClosing) -> tuple[Any, ...]:
+    """What a closing moves when no game says how: each player's difference, given back out of the pot."""
+    out = []
+    for n in players:
+        chips = game_closing.net.get(n, 0) - net.get(n, 0)
+        if chips:
+            out.append(Transfer(POT, n, chips, "returned") if chips > 0 else Transfer(n, POT, -chips, "returned"))
+    return tuple(out)
 
 
 def games_played_text(titles: Sequence[str], games: Sequence[GameLine]) -> str:

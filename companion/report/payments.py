@@ -122,7 +122,7 @@ def _settle(
             money=money,
             money_text=value_text(p.chips, chip_value, currency),
             paid=done,
-            why=why_plan(p, plan, by_name, words),
+            why=why_plan(p, plan, by_name, words, games),
         )
         for p, done in zip(plan, plan_paid)
         for money in (to_money(p.chips, chip_value),)
@@ -137,7 +137,7 @@ def _settle(
             paid=done,
             side_bets=parts[p.payer, p.payee][0],
             through_pot=parts[p.payer, p.payee][1],
-            why=why_pair(p, parts[p.payer, p.payee], by_name, words),
+            why=why_pair(p, parts[p.payer, p.payee], by_name, words, games),
         )
         for p, done in zip(pairs, pairs_paid)
         for money in (to_money(p.chips, chip_value),)

@@ -7,7 +7,10 @@ A pair-by-pair payment says which of its chips are side bets and which went thro
 Kept apart from the settle-up (:mod:`companion.report.payments`), which only decides the
 payments: the wording changes without the sums.
 
-Every sentence is in the night's words (:class:`~companion.games.vocabulary.ReportVocabulary`).
+Every sentence is in the night's words (:class:`~companion.games.vocabulary.ReportVocabulary`);
+in a night of games with words of their own that differ (Napalm's side bets, a points game's
+points), each game's figures are said in its own words, named by the game, rather than in the
+neutral words the night's totals use ("stakes", "direct payments").
 Pure (no Flask, no database).
 """
 
@@ -18,16 +21,81 @@ from collections.abc import Mapping, Sequence
 from companion.money.amounts import chips_text
 from companion.money.settle import Payment
 from companion.games.vocabulary import ReportVocabulary
-from .model import PlayerReport
+from .model import Figures, GameLine, PlayerReport, sum_figures
 
 __all__ = ["why_pair", "why_plan"]
 
-def _balance(p: PlayerReport, words: ReportVocabulary) -> str:
-    """"Ann ends the night 3 chips up (antes −8, side bets +6 from Dan, …)": the balance, broken down."""
+#: one game's words and its figures' places among a player's per-line figures, named by its title
+Group = tuple[str, ReportVocabulary, tuple[int, ...]]
+
+
+def _groups(games: Sequence[GameLine]) -> list[Group]:
+    """The night's game lines grouped by their words (each group named by its games' titles), when
+    the games' words differ; [] when they are one (the night's words then say everything)."""
+    by_words: dict[ReportVocabulary, tuple[list[str], list[int]]] = {}
+    for i, line in enumerate(games):
+        if line.extra or not line.words.columns:
+            continue
+        titles, places = by_words.setdefault(line.words, ([], []))
+        if line.title and line.title not in titles:
+            titles.append(line.title)
+        places.append(i)
+    if len(by_words) < 2:
+        return []
+    return [(", ".join(titles), words, tuple(places)) for words, (titles, places) in by_words.items()]
+
+
+def _of(p: PlayerReport, places: Sequence[int], order: Sequence[str]) -> Figures:
+    return sum_figures((p.games[i] for i in places), order)
+
+
+def _balance(p: PlayerReport, words: ReportVocabulary, groups: Sequence[Group] = (), order: Sequence[str] = ()) -> str:
+    """"Ann ends the night 3 chips up (antes −8, side bets +6 from Dan, …)": the balance, broken down
+    (each game in its own words when the night's games say theirs differently)."""
     n = p.net_chips
     where = f"{chips_text(n)} up" if n > 0 else (f"{chips_text(-n)} down" if n < 0 else "square")
-    parts = p.total.parts(words)
-    return f"{p.name} ends the night {where}" + (f" ({', '.join(parts)})" if parts else "")
+    if not groups:
+        parts = p.total.parts(words)
+        return f"{p.name} ends the night {where}" + (f" ({', '.join(parts)})" if parts else "")
+    said = []
+    grouped = {i for _, _, places in groups for i in places}
+    for title, own, places in groups:
+        parts = _of(p, places, order).parts(own)
+        if parts:
+            said.append(f"{title}: {', '.join(parts)}")
+    rest = _of(p, [i for i in range(len(p.games)) if i not in grouped], order).parts(words)
+    if rest:
+        said.append(", ".join(rest))
+    return f"{p.name} ends the night {where}" + (f" ({'; '.join(said)})" if said else "")
+
+
+def _direct(payer: PlayerReport, payee: PlayerReport, words: ReportVocabulary, groups: Sequence[Group], order: Sequence[str]) -> str:
+    """What passed between the two directly, in the night's words or, game by game, in each game's."""
+    if not groups:
+        won, lost = payer.total.with_opponent(payee.name)
+        between = words.between
+        if won or lost:
+            phrase = between.phrase if between is not None else "chips"
+            return (
+                f"Between the two directly: {payer.name} lost {lost} to {payee.name} in {phrase}"
+                f" and won {won} from {payee.name}."
+            )
+        if between is not None:
+            return f"{payer.name} and {payee.name} had no {between.one} against each other."
+        return f"No chips passed between {payer.name} and {payee.name} directly."
+    said, ones = [], []
+    for _, own, places in groups:
+        won, lost = _of(payer, places, order).with_opponent(payee.name)
+        phrase = own.between.phrase if own.between is not None else "chips"
+        if won or lost:
+            said.append(f"{payer.name} lost {lost} to {payee.name} in {phrase} and won {won} from {payee.name}")
+        elif own.between is not None and own.between.one not in ones:
+            ones.append(own.between.one)
+    if said:
+        return "Between the two directly: " + "; ".join(said) + "."
+    if ones:
+        return f"{payer.name} and {payee.name} had no {' or '.join(ones)} against each other."
+    return f"No chips passed between {payer.name} and {payee.name} directly."
 
 
 def _split(name: str, role: str, payments: Sequence[Payment]) -> str | None:
@@ -44,23 +112,16 @@ def _split(name: str, role: str, payments: Sequence[Payment]) -> str | None:
 
 
 def why_plan(
-    payment: Payment, plan: Sequence[Payment], by_name: Mapping[str, PlayerReport], words: ReportVocabulary
+    payment: Payment, plan: Sequence[Payment], by_name: Mapping[str, PlayerReport], words: ReportVocabulary,
+    games: Sequence[GameLine] = (),
 ) -> tuple[str, ...]:
-    """Why ``payment`` of the fewest-payments ``plan``: both balances, what passed between the two, the split."""
+    """Why ``payment`` of the fewest-payments ``plan``: both balances, what passed between the two, the split.
+
+    ``games`` are the report's game lines: when their words differ, each game is said in its own."""
     payer, payee = by_name[payment.payer], by_name[payment.payee]
-    won, lost = payer.total.with_opponent(payee.name)
-    between = words.between
-    if won or lost:
-        phrase = between.phrase if between is not None else "chips"
-        direct = (
-            f"Between the two directly: {payer.name} lost {lost} to {payee.name} in {phrase}"
-            f" and won {won} from {payee.name}."
-        )
-    elif between is not None:
-        direct = f"{payer.name} and {payee.name} had no {between.one} against each other."
-    else:
-        direct = f"No chips passed between {payer.name} and {payee.name} directly."
-    out = [_balance(payer, words) + ".", _balance(payee, words) + ".", direct]
+    groups, order = _groups(games), list(by_name)
+    direct = _direct(payer, payee, words, groups, order)
+    out = [_balance(payer, words, groups, order) + ".", _balance(payee, words, groups, order) + ".", direct]
     for sentence in (_split(payer.name, "pays", plan), _split(payee.name, "receives", plan)):
         if sentence:
             out.append(sentence)
@@ -71,16 +132,33 @@ def why_plan(
     return tuple(out)
 
 
+def _joined(phrases: Sequence[str]) -> str:
+    phrases = list(dict.fromkeys(phrases))
+    return phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + " and " + phrases[-1]
+
+
 def why_pair(
-    payment: Payment, parts: tuple[int, int], by_name: Mapping[str, PlayerReport], words: ReportVocabulary
+    payment: Payment, parts: tuple[int, int], by_name: Mapping[str, PlayerReport], words: ReportVocabulary,
+    games: Sequence[GameLine] = (),
 ) -> tuple[str, ...]:
-    """Why a pair-by-pair ``payment``: its ``parts`` (side bets, through the pot), each in a sentence."""
+    """Why a pair-by-pair ``payment``: its ``parts`` (side bets, through the pot), each in a sentence.
+
+    ``games`` are the report's game lines: when their words differ, the chips between the two and
+    those paid in are called as the games that hold them call them ("side bets and points")."""
     payer, payee = by_name[payment.payer], by_name[payment.payee]
     side, pot = parts
     won, lost = payer.total.with_opponent(payee.name)
     between = (words.between.phrase if words.between is not None else "chips").capitalize()
     word = words.pot or "pot"
     paid_in = words.paid_in.phrase if words.paid_in is not None else "chips"
+    groups, order = _groups(games), list(by_name)
+    if groups:
+        betweens = [own.between.phrase for _, own, places in groups if own.between is not None
+                    and any(_of(payer, places, order).with_opponent(payee.name))]
+        paying = [own.paid_in.phrase for _, own, places in groups if own.paid_in is not None
+                  and (_of(payer, places, order).antes or _of(payee, places, order).antes)]
+        between = _joined(betweens).capitalize() if betweens else between
+        paid_in = _joined(paying) if paying else paid_in
     out = []
     if won or lost:
         out.append(

@@ -2,7 +2,7 @@
 group's tab: :func:`tab_cleared_entry`, the check of the night event the group's service appends).
 
 Views translate a request into a call here and the result into a page; rule errors come
-back as :class:`~companion.games.base.IllegalAction`, stale or doubled submits as
+back as :class:`~companion.games.protocol.IllegalAction`, stale or doubled submits as
 :class:`~companion.service.uow.StaleTable` / :class:`~companion.service.uow.KeyConflict`,
 and nothing is written unless the whole action is legal and the table is still at the
 version the scorekeeper saw: each command here is its own check (the game's rules, the

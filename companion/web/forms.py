@@ -30,7 +30,7 @@ from companion import service
 from companion.money.amounts import parse_chip_value
 from companion.values.reading import MAX_DIGITS, Unreadable, text, whole_number
 from companion.games import GAMES
-from companion.games.base import MAX_NAME_LENGTH
+from companion.games.protocol import MAX_NAME_LENGTH
 from companion.night.play import MAX_SEATED as MAX_PLAYERS
 
 KEY_PATTERN = r"^[A-Za-z0-9_-]{16,64}$"

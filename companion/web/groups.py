@@ -38,7 +38,7 @@ from companion.db.brakes import brake
 from companion.db.models import Group, GroupRecord, Night
 from companion.extensions import db
 from companion.games import GAMES
-from companion.games.base import IllegalAction
+from companion.games.protocol import IllegalAction
 from companion.games.web import SCREENS
 from companion.group.chart import running_chart
 from companion.group.file import GroupFileError

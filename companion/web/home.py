@@ -13,7 +13,7 @@ from companion import service
 from companion.extensions import db
 from companion.db.brakes import brake
 from companion.games import GAMES, RecordError
-from companion.games.base import IllegalAction
+from companion.games.protocol import IllegalAction
 from companion.games.web import SCREENS
 from companion.night.file import Money
 from companion.web import kept_pages

@@ -16,7 +16,7 @@ from companion import service
 from companion.extensions import db
 from companion.db.models import Night
 from companion.games import GAMES
-from companion.games.base import IllegalAction
+from companion.games.protocol import IllegalAction
 from companion.games.web import SCREENS, offers_of
 from companion.web import post_redirect_get
 from companion.web import tap_guard

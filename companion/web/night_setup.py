@@ -13,7 +13,7 @@ from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from companion import service
 from companion.db.models import Night
-from companion.games.base import IllegalAction
+from companion.games.protocol import IllegalAction
 from companion.games.web import SCREENS
 from companion.night.file import Money
 from companion.web import post_redirect_get

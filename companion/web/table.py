@@ -17,7 +17,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from companion import service
 from companion.extensions import db
 from companion.db.models import Night
-from companion.games.base import IllegalAction
+from companion.games.protocol import IllegalAction
 from companion.games.fold import Void
 from companion.games.web import SCREENS, GameScreens
 from companion.web import kept_pages

@@ -13,6 +13,9 @@ night must keep:
 * the night file round-trips: ``write_records`` → ``read_records`` into a fresh table gives
   the same nets and the same records;
 * an undo restores the position, the nets and what may be undone;
+* played to its end (its ``finishing_action`` pushed until it has none), its closing settles
+  every chip left in the middle, carries only when the game carries, and says what it did, and
+  the transfers it gives for the report's closing line add up to what it settled;
 * the game's event kinds are none of the night's own;
 * a part of the report of its own, when it declares one, is the ``report.py`` of its folder,
   found there by the report layer and imported by none of the game's other modules;
@@ -37,17 +40,17 @@ import pytest
 from companion import service as services
 from companion.extensions import db
 from companion.games import GAMES, INSTALLED, NIGHT_KINDS, RegistrationError, register, unregister
-from companion.games.base import GameKind
+from companion.games.protocol import GameKind
 from companion.games.basegame import BaseGame
 from companion.games.fold import POT, Void
 from companion.db.models import Night
 from companion.night.file import Money
 from companion.report.parts import own_report_part
 from games.rummy.game import GAME as RUMMY
+from seating import NAMES, players_for
 
 #: every game the suite runs over: the registry's, and the tests' own
 KINDS = [*GAMES, RUMMY.kind]
-NAMES = ("Ann", "Ben", "Cat", "Dan")
 ACTIONS = 60
 
 
@@ -60,11 +63,15 @@ def _registered(rummy: GameKind) -> Iterator[None]:
 def play(kind: str, seed: int, actions: int = ACTIONS, check: Any = None) -> Any:
     """A table of ``kind`` after ``actions`` random legal actions (about one in seven an undo)."""
     game = GAMES[kind]
-    players = NAMES[: max(game.min_players, min(len(NAMES), game.max_players))]
+    players = players_for(game)
     state = game.new_state(players, players[1], game.rules_from_dict({}), None)
     rng = random.Random(seed)
     for _ in range(actions):
         action = Void() if state.can_void() and rng.random() < 1 / 7 else game.random_action(state, rng)
+        if action is None:  # the game is over, no action is legal now: undo its last, or stop
+            if not state.can_void():
+                break
+            action = Void()
         state.push(action)
         if check is not None:
             check(game, state)
@@ -101,6 +108,55 @@ def chips_are_conserved(game: GameKind, state: Any) -> None:
 def test_random_legal_play_keeps_chips_conserved(kind: str) -> None:
     state = play(kind, seed=1, check=chips_are_conserved)
     assert state.live_records(), "the game's strategy played something"
+
+
+#: more finishing actions than any game needs to end: one that never stops is a fault
+FINISHING = 500
+
+
+def finish(game: GameKind, state: Any) -> int:
+    """Push the game's finishing actions until it has none (its end); how many it took."""
+    for count in range(FINISHING):
+        action = game.finishing_action(state)
+        if action is None:
+            return count
+        state.push(action)
+    raise AssertionError(f"{game.kind}: still a finishing action after {FINISHING}")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("seed", (9, 10, 11))
+def test_played_to_its_end_its_closing_settles_every_chip(kind: str, seed: int) -> None:
+    """Random play, then the game's finishing actions until it has none (its end), then its closing: it
+    changes nothing at the table, gives the same twice, settles every player (every chip left in the
+    middle given back or carried, carried only by a game that carries), says what it did in words
+    whenever it moved a chip, and its ``closing_transfers`` (the report's closing line) give each
+    player what it settled."""
+    game = GAMES[kind]
+    state = play(kind, seed, actions=(seed - 8) * 25)  # 25, 50 and 75 actions: stopped mid-way, most likely
+    finish(game, state)
+    chips_are_conserved(game, state)
+    assert game.finishing_action(state) is None, "at its end, no action now"
+    before = (state.version, dict(state.net_chips), state.position)
+    closing = game.close(state, state.rules)
+    assert (state.version, dict(state.net_chips), state.position) == before and game.close(state, state.rules) == closing
+    assert set(closing.net) == set(state.players) and all(isinstance(c, int) for c in closing.net.values())
+    assert all(chips > 0 for chips in closing.carried.values())
+    if not game.carries_over(state.rules):
+        assert not closing.carried
+    settled = {name: closing.net[name] - state.net_chips[name] for name in state.players}
+    left = in_the_middle(state) - sum(state.carried_in.values())
+    assert sum(settled.values()) + closing.carried_total == left, "every chip in the middle settled or carried"
+    if any(settled.values()) or closing.carried:
+        assert closing.note, "a closing that moves chips says so"
+    # what the closing moved, as the game says it (the report's closing line), gives each player that
+    moved = dict.fromkeys(state.players, 0)
+    for t in game.closing_transfers(state, closing):
+        assert isinstance(t.chips, int) and t.chips > 0 and t.payer != t.payee
+        for name, sign in ((t.payer, -1), (t.payee, 1)):
+            if name is not POT:
+                moved[name] += sign * t.chips
+    assert moved == settled
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -182,10 +238,15 @@ def test_an_undo_restores_the_position(kind: str) -> None:
     rng = random.Random(5)
     for _ in range(10):
         before = (state.position, dict(state.net_chips), state.dealer, len(state.live_records()))
-        state.push(game.random_action(state, rng))
+        action = game.random_action(state, rng)
+        if action is None:  # the game is over: undo its last action instead, and try again
+            state.push(Void())
+            continue
+        state.push(action)
         state.push(Void())
         assert (state.position, dict(state.net_chips), state.dealer, len(state.live_records())) == before
-        state.push(game.random_action(state, rng))  # and play on
+        if (action := game.random_action(state, rng)) is not None:
+            state.push(action)  # and play on
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -204,15 +265,17 @@ def test_its_declared_capabilities_answer(kind: str) -> None:
     assert game.rules_from_dict(game.rules_to_dict(rules)) == rules
     assert isinstance(game.title_of(rules), str) and game.title_of(rules)
     assert isinstance(game.records_chips, bool) and isinstance(game.carries_over(rules), bool)
-    assert game.default_players(NAMES, "Ben", rules)
+    assert game.default_players(NAMES[:game.max_players], "Ben", rules)
     with pytest.raises(Exception, match="unknown rule 'no_such_rule'"):
         game.rules_from_dict({"no_such_rule": 1})
 
 
-def test_only_napalm_has_a_part_of_the_report_of_its_own() -> None:
-    """Napalm breaks itself down game by game to its token target; every other game, the tests'
-    Rummy too, is broken down by the report from its records' transfers."""
-    assert [kind for kind in KINDS if GAMES[kind].has_report_part] == ["napalm"]
+def test_napalm_has_a_part_of_the_report_of_its_own_and_the_other_games_here_none() -> None:
+    """Napalm breaks itself down game by game to its token target; Nap, the pot games, poker with
+    real betting and the tests' Rummy are broken down by the report from their records' transfers.
+    (A game added later says which it is by ``has_report_part``, checked against its folder below.)"""
+    assert GAMES["napalm"].has_report_part
+    assert not [kind for kind in ("nap", "pots", "betting", RUMMY.kind) if GAMES[kind].has_report_part]
 
 
 def imports_of_a_sibling(path: Path, package: str, name: str) -> bool:
@@ -314,7 +377,10 @@ def test_two_games_may_share_a_kind_of_event_each_reading_only_its_own() -> None
 
 
 def test_the_installed_games_are_the_registrys_and_the_tests_game_goes_again() -> None:
-    assert list(GAMES)[: len(INSTALLED)] == list(INSTALLED) == ["napalm", "nap", "pots", "betting"]
+    """The registry holds the installed games first, in ``INSTALLED``'s order (the app's own four among
+    them, whatever is installed beside them), then a game registered from outside."""
+    assert list(GAMES)[: len(INSTALLED)] == list(INSTALLED)
+    assert {"napalm", "nap", "pots", "betting"} <= set(INSTALLED)
     unregister(RUMMY.kind)
     assert RUMMY.kind not in GAMES
     register(RUMMY)  # the fixture takes it out again after the test
@@ -326,7 +392,7 @@ def test_the_installed_games_are_the_registrys_and_the_tests_game_goes_again() -
 @pytest.mark.parametrize("kind", KINDS)
 def test_its_table_players_page_history_and_report_render(app: Any, kind: str) -> None:
     game = GAMES[kind]
-    players = list(NAMES[: max(game.min_players, min(len(NAMES), game.max_players))])
+    players = list(players_for(game))
     with app.app_context():
         night = services.open_night(
             "Conformance", players, Money(), {"kind": kind, "players": None, "first_dealer": players[0], "rules": {},
@@ -337,6 +403,8 @@ def test_its_table_players_page_history_and_report_render(app: Any, kind: str) -
             night = db.session.get(Night, night.id)
             state = services.table_for(night)
             action = Void() if i == 5 else game.random_action(state, rng)
+            if action is None:  # a game over so soon: undo its last action
+                action = Void()
             services.record(night.id, action, night.version, services.new_key())
         night = db.session.get(Night, night.id)
         keeper, viewer = night.keeper_key, night.viewer_key

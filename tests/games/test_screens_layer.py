@@ -20,13 +20,14 @@ from wtforms.validators import InputRequired, NumberRange
 from companion import service as services
 from companion.extensions import db
 from companion.web.forms import ActionForm, WholeNumberField
-from companion.games.base import IllegalAction
+from companion.games.protocol import IllegalAction
 from companion.games.napalm import Rules
 from companion.games.napalm import hand_history
 from companion.games.pots.engine import Win
 from companion.games.web import SCREENS, BaseScreens
 from companion.db.models import Night
 from security.support import napalm_night
+from seating import players_for
 
 TABLE = """{% import "_macros.html" as m %}{% set f = forms.win %}
 <form method="post" action="{{ act('win') }}">{{ m.hidden(f) }}{{ m.errors(f) }}
@@ -196,10 +197,10 @@ def test_no_games_action_is_named_like_a_page_of_the_table(app):
         if rule.rule.startswith("/k/<key>/") and rule.endpoint != "table.act"
     }
     assert {"setup", "next-game", "rotate", "paid", "carry"} <= taken
-    players = ["Ann", "Ben"]
     with app.test_request_context():
         for kind, screens in SCREENS.items():
             game = GAMES[kind]
-            state = game.new_state(players, "Ann", game.rules_from_dict({}))
+            players = players_for(game, 2)  # each game as few as it seats
+            state = game.new_state(players, players[0], game.rules_from_dict({}))
             names = set(screens.forms(state)) | {"undo"}
             assert not names & taken, (kind, names & taken)

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from companion.night import bonus as bonus_module
-from companion.games.base import IllegalAction, RecordError
+from companion.games.protocol import IllegalAction, RecordError
 from companion.night.bonus import (
     Bonus,
     BonusGrid,

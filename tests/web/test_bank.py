@@ -23,7 +23,7 @@ from companion.service import bank as bank_service
 from companion.service import night_ledger
 from companion import service as services
 from companion.extensions import db
-from companion.games import GAMES, INSTALLED
+from companion.games import GAMES
 from companion.night import bonus as bonus_mod
 from companion.games.web import offers_of
 from companion.db.models import Event, Night
@@ -459,13 +459,24 @@ def offered(html: str) -> list[tuple[str, str, str]]:
     ]
 
 
-def other_games() -> list[str]:
-    """The names of the games registered besides the app's own four (a test's own game), offered
-    after them in the registry's order: each by its offers' names, or once by its title."""
-    names: list[str] = []
+#: the offers of the app's own games, worked out by hand: each game by its title, the pot games by
+#: their presets' names in their order (companion/games/pots/presets.py)
+OWN_OFFERS = {
+    "napalm": ["Napalm"],
+    "nap": ["Nap"],
+    "pots": ["Tips to the Fat One", "High Card", "Mountain", "NASDAQ", "Mystery Wheelbarrow", "Fixed-stake pot"],
+    "betting": ["Poker with real betting"],
+}
+
+
+def offers_in_order(*latest_first: str) -> list[str]:
+    """The names the choice page offers: ``latest_first`` (the games played tonight, the latest first),
+    then every registered game's offers in the registry's order, those played left out; a game besides
+    the app's own (installed beside them, or a test's own) by its offers' names, or once by its title."""
+    names = list(latest_first)
     for kind in GAMES:
-        if kind not in INSTALLED:
-            names += [name for name, _ in offers_of(kind).values()] or [GAMES[kind].title]
+        own = OWN_OFFERS.get(kind) or [name for name, _ in offers_of(kind).values()] or [GAMES[kind].title]
+        names += [name for name in own if name not in latest_first]
     return names
 
 
@@ -475,10 +486,7 @@ def test_dealers_choice_offers_each_game_by_its_name_the_latest_played_first(cli
     other presets in their order (High Card, Mountain, NASDAQ, Mystery Wheelbarrow, Fixed-stake
     pot), Poker with real betting.  Each preset is its own button, linked to its offer."""
     html = BankPage(client, night, "choice").html
-    assert [name for _, _, name in offered(html)] == [
-        "Napalm", "Nap", "Tips to the Fat One", "High Card", "Mountain", "NASDAQ", "Mystery Wheelbarrow",
-        "Fixed-stake pot", "Poker with real betting", *other_games(),
-    ]
+    assert [name for _, _, name in offered(html)] == offers_in_order("Napalm")
     tips = re.search(r'data-offer="tips_to_the_fat_one" href="([^"]+)"', html)
     assert tips and tips.group(1) == f"{night.url}/next-game?game=pots&amp;offer=tips_to_the_fat_one"
     # start Tips to the Fat One through its offer's page, as the dealer would
@@ -497,10 +505,7 @@ def test_dealers_choice_offers_each_game_by_its_name_the_latest_played_first(cli
     assert response.status_code == 303, response.get_data(as_text=True)[-1000:]
     html = BankPage(client, night, "choice").html
     names = [name for _, _, name in offered(html)]
-    assert names == [
-        "Tips to the Fat One", "Napalm", "Nap", "High Card", "Mountain",
-        "NASDAQ", "Mystery Wheelbarrow", "Fixed-stake pot", "Poker with real betting", *other_games(),
-    ], names
+    assert names == offers_in_order("Tips to the Fat One", "Napalm"), names
     assert offered(html)[0] == ("pots", "tips_to_the_fat_one", "Tips to the Fat One")
     assert offered(html)[1] == ("napalm", "", "Napalm")
     assert html.count("(played tonight)") == 2

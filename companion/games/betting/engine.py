@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..base import IllegalAction, validate_names
-from ..fold import FoldTable, RecordDefaults, Void
+from ..protocol import IllegalAction, dealer_seat, validate_names
+from ..fold import BaseOutcome, BaseRecord, FoldTable, Void
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 10
@@ -43,32 +43,18 @@ class Position:
 
 
 @dataclass(frozen=True)
-class Outcome:
-    position: Position
-    summary: str
-
-
-@dataclass(frozen=True)
-class Record(RecordDefaults):
-    seq: int
-    action: Any
+class Record(BaseRecord):
     deal: int
     dealer: str
-    summary: str
-    voids: int | None = None
-    transfers: tuple[Any, ...] = ()
 
 
 class BettingTable(FoldTable[Position, Record]):
     def __init__(self, players: Sequence[str], first_dealer: str | None = None, rules: Rules | None = None) -> None:
         self.players = validate_names(tuple(players), MIN_PLAYERS, MAX_PLAYERS, "poker with real betting")
         self.rules = rules or Rules()
-        if first_dealer is None:
-            first_dealer = self.players[0]
-        if first_dealer not in self.players:
-            raise IllegalAction(f"{str(first_dealer)[:30]} is not playing this game")
-        self.first_dealer = first_dealer
-        self._begin(Position(self.players.index(first_dealer), 0))
+        seat = dealer_seat(self.players, first_dealer)
+        self.first_dealer = self.players[seat]
+        self._begin(Position(seat, 0))
 
     @property
     def net_chips(self) -> dict[str, int]:
@@ -82,24 +68,23 @@ class BettingTable(FoldTable[Position, Record]):
     def deal_number(self) -> int:
         return self._position.deals + 1
 
-    def _resolve(self, action: Any) -> Outcome:
+    def _resolve(self, action: Any) -> BaseOutcome:
         if not isinstance(action, Deal):
             raise IllegalAction("the only action is a deal played")
         if action.dealer is not None and action.dealer != self.dealer:
             raise IllegalAction(f"{str(action.dealer)[:30]} is not the dealer: {self.dealer} deals now")
         p = self._position
         nxt = self.players[(p.dealer + 1) % len(self.players)]
-        return Outcome(Position((p.dealer + 1) % len(self.players), p.deals + 1),
-                       f"{self.dealer} dealt; the deal passes to {nxt}")
+        return BaseOutcome(position=Position((p.dealer + 1) % len(self.players), p.deals + 1),
+                           summary=f"{self.dealer} dealt; the deal passes to {nxt}")
 
-    def _undo(self, seq: int, before: Position, record: Record) -> Outcome:
-        return Outcome(before, f"Undone: deal {record.deal} ({record.dealer} dealt)")
+    def _undo(self, seq: int, before: Position, record: Record) -> BaseOutcome:
+        return BaseOutcome(position=before, summary=f"Undone: deal {record.deal} ({record.dealer} dealt)")
 
-    def _record(self, seq: int, action: Any, before: Position, outcome: Outcome, voids: int | None) -> Record:
-        if isinstance(action, Void):
-            return Record(seq, action, outcome.position.deals + 1, self.players[outcome.position.dealer],
-                          outcome.summary, voids)
-        return Record(seq, action, before.deals + 1, self.players[before.dealer], outcome.summary)
+    def _record(self, seq: int, action: Any, before: Position, outcome: BaseOutcome, voids: int | None) -> Record:
+        at = outcome.position if isinstance(action, Void) else before  # an undo: the deal it undoes
+        return Record(seq=seq, action=action, deal=at.deals + 1, dealer=self.players[at.dealer],
+                      summary=outcome.summary, voids=voids)
 
     def _check(self, before: Position, outcome: Any) -> None:
         assert sum(self.net_chips.values()) == 0

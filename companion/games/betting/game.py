@@ -1,4 +1,4 @@
-"""Poker with real betting as a game of the night: the :class:`~companion.games.base.GameKind` plug-in.
+"""Poker with real betting as a game of the night: the :class:`~companion.games.protocol.GameKind` plug-in.
 
 The chips on the table settle each pot; the app keeps only the bank (``records_chips = False``).
 A night file holds ``{"game": "betting", "rules": {"variant": "Texas hold'em"}, "deals": [{"dealer": "Ann"}]}``.
@@ -11,7 +11,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from ..base import IllegalAction, RecordError
+from ..protocol import IllegalAction, RecordError
 from ..basegame import BaseGame
 from ..fold import Void
 from ..vocabulary import NO_CHIPS

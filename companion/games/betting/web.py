@@ -10,7 +10,7 @@ from wtforms import StringField
 from wtforms.validators import Length, Optional
 
 from companion.web.forms import ActionForm, readable
-from ..base import IllegalAction
+from ..protocol import IllegalAction
 from ..web import BaseScreens
 from .engine import MAX_VARIANT, BettingTable, Deal
 

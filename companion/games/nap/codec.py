@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...values.reading import unknown_key
-from ..base import IllegalAction, RecordError
+from ..protocol import IllegalAction, RecordError
 from .table import BIDS, PENALTY_KINDS, WRONG_CARDS, Action, Deal, DealError, Penalty, Table, Void
 
 EVENT_KINDS = ("deal", "void")

@@ -1,4 +1,4 @@
-"""Nap as a game of the night: the :class:`~companion.games.base.GameKind` plug-in.
+"""Nap as a game of the night: the :class:`~companion.games.protocol.GameKind` plug-in.
 
 Everything here delegates to the engine (:mod:`.table`) and its codec; this
 module only says how the night sees them.  Pure: no Flask, no database.
@@ -12,7 +12,7 @@ from typing import Any
 
 from companion.money.amounts import chips_text
 
-from ..base import GameClosing
+from ..protocol import GameClosing
 from ..basegame import BaseGame
 from ..vocabulary import Between, Column, ReportVocabulary, Term
 from . import codec

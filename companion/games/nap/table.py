@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 from companion.money.amounts import signed
 
-from ..base import MAX_NAME_LENGTH, IllegalAction, validate_names
-from ..fold import FoldTable, RecordDefaults, Transfer, Void
+from ..protocol import MAX_NAME_LENGTH, IllegalAction, find_seat, validate_names
+from ..fold import BaseOutcome, BaseRecord, FoldTable, Transfer, Void
 
 #: The pool's account in a :class:`Transfer` (player names are never empty).
 POOL = None
@@ -186,30 +186,22 @@ class Position:
 
 
 @dataclass(frozen=True)
-class Record(RecordDefaults):
+class Record(BaseRecord):
     """One line of the log: a deal (or an undo), who dealt, and what it did."""
 
-    seq: int
-    action: Action
     deal: int
     dealer: str
     sitting_out: str | None
-    transfers: tuple[Transfer, ...]
     pool: int  # chips in the pool after this record
     pool_won: int  # chips the bidder took from the pool on this deal (0: none)
-    summary: str
-    voids: int | None = None  # for a Void: the seq it undoes
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Outcome(BaseOutcome):
     """What :func:`resolve` returns: the next position, the canonical action and its effects."""
 
-    position: Position
     action: Action
-    transfers: tuple[Transfer, ...] = ()
     pool_won: int = 0
-    summary: str = ""
 
 
 # --- seating -----------------------------------------------------------------
@@ -220,24 +212,11 @@ def validate_players(players: Sequence[str]) -> tuple[str, ...]:
     return validate_names(players, MIN_PLAYERS, MAX_PLAYERS, "Nap")
 
 
-def _seat_of(players: Sequence[str], name: object) -> int | None:
-    """The seat of ``name``: an exact match, else one ignoring case and spacing; None if not seated."""
-    if isinstance(name, str):
-        for seat, player in enumerate(players):
-            if player == name:
-                return seat
-        folded = " ".join(name.split()).casefold()
-        for seat, player in enumerate(players):
-            if player.casefold() == folded:
-                return seat
-    return None
-
-
 def start_position(players: Sequence[str], first_dealer: str | None) -> Position:
     n = len(players)
     dealer = 0
     if first_dealer is not None:
-        seat = _seat_of(players, first_dealer)
+        seat = find_seat(players, first_dealer)
         if seat is None:
             raise IllegalAction(f"first dealer '{first_dealer}' is not at this table")
         dealer = seat
@@ -427,7 +406,7 @@ def resolve(players: tuple[str, ...], rules: Rules, p: Position, action: Action)
 
 
 def _name(players: tuple[str, ...], name: object, field_name: str) -> str:
-    seat = _seat_of(players, name)
+    seat = find_seat(players, name)
     if seat is None:
         shown = name[:MAX_NAME_LENGTH] if isinstance(name, str) else repr(name)[:MAX_NAME_LENGTH]
         raise DealError(field_name, f"'{shown}' is not a player of this game")

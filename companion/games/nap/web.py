@@ -23,7 +23,7 @@ from wtforms.validators import InputRequired, NumberRange
 
 from companion.web.forms import ActionForm, MultiCheckboxField, WholeNumberField
 from ...values.reading import Unreadable, shown, trimmed, whole_number
-from ..base import IllegalAction
+from ..protocol import IllegalAction
 from ..web import BaseScreens
 from .table import BIDS, MAX_EXCHANGE, MAX_PLAYERS, MAX_STAKE, VARIANTS, Deal, Penalty, Table
 from .view import VARIANT_TITLES, NapView, view

@@ -1,4 +1,4 @@
-"""Napalm as a game of the night: the :class:`~companion.games.base.GameKind` plug-in.
+"""Napalm as a game of the night: the :class:`~companion.games.protocol.GameKind` plug-in.
 
 Everything here delegates to the engine (:mod:`.table`), its codec, its
 hand-history reader and its closing; this module only says how the night sees
@@ -11,7 +11,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..base import GameClosing, RecordError
+from ..protocol import GameClosing, RecordError
 from ..basegame import BaseGame
 from ..vocabulary import Between, Column, ReportVocabulary, Term
 from . import codec

@@ -19,7 +19,7 @@ from companion.money.settle import settle_up
 from companion.values import limits
 from companion.values.reading import Unreadable, json_document, unknown_key
 
-from ..base import RecordError
+from ..protocol import RecordError
 from .closing import close_night
 from .table import (
     Challenge,

@@ -71,7 +71,7 @@ def report_part(
 
     The pot is closed here, by the rules' unfinished-pot setting and ``carried_on`` (the
     pot the next night took on, once it exists), so ``closing`` (the night's
-    :class:`~companion.games.base.GameClosing`) is not needed.  ``memo``: what this part kept
+    :class:`~companion.games.protocol.GameClosing`) is not needed.  ``memo``: what this part kept
     of the night's report at an earlier version, by ``number`` (see
     :func:`companion.report.parts.build_night_report`): the game's :class:`Sums`, extended
     when they are provably of the same log, and kept there for the next version.

@@ -30,8 +30,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
 
-from ..base import MAX_NAME_LENGTH, IllegalAction, and_, validate_names
-from ..fold import FoldTable, Transfer, Void
+from ..protocol import MAX_NAME_LENGTH, IllegalAction, and_, find_seat, seat_of, seats_named, validate_names
+from ..fold import BaseOutcome, BaseRecord, FoldTable, Transfer, Void
 from .cards import Card, CardError, format_cards, parse_cards
 from .rankings import CARDS_PER_STAGE, best_hands, hand_strength
 
@@ -170,36 +170,31 @@ class Position:
 
 
 @dataclass(frozen=True)
-class Record:
-    """One line of the log: an action, where it happened, and what it did."""
+class Record(BaseRecord):
+    """One line of the log: an action, where it happened, and what it did (its ``game`` and
+    ``tokens``, every record's, are given by every Napalm record)."""
 
-    seq: int
-    action: Action
-    game: int
     hand: int
     stage: Stage
     dealer: str
-    transfers: tuple[Transfer, ...]
-    tokens: tuple[tuple[str, int], ...]  # (player, +1/-1)
     winners: tuple[str, ...]  # showdown winners, when decided
     game_won: GameResult | None
-    summary: str
-    voids: int | None = None  # for a Void: the seq it undoes
 
 
 @dataclass(frozen=True)
-class Outcome:
+class Outcome(BaseOutcome):
     """What :func:`resolve` returns: the next position and the effects of the action."""
 
-    position: Position
-    transfers: tuple[Transfer, ...] = ()
     tokens: tuple[tuple[str, int], ...] = ()
     winners: tuple[str, ...] = ()
     game_won: GameResult | None = None
-    summary: str = ""
 
 
 # --- the table ---------------------------------------------------------------
+
+
+#: how Napalm says a name is not at its table ("the Yes players 'Zed' is not at this table")
+NOT_HERE = "is not at this table"
 
 
 def validate_players(players: Sequence[str]) -> tuple[str, ...]:
@@ -228,13 +223,12 @@ def validate_carried_in(players: Sequence[str], carried_in: Mapping[str, int] | 
             )
         if chips > MAX_CARRIED_SHARE:
             raise IllegalAction(f"{name}'s share of the carried pot is more than {MAX_CARRIED_SHARE:,} chips")
-        try:
-            seat = _seat_of(players, name)
-        except IllegalAction:
+        seat = find_seat(players, name)
+        if seat is None:
             raise IllegalAction(
                 f"the carried pot holds {chips} chip{'' if chips == 1 else 's'} of {' '.join(name.split())}, "
                 "who is not seated tonight"
-            ) from None
+            )
         if shares[seat]:
             raise IllegalAction(f"{players[seat]} is listed twice in the carried pot")
         shares[seat] = chips
@@ -245,7 +239,7 @@ def start_position(
     players: Sequence[str], first_dealer: str | None, carried_in: Mapping[str, int] | None = None
 ) -> Position:
     n = len(players)
-    dealer = 0 if first_dealer is None else _seat_of(players, first_dealer, "first dealer")
+    dealer = 0 if first_dealer is None else seat_of(players, first_dealer, "first dealer", NOT_HERE)
     shares = validate_carried_in(players, carried_in)
     return Position(
         game=1,
@@ -262,18 +256,6 @@ def start_position(
         ante_paid=False,
         in_pot=shares,
     )
-
-
-def _seat_of(players: Sequence[str], name: object, role: str = "player") -> int:
-    if isinstance(name, str):
-        for seat, player in enumerate(players):
-            if player == name:
-                return seat
-        folded = name.strip().casefold()
-        for seat, player in enumerate(players):
-            if player.casefold() == folded:
-                return seat
-    raise IllegalAction(f"{role} '{name}' is not at this table")
 
 
 class Table(FoldTable[Position, Record]):
@@ -440,19 +422,6 @@ def resolve(players: tuple[str, ...], rules: Rules, p: Position, action: Action)
     raise IllegalAction(f"unknown action {action!r}")
 
 
-def _names(players: tuple[str, ...], names: object, role: str) -> tuple[str, ...]:
-    """Canonical names in seat order; unknown or repeated names are illegal."""
-    if isinstance(names, str) or not isinstance(names, Iterable):
-        raise IllegalAction(f"{role} must be a list of players")
-    seats: list[int] = []
-    for name in names:
-        seat = _seat_of(players, name, role)
-        if seat in seats:
-            raise IllegalAction(f"{players[seat]} is listed twice among {role}")
-        seats.append(seat)
-    return tuple(players[s] for s in sorted(seats))
-
-
 def _in_declaration_order(players: tuple[str, ...], dealer: int, names: Iterable[str]) -> tuple[str, ...]:
     n = len(players)
     rank = {players[(dealer + i) % n]: i for i in range(1, n + 1)}
@@ -464,7 +433,7 @@ def _declare(players: tuple[str, ...], rules: Rules, p: Position, action: Declar
         raise IllegalAction("the dealer alone said Yes: record who challenges first")
     if p.phase is Phase.SHOWDOWN:
         raise IllegalAction(f"the declarations are in: record who won between {', '.join(p.yes)} first")
-    yes = _in_declaration_order(players, p.dealer, _names(players, action.yes, "the Yes players"))
+    yes = _in_declaration_order(players, p.dealer, seats_named(players, action.yes, "the Yes players", NOT_HERE))
     transfers: list[Transfer] = []
     pot = p.pot
     net = list(p.net)
@@ -504,7 +473,7 @@ def _challenge(players: tuple[str, ...], rules: Rules, p: Position, action: Chal
     if p.phase is not Phase.CHALLENGE:
         raise IllegalAction("a challenge is only allowed when every other player said No and the dealer alone said Yes")
     dealer = players[p.dealer]
-    challengers = _names(players, action.challengers, "the challengers")
+    challengers = seats_named(players, action.challengers, "the challengers", NOT_HERE)
     if dealer in challengers:
         raise IllegalAction(f"{dealer} is the dealer and cannot challenge his own Yes")
     if not challengers:
@@ -526,7 +495,7 @@ def _showdown(players: tuple[str, ...], rules: Rules, p: Position, action: Showd
         raise IllegalAction("tap the winner(s) or enter the cards shown")
     winners: tuple[str, ...] | None = None
     if action.winners is not None:
-        winners = _names(players, action.winners, "the winners")
+        winners = seats_named(players, action.winners, "the winners", NOT_HERE)
         if not winners:
             raise IllegalAction("tap at least one winner")
         for name in winners:
@@ -576,7 +545,7 @@ def _check_cards(
     needed = CARDS_PER_STAGE[int(p.stage)]
     hands: dict[str, tuple[Card, ...]] = {}
     for name, text in cards:
-        canonical = players[_seat_of(players, name, "card holder")]
+        canonical = players[seat_of(players, name, "card holder", NOT_HERE)]
         if canonical not in p.yes:
             raise IllegalAction(f"{canonical} did not say Yes, so has no cards to show")
         if canonical in hands:

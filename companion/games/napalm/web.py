@@ -12,7 +12,7 @@ from typing import Any
 
 from .forms import CardsForm, ChallengeForm, DeclareForm, NapalmRulesFields, ShowdownForm, cards_form_class
 from .shown_cards import shown_this_hand, undone_cards
-from ..base import IllegalAction
+from ..protocol import IllegalAction
 from ..web import BaseScreens
 from .table import Challenge, Declare, Phase, Showdown, Table
 from .view import NapalmView, view

@@ -32,8 +32,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Union
 
-from ..base import IllegalAction, and_, validate_names
-from ..fold import FoldTable, RecordDefaults, Transfer, Void
+from ..protocol import IllegalAction, and_, seat_of, seats_named, validate_names
+from ..fold import BaseOutcome, BaseRecord, FoldTable, Transfer, Void
 
 #: A pot as one side of a :class:`Transfer` (which pot: ``Transfer.pot``).
 POT = None
@@ -210,23 +210,15 @@ class Position:
 
 
 @dataclass(frozen=True)
-class Record(RecordDefaults):
+class Record(BaseRecord):
     """One line of the log: an action, in which deal, and what it did."""
 
-    seq: int
-    action: Action
     deal: int
     dealer: str
-    transfers: tuple[Transfer, ...]
-    summary: str
-    voids: int | None = None
 
 
-@dataclass(frozen=True)
-class Outcome:
-    position: Position
-    transfers: tuple[Transfer, ...] = ()
-    summary: str = ""
+#: a pot game's outcome holds nothing beyond every game's: the position, the transfers, the summary
+Outcome = BaseOutcome
 
 
 # --- seating ---------------------------------------------------------------------
@@ -235,18 +227,6 @@ class Outcome:
 def validate_players(players: Sequence[str], rules: Rules) -> tuple[str, ...]:
     """A seating the rules accept: as many distinct (ignoring case), non-empty, short names as they allow."""
     return validate_names(players, rules.min_players, rules.max_players, "this game")
-
-
-def seat_of(players: Sequence[str], name: object, role: str = "player") -> int:
-    """A player's seat: the exact name, else the name ignoring case and spacing."""
-    if isinstance(name, str):
-        if name in players:
-            return players.index(name)
-        folded = " ".join(name.split()).casefold()
-        for seat, player in enumerate(players):
-            if player.casefold() == folded:
-                return seat
-    raise IllegalAction(f"{role} '{str(name)[:40]}' is not playing this game")
 
 
 def start_position(
@@ -286,7 +266,6 @@ def start_position(
 class PotTable(FoldTable["Position", "Record"]):
     """One fixed-stake pot game: seating, rules, position and an append-only log."""
 
-    outcome_type = Outcome
 
     def __init__(
         self,
@@ -402,15 +381,15 @@ def resolve(players: tuple[str, ...], rules: Rules, p: Position, action: Action)
     elif isinstance(action, Sale):
         notes.append(_sale(ledger, index, action))
     elif isinstance(action, Win):
-        winners = _names(players, action.winners, "the winners")
+        winners = seats_named(players, action.winners, "the winners")
         if not winners:
             raise IllegalAction("tap at least one winner")
         notes.append(ledger.pay_out(index, [(winners, ledger.pots[index], "pot")]))
     elif isinstance(action, HighLow):
         if not rules.high_low:
             raise IllegalAction("this game's pots are not split high-low: tap the winner(s)")
-        high = _names(players, action.high, "the high hand")
-        low = _names(players, action.low, "the low hand")
+        high = seats_named(players, action.high, "the high hand")
+        low = seats_named(players, action.low, "the low hand")
         if not high or not low:
             raise IllegalAction("tap the best high hand and the best low hand")
         chips = ledger.pots[index]
@@ -436,19 +415,6 @@ def _pot_index(rules: Rules, p: Position, pot: object) -> int:
     if p.decided[index]:
         raise IllegalAction(f"{_label(rules, names[index])} has already ended this deal")
     return index
-
-
-def _names(players: tuple[str, ...], names: object, role: str) -> tuple[str, ...]:
-    """Canonical names in seat order; unknown or repeated names are illegal."""
-    if isinstance(names, str) or not isinstance(names, Iterable):
-        raise IllegalAction(f"{role} must be a list of players")
-    seats: list[int] = []
-    for name in names:
-        seat = seat_of(players, name, role)
-        if seat in seats:
-            raise IllegalAction(f"{players[seat]} is listed twice among {role}")
-        seats.append(seat)
-    return tuple(players[s] for s in sorted(seats))
 
 
 def _label(rules: Rules, name: str) -> str:

@@ -1,4 +1,4 @@
-"""Fixed-stake pot games as a game of the night: the :class:`~companion.games.base.GameKind` plug-in.
+"""Fixed-stake pot games as a game of the night: the :class:`~companion.games.protocol.GameKind` plug-in.
 
 One kind ("pots") for every preset: the preset is in the rules, so a night file
 says ``{"game": "pots", "rules": {"preset": "tips_to_the_fat_one", "stakes": [2, 3, 4, 6, 9], …}}``.
@@ -12,7 +12,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..base import GameClosing, IllegalAction
+from ..protocol import GameClosing, IllegalAction
 from ..basegame import BaseGame
 from ..vocabulary import Between, Column, ReportVocabulary, Term
 from . import records

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...values.reading import unknown_key
-from ..base import IllegalAction, RecordError
+from ..protocol import IllegalAction, RecordError
 from .engine import (
     INTO_POT_REASONS,
     Action,

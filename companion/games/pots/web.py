@@ -16,7 +16,7 @@ from wtforms import HiddenField, SelectField, StringField, SubmitField
 from wtforms.validators import InputRequired, NumberRange, Optional
 
 from companion.web.forms import ActionForm, MultiCheckboxField, WholeNumberField
-from ..base import IllegalAction, and_
+from ..protocol import IllegalAction, and_
 from ..web import BaseScreens
 from .engine import MAX_CHIPS, Carry, HighLow, IntoPot, PotTable, Sale, Win
 from .presets import PRESETS, TITLES

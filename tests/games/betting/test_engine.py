@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from companion.games import GAMES, RecordError
-from companion.games.base import IllegalAction
+from companion.games.protocol import IllegalAction
 from companion.games.betting import BettingTable, Deal, Rules
 from companion.games.betting.game import BETTING
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from companion.games.base import IllegalAction, RecordError
+from companion.games.protocol import IllegalAction, RecordError
 from companion.games.nap.codec import deal_from_record, deal_to_record, deals_of, from_event, play_deals, to_event
 from companion.games.nap.table import Deal, Penalty, Rules, Table, Void
 

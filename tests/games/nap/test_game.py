@@ -6,7 +6,7 @@ import inspect
 
 import pytest
 
-from companion.games.base import GameClosing, GameKind, GameState, IllegalAction, RecordError
+from companion.games.protocol import GameClosing, GameKind, GameState, IllegalAction, RecordError
 from companion.games.nap.game import NAP, Nap
 from companion.games.nap.table import Deal, Rules, Table, Void, make_deal
 

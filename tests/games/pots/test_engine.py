@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.games.base import IllegalAction
+from companion.games.protocol import IllegalAction
 from companion.games.pots.engine import (
     POT,
     Carry,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.games.base import IllegalAction
+from companion.games.protocol import IllegalAction
 from companion.games.pots.engine import POT, Carry, HighLow, IntoPot, PotTable, Sale, Void, Win
 from companion.games.pots.game import POTS
 from companion.games.pots.presets import PRESETS

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from companion.games.base import GameKind, GameState, IllegalAction, RecordError
+from companion.games.protocol import GameKind, GameState, IllegalAction, RecordError
 from companion.games.pots.engine import Carry, HighLow, IntoPot, PotTable, Sale, Void, Win
 from companion.games.pots.game import POTS
 

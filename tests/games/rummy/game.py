@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from companion.games.base import IllegalAction, validate_names
-from companion.games.basegame import BaseGame, dealer_seat
-from companion.games.fold import FoldTable, RecordDefaults, Transfer
+from companion.games.protocol import IllegalAction, dealer_seat, validate_names
+from companion.games.basegame import BaseGame
+from companion.games.fold import BaseOutcome, BaseRecord, FoldTable, Transfer
 from companion.games.vocabulary import Between, Column, ReportVocabulary
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
@@ -50,21 +50,9 @@ class Position:
 
 
 @dataclass(frozen=True)
-class Outcome:
-    position: Position
-    summary: str
-    transfers: tuple[Transfer, ...]
-
-
-@dataclass(frozen=True)
-class Record(RecordDefaults):
-    seq: int
-    action: Any
+class Record(BaseRecord):
     deal: int
     dealer: str
-    summary: str
-    transfers: tuple[Transfer, ...]
-    voids: int | None = None
 
 
 class RummyTable(FoldTable[Position, Record]):
@@ -85,7 +73,7 @@ class RummyTable(FoldTable[Position, Record]):
     def deal_number(self) -> int:
         return self._position.deals + 1
 
-    def _resolve(self, action: Any) -> Outcome:
+    def _resolve(self, action: Any) -> BaseOutcome:
         if not isinstance(action, Deal):
             raise IllegalAction("the only action is a deal")
         if action.winner not in self.players:
@@ -106,16 +94,19 @@ class RummyTable(FoldTable[Position, Record]):
             net[self.players.index(t.payee)] += t.chips  # type: ignore[arg-type]
         paid = ", ".join(f"{t.payer} {t.chips}" for t in transfers) or "nobody"
         summary = f"{action.winner} went out: paid by {paid}"
-        return Outcome(Position((p.dealer + 1) % len(self.players), p.deals + 1, tuple(net)), summary, transfers)
+        return BaseOutcome(position=Position((p.dealer + 1) % len(self.players), p.deals + 1, tuple(net)),
+                           transfers=transfers, summary=summary)
 
-    def _undo(self, seq: int, before: Position, record: Record) -> Outcome:
-        return Outcome(before, f"Undone: deal {record.deal}", tuple(t.reversed() for t in record.transfers))
+    def _undo(self, seq: int, before: Position, record: Record) -> BaseOutcome:
+        return BaseOutcome(position=before, transfers=tuple(t.reversed() for t in record.transfers),
+                           summary=f"Undone: deal {record.deal}")
 
-    def _record(self, seq: int, action: Any, before: Position, outcome: Outcome, voids: int | None) -> Record:
+    def _record(self, seq: int, action: Any, before: Position, outcome: BaseOutcome, voids: int | None) -> Record:
         at = outcome.position if voids is not None else before
-        return Record(seq, action, at.deals + 1, self.players[at.dealer], outcome.summary, outcome.transfers, voids)
+        return Record(seq=seq, action=action, deal=at.deals + 1, dealer=self.players[at.dealer], summary=outcome.summary,
+                      transfers=outcome.transfers, voids=voids)
 
-    def _check(self, before: Position, outcome: Outcome) -> None:
+    def _check(self, before: Position, outcome: BaseOutcome) -> None:
         assert sum(outcome.position.net) == 0, "chips are conserved"
 
 

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from companion import service as services
-from companion.games.base import IllegalAction
+from companion.games.protocol import IllegalAction
 from companion.games.fold import Transfer
 
 from .game import GAME, Deal, Rules, RummyTable

@@ -11,7 +11,7 @@ from wtforms import RadioField
 from wtforms.validators import InputRequired, NumberRange, Optional
 
 from companion.web.forms import ActionForm, WholeNumberField
-from companion.games.base import IllegalAction
+from companion.games.protocol import IllegalAction
 from companion.games.web import BaseScreens
 
 from .game import MAX_POINTS, Deal, RummyTable

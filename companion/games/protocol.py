@@ -12,12 +12,17 @@ two protocols, so adding a game is one package and its name in the registry's li
 (:data:`companion.games.INSTALLED`).  :class:`companion.games.basegame.BaseGame` and
 :class:`companion.games.web.BaseScreens` give every member a default: a game is its differences.
 
+This module is the protocol (what the rest of the app may call), with what it speaks in
+(:class:`IllegalAction`, :class:`RecordError`, :class:`GameClosing`) and the seat checks every
+game shares (:func:`validate_names`, :func:`dealer_seat`, :func:`seat_of`, :func:`seats_named`);
+``basegame.py`` is the base class a game subclasses.
+
 Nothing here imports Flask, SQLAlchemy or WTForms (``tests/test_layers.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -171,7 +176,10 @@ class GameKind(Protocol):
         """Who plays unless the scorekeeper changes it (everyone seated unless the rules take fewer)."""
 
     def random_action(self, state: GameState, rng: Any) -> Any:
-        """A legal action now, chosen with ``rng``: the game's strategy for the conformance suite."""
+        """A legal action now, chosen with ``rng`` (None: none is legal now): the game's strategy for the conformance suite."""
+
+    def finishing_action(self, state: GameState) -> Any:
+        """The action that takes the game on to its end now, or None: no action now (its :meth:`close` settles it)."""
 
     def rules_from_dict(self, raw: Mapping[str, Any]) -> Any:
         """Its rules from a JSON object, defaults filled in; IllegalAction names the field at fault."""
@@ -208,6 +216,9 @@ class GameKind(Protocol):
     def close(self, state: GameState, rules: Any) -> GameClosing:
         """The game as the settle-up counts it, its unfinished pot dealt with by its rules."""
 
+    def closing_transfers(self, state: GameState, closing: GameClosing) -> tuple[Any, ...]:
+        """The chips ``closing`` moves beyond the table's nets, as transfers in the game's words (the report's closing line)."""
+
     def replay_extras(self, state: GameState) -> dict[str, Any]:
         """What ``flask replay`` adds to this game's entry besides ``net_chips``."""
 
@@ -241,6 +252,55 @@ def seat_order(seated: Sequence[str], chosen: Sequence[str]) -> tuple[str, ...]:
             raise IllegalAction(f"{canonical} is listed twice among the game's players")
         picked.append(canonical)
     return tuple(name for name in seated if name in picked)
+
+
+#: what a name not at the table is, by default: "the seller 'Zed' is not playing this game"
+NOT_PLAYING = "is not playing this game"
+
+
+def find_seat(players: Sequence[str], name: object) -> int | None:
+    """The seat of ``name`` among ``players``: the exact name, else the name ignoring case and runs of
+    spaces (a seated name has single spaces: :func:`validate_names`); None when nobody seated has it."""
+    if isinstance(name, str):
+        for seat, player in enumerate(players):
+            if player == name:
+                return seat
+        folded = " ".join(name.split()).casefold()
+        for seat, player in enumerate(players):
+            if player.casefold() == folded:
+                return seat
+    return None
+
+
+def seat_of(players: Sequence[str], name: object, role: str = "player", absent: str = NOT_PLAYING) -> int:
+    """The seat of ``name`` (:func:`find_seat`); IllegalAction "``role`` 'Zed' ``absent``" when nobody seated has it."""
+    seat = find_seat(players, name)
+    if seat is None:
+        raise IllegalAction(f"{role} '{str(name)[:40]}' {absent}")
+    return seat
+
+
+def seats_named(players: Sequence[str], names: object, role: str, absent: str = NOT_PLAYING) -> tuple[str, ...]:
+    """The players ``names`` names, as seated and in seat order; IllegalAction for a name not seated
+    (:func:`seat_of`), one named twice, or ``names`` not a list."""
+    if isinstance(names, str) or not isinstance(names, Iterable):
+        raise IllegalAction(f"{role} must be a list of players")
+    seats: list[int] = []
+    for name in names:
+        seat = seat_of(players, name, role, absent)
+        if seat in seats:
+            raise IllegalAction(f"{players[seat]} is listed twice among {role}")
+        seats.append(seat)
+    return tuple(players[s] for s in sorted(seats))
+
+
+def dealer_seat(players: Sequence[str], first_dealer: str | None) -> int:
+    """The seat of ``first_dealer`` among ``players`` (the first player's when None); IllegalAction otherwise."""
+    if first_dealer is None:
+        return 0
+    if first_dealer not in players:
+        raise IllegalAction(f"{str(first_dealer)[:30]} is not playing this game")
+    return list(players).index(first_dealer)
 
 
 def validate_names(players: Sequence[str], least: int, most: int, who: str) -> tuple[str, ...]:
