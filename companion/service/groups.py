@@ -839,19 +839,22 @@ class NextNightDefaults:
 
 
 def next_night_defaults(group: Group) -> NextNightDefaults:
-    """The next night as the last one was, the deal one seat on (the group's members when it has no night)."""
+    """The next night as the last one was, the deal one seat on (the group's members when it has no night),
+    named after the group and its count of nights ("Fridays #3"), so two nights of one day are told apart."""
     members = _folded(group.id).members
     nights = _kept_nights(group.id)
+    tail = f" #{len(nights) + 1}"
+    name = group.name[: MAX_NIGHT_NAME - len(tail)].rstrip() + tail
     if not nights:
         names = members.names
-        return NextNightDefaults(group.name, names, names[0] if names else "", Decimal(0), "", None)
+        return NextNightDefaults(name, names, names[0] if names else "", Decimal(0), "", None)
     last = nights[-1]
     shown = [members.member(p) if p in members else p for p in last.players]
     game = last.games[0]
     seat = last.players.index(game.first_dealer) if game.first_dealer in last.players else -1
     dealer = shown[(seat + 1) % len(shown)]
     return NextNightDefaults(
-        group.name, tuple(shown), dealer, Decimal(last.chip_value or 0), last.currency or "", game.kind,
+        name, tuple(shown), dealer, Decimal(last.chip_value or 0), last.currency or "", game.kind,
         MappingProxyType(dict(game.rules)),
     )
 

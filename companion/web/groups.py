@@ -74,6 +74,7 @@ from companion.web.forms import (
     night_form_class,
 )
 from companion.web.pay_offers import PayOffers, pay_offers
+from companion.web.home import first_games, show_rules_of
 from companion.web.links import KEY_CHARS, MAX_KEY_LENGTH, keeper_night
 from companion.web.raw_reads import read_engine, read_row
 from companion.web.security import RotationMemory, client_id, reject_unknown_link, same_secret
@@ -920,6 +921,7 @@ def _new_night_form(group: Group, formdata: Any = None) -> NightBaseForm:
             form.first_dealer.data = str(list(defaults.players).index(defaults.first_dealer) + 1)
         if defaults.rules and kind == defaults.kind:
             SCREENS[kind].fill_rules(form, defaults.rules)
+        form.name.data = defaults.name
         form.chip_value.data = f"{defaults.chip_value.normalize():f}" if defaults.chip_value else ""
         form.currency.data = defaults.currency or form.currency.data
         form.request_key.data = service.new_key()
@@ -929,7 +931,8 @@ def _new_night_form(group: Group, formdata: Any = None) -> NightBaseForm:
 def _render_new_night(group: Group, form: NightBaseForm, status: int = 200):  # type: ignore[no-untyped-def]
     form.submit.label.text = "Start the night"
     return render_template(
-        "groups/new_night.html", group=group, form=form, rules_template=SCREENS[form.game.data].rules_template
+        "groups/new_night.html", group=group, form=form, rules_template=SCREENS[form.game.data].rules_template,
+        first_games=first_games(),
     ), status
 
 
@@ -940,12 +943,14 @@ def new_night(key: str):  # type: ignore[no-untyped-def]
     form = _new_night_form(group)
     kept = post_redirect_get.recall()
     if kept is not None and kept.form == "night":
-        kind = form.game.data
-        kept.refill(form)
         # a refusal too large to keep comes back without what was typed (post_redirect_get.keep): the game
-        # shown is then the group's, never none
+        # shown is then the group's, never none; another game picked comes back with its own rules' fields
         typed = dict(kept.data).get("game")
-        form.game.data = typed if typed in SCREENS else kind
+        if typed in SCREENS and typed in GAMES and typed != form.game.data:
+            form = night_form_class(SCREENS[typed].rules_fields)(formdata=None)
+        kind = typed if typed in SCREENS and typed in GAMES else form.game.data
+        kept.refill(form)
+        form.game.data = kind
         form.request_key.data = service.new_key()
         return _render_new_night(group, form, kept.status)
     return _render_new_night(group, form)
@@ -956,11 +961,16 @@ def start_night(key: str):  # type: ignore[no-untyped-def]
     """Start the night as set up, kept in the group in the same unit of work."""
     group = organiser_group(key)
     kind = request.form.get("game", "")
-    if kind not in SCREENS:
+    if kind not in SCREENS or kind not in GAMES:
         abort(400, "choose one of the games offered")
+    here = url_for("groups.new_night", key=group.organiser_key)
+    shown = request.form.get("rules_of") or kind  # a page that says nothing showed the picked game's
+    if shown != kind or request.form.get("show_rules"):  # another first game picked: its rules, then start
+        if shown not in SCREENS or shown not in GAMES:
+            abort(400, "choose one of the games offered")
+        return show_rules_of(kind, shown, asked=bool(request.form.get("show_rules")), here=here)
     form = night_form_class(SCREENS[kind].rules_fields)()
     form.game.data = kind
-    here = url_for("groups.new_night", key=group.organiser_key)
     if move_seat_up(form):
         return post_redirect_get.refuse(here, 200, form_name="night", form=form, data=post_redirect_get.typed(form))
     limit = current_app.extensions["companion_night_limit"]

@@ -46,8 +46,9 @@ def first_game_kind(source: Any) -> str:
 _NIGHT_FIELDS = ("name", *(f"seat_{i}" for i in range(1, 8)), "first_dealer", "chip_value", "currency")
 
 
-def _show_rules_of(kind: str, shown: str, asked: bool):  # type: ignore[no-untyped-def]
-    """The night's form again with ``kind``'s rules (its defaults), the seats and money as typed.
+def show_rules_of(kind: str, shown: str, asked: bool, here: str | None = None):  # type: ignore[no-untyped-def]
+    """The night's form again with ``kind``'s rules (its defaults), the seats and money as typed, on the page
+    ``here`` (the home page's address unless another: a group's *New night*).
 
     ``shown`` is the game whose rules the submitted page showed: its fields are the ones posted.
     Asked for (*Show its rules*, no JavaScript needed) it answers 200; a *Start the night* that
@@ -62,7 +63,8 @@ def _show_rules_of(kind: str, shown: str, asked: bool):  # type: ignore[no-untyp
     if not asked:
         fresh.form_errors.append(picked_another_game(kind, "Start the night"))
         status = 422
-    return post_redirect_get.refuse(url_for("home.index"), status, form_name="night", form=fresh, data=post_redirect_get.typed(fresh))
+    return post_redirect_get.refuse(here or url_for("home.index"), status, form_name="night", form=fresh,
+                                    data=post_redirect_get.typed(fresh))
 
 
 def night_form(kind: str, **kwargs: Any) -> NightBaseForm:
@@ -132,7 +134,7 @@ def create():  # type: ignore[no-untyped-def]
     kind = first_game_kind(request.form)
     shown = request.form.get("rules_of") or kind  # a page that says nothing showed the picked game's
     if shown != kind or request.form.get("show_rules"):
-        return _show_rules_of(kind, shown, asked=bool(request.form.get("show_rules")))
+        return show_rules_of(kind, shown, asked=bool(request.form.get("show_rules")))
     form = night_form(kind)
     here = url_for("home.index")
     if move_seat_up(form):

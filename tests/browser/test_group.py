@@ -152,6 +152,9 @@ def test_a_group_across_two_nights_its_season_tab_and_payments(live_server, new_
     form = page.locator("form.night")
     assert [form.get_by_label(f"Seat {seat}", exact=True).input_value() for seat in range(1, 5)] == NAMES
     assert form.locator("select.dealer-pick option:checked").inner_text().strip() == "Ben"  # one seat on from Ann
+    # the last night's first game preselected, any other one tap away; named after the group, not "Card night"
+    assert form.locator("#first-game option:checked").inner_text().strip() == "Fixed-stake pots"
+    assert form.get_by_label("Name of the night").input_value().endswith(" #2")
     axe.check(page, "new night, set up from the last")
     phone.button("Start the night", "night 2 started")
     assert phone.taps - before == 2

@@ -621,11 +621,34 @@ def test_a_new_night_from_the_group_is_the_second_tap_and_is_kept_in_the_group(a
     # the last night (POKER_ON_COUNTS): Ann, Ben (now Benjamin), Cat; Ann dealt first: Benjamin deals first now
     assert (fields["seat_1"], fields["seat_2"], fields["seat_3"], fields["seat_4"]) == ("Ann", "Benjamin", "Cat", "")
     assert fields["first_dealer"] == "2" and fields["chip_value"] == "" and fields["game"] == "napalm"
+    # named after the group and its count of nights (three kept: this is the fourth), never "Card night"
+    assert fields["name"] == "Friday poker #4"
+    # the first game is one tap away: every game offered, the last night's first preselected (issue 35, item 5)
+    offered = re.findall(r'<select name="game" id="first-game"[^>]*>(.*?)</select>', setup, re.S)
+    assert offered and re.findall(r'<option value="([a-z_]+)"( selected)?', offered[0])[0] == ("napalm", " selected")
+    assert len(re.findall(r"<option ", offered[0])) >= 4
     response = client.post(f"{organiser}/nights", data=fields)  # the second tap: Start the night
     assert response.status_code == 303 and response.headers["Location"].startswith("/k/")
     assert client.post(f"{organiser}/nights", data=fields).headers["Location"] == response.headers["Location"]
     with app.app_context():
         assert db.session.query(Night).count() == 4
+    assert len(records(app, "night_kept")) == 4
+
+
+def test_another_first_game_picked_on_the_groups_new_night_shows_its_rules_there_and_starts_it(app, client, organiser):
+    fields = form_fields(page(client, f"{organiser}/new-night"), f"{organiser}/nights")
+    # Fixed-stake pots picked in the list without JavaScript: Show its rules, on the group's own page
+    shown = client.post(f"{organiser}/nights", data={**fields, "game": "pots", "show_rules": "1"})
+    assert shown.status_code == 200  # the group's New night again (the client follows the page kept for it)
+    html = shown.get_data(as_text=True)
+    assert 'data-rules-of="pots"' in html and f'action="{organiser}/nights"' in html
+    again = form_fields(html, f"{organiser}/nights")
+    assert again["game"] == "pots" and again["seat_2"] == "Benjamin"  # the seats as they were
+    response = client.post(f"{organiser}/nights", data=again)
+    assert response.status_code == 303 and response.headers["Location"].startswith("/k/")
+    with app.app_context():
+        night = db.session.query(Night).order_by(Night.id.desc()).first()
+        assert night.first_game.kind == "pots" and night.name == "Friday poker #4"
     assert len(records(app, "night_kept")) == 4
 
 
