@@ -545,10 +545,18 @@ def _back(group: Group, organiser: bool = True) -> str:
     return url_for("groups.members", key=group.member_key, **period)
 
 
+#: the section of a group's page each form is in: a save returns there, its message at the top of the
+#: screen (issue 35, item 6: the organiser's page is many screens long)
+SECTION_OF = {"add": "members-h", "rename": "members-h", "merge": "members-h", "handle": "members-h",
+              "remove_handle": "members-h", "own_link": "members-h", "paid": "tab-h", "settle": "tab-h",
+              "got_it": "tab-h", "move": "nights-h"}
+
+
 def _refuse(group: Group, form: Any, name: str, status: int, message: str, organiser: bool = True,
             back: str | None = None) -> Response:
     return post_redirect_get.refuse(
-        back or _back(group, organiser), status, message=message, form_name=name, form=form, version=group.version
+        back or _back(group, organiser), status, message=message, form_name=name, form=form, version=group.version,
+        anchor=SECTION_OF.get(name),
     )
 
 
@@ -572,7 +580,8 @@ def _command(group: Group, form: Any, name: str, what: str, call: Callable[[], A
         db.session.rollback()
         return _refuse(group, form, name, 409, str(error), organiser, back)
     flash(("Already recorded: " if getattr(result, "repeated", False) else "Recorded: ") + (done() if callable(done) else done))
-    return redirect(back or _back(group, organiser), code=303)
+    section = SECTION_OF.get(name)
+    return redirect((back or _back(group, organiser)) + (f"#{section}" if section else ""), code=303)
 
 
 @bp.post("/g/<key>/members/add")

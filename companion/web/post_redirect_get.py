@@ -87,8 +87,10 @@ def refuse(
     form: Any = None,
     data: list[tuple[str, str]] | None = None,
     version: int | None = None,
+    anchor: str | None = None,
 ) -> Response:
-    """Keep ``form`` (as typed, or ``data``) and ``message`` for ``location``, and redirect there (303).
+    """Keep ``form`` (as typed, or ``data``) and ``message`` for ``location``, and redirect there (303), to the
+    element ``anchor`` names when given (the section of a long page the refused form is in).
 
     ``status`` is what the page at ``location`` answers: 422 or 409 for a refusal, 200
     for a form that was changed without being saved (the ↑ seat buttons).
@@ -109,7 +111,8 @@ def refuse(
         }
         refusal.form_errors = [str(e) for e in form.form_errors]
     token = keep(location.split("?", 1)[0], refusal)
-    return redirect(location + ("&" if "?" in location else "?") + "refused=" + token, code=303)
+    at = f"#{anchor}" if anchor else ""
+    return redirect(location + ("&" if "?" in location else "?") + "refused=" + token + at, code=303)
 
 
 def _storable(value: Any) -> Any:

@@ -198,6 +198,7 @@ def render_report(  # type: ignore[no-untyped-def]
             carry_form=carry_form,
             source=source,
             pay_for=night_offers(night, report, view, group_pay),
+            kept_in=group_pay.group_name if group_pay is not None else None,
             **({"flashed": flashed} if flashed is not None else {}),
         ),
         status,

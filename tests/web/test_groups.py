@@ -457,6 +457,9 @@ def test_a_nights_own_pages_offer_pay_for_what_remains_and_never_show_the_groups
         ]
         assert "ben-jamin" not in html
         assert not any(secret in html for secret in secrets)
+    # a night kept in a group says so, and offers no "Keep this night in a group" that leads nowhere (issue 35)
+    html = page(client, f"/k/{keeper}/report")
+    assert "Keep this night in a group" not in html and "Kept in the group “Friday poker”" in unescape(html)
 
 
 # --- making a group, keeping a night in one, a new night from the group ------------------------------
@@ -678,3 +681,22 @@ def test_a_currency_sign_that_names_one_currency_gets_pay_offers():
 
     # the night form's default "€" is the euro; "$" is one of many dollars and stays as written (no link)
     assert [currency_code(u) for u in ("€", "£", " EUR ", "$", "", None)] == ["EUR", "GBP", "EUR", "$", "", ""]
+
+
+def test_each_save_returns_to_its_own_section_of_the_long_page_refused_or_not(app, client, organiser):
+    """Issue 35, item 6: the organiser's page is many screens long; a save (or a refusal) lands on its section."""
+    html = page(client, organiser)
+    added = client.post(f"{organiser}/members/add", data={**stamp(html, f"{organiser}/members/add"), "name": "Eve"})
+    assert added.status_code == 303 and added.headers["Location"].endswith("#members-h")
+    html = page(client, organiser)
+    refused = client.post(f"{organiser}/members/add", data={**stamp(html, f"{organiser}/members/add"), "name": ""})
+    assert refused.status_code == 422 and "This field is required" in refused.get_data(as_text=True)
+    (redirected,) = refused.history  # the 303 to the page that shows the refusal, at the form's section
+    assert "?refused=" in redirected.headers["Location"] and redirected.headers["Location"].endswith("#members-h")
+    data = {**confirmed(client, html, f"{organiser}/tab/paid", 'value="Cat"'), "payer": "Ann", "payee": "Cat",
+            "unit": "EUR", "amount": "0.75"}
+    paid = client.post(f"{organiser}/tab/paid", data=data)
+    assert paid.status_code == 303 and paid.headers["Location"].endswith("#tab-h")
+    # every section is one tap away from the foot of the screen
+    nav = re.search(r'<nav class="sections"[^>]*>(.*?)</nav>', page(client, organiser), re.S)
+    assert nav and re.findall(r'href="#([a-z-]+)"', nav[1]) == ["season-h", "tab-h", "nights-h", "members-h", "links-h"]
