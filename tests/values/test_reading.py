@@ -14,7 +14,9 @@ import pytest
 
 from decimal import Decimal
 
-from companion.values.reading import Unreadable, decimal_amount, iso_date, shown, text, unknown_key, whole_number
+from companion.values.reading import (
+    Unreadable, decimal_amount, iso_date, json_document, night_date, shown, text, unknown_key, whole_number,
+)
 
 
 @pytest.mark.parametrize(
@@ -93,6 +95,45 @@ def test_a_day_is_read_in_one_spelling_only():
 def test_any_other_day_is_refused_with_a_sentence(value, says):
     with pytest.raises(Unreadable, match=says):
         iso_date(value, "the night's date")
+
+
+#: a day to count from: 366 days after it is 2027-11-30 (2027 is no leap year: 365 days to 2027-11-29, one more)
+TODAY = datetime.date(2026, 11, 29)
+
+
+@pytest.mark.parametrize("value", ["2000-01-01", "2025-03-07", "2026-11-29", "2027-11-30"])
+def test_a_nights_day_is_read_from_the_first_of_2000_to_a_year_after_today(value):
+    assert night_date(value, today=TODAY) == datetime.date.fromisoformat(value)
+
+
+@pytest.mark.parametrize("value", ["0001-01-01", "1999-12-31", "2027-12-01", "9999-12-31"])
+def test_a_nights_day_before_2000_or_more_than_a_year_ahead_is_refused_saying_the_range(value):
+    with pytest.raises(Unreadable) as refused:
+        night_date(value, today=TODAY)
+    assert str(refused.value) == f"the night's date must be a day from 2000-01-01 to 2027-11-30, not {value}"
+
+
+def test_a_nights_day_is_still_read_in_one_spelling_only():
+    with pytest.raises(Unreadable, match="must be a day written YYYY-MM-DD"):
+        night_date("20250307", today=TODAY)
+
+
+def document(text: str) -> object:
+    return json_document(text, max_bytes=1_000, max_depth=8, what="a night file")
+
+
+def test_a_json_object_naming_a_key_twice_is_refused_naming_where():
+    # json.loads alone keeps the last: {"a": 2}
+    with pytest.raises(Unreadable, match="^the top level: the key 'a' is written twice; an object names each key once$"):
+        document('{"a": 1, "a": 2}')
+    with pytest.raises(Unreadable, match="^games\\[1\\].rules: the key 'ante' is written twice"):
+        document('{"games": [{"rules": {"ante": 1}}, {"rules": {"ante": 1, "tokens": 5, "ante": 2}}]}')
+    with pytest.raises(Unreadable, match="^nights\\[0\\].night: the key 'players' is written twice"):
+        document('{"nights": [{"night": {"players": [], "players": ["Ann"]}}]}')
+
+
+def test_one_key_in_each_of_two_objects_is_no_key_written_twice():
+    assert document('{"a": {"a": 1}, "b": [{"a": 2}, {"a": 3}]}') == {"a": {"a": 1}, "b": [{"a": 2}, {"a": 3}]}
 
 
 @pytest.mark.parametrize(
