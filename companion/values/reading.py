@@ -19,7 +19,8 @@ stored; some made a 500 (issue 21, items 8 to 12).  Now every way in calls these
   alone also reads ``20250307`` and ``2025-W10-5``, and other scripts' digits; and
   :func:`night_date`, the day a night was played, from :data:`FIRST_DAY` to a year after today;
 * :func:`json_document`: a file's JSON, refused when too large, too deep, or when an object
-  names a key twice (``json.loads`` keeps the last one silently);
+  names a key twice (``json.loads`` keeps the last one silently), read from UTF-8 only
+  (``json.loads`` of bytes also reads UTF-16 and UTF-32, which the web's import refused);
 * :func:`unknown_key`: the key of an object (a file's, an event's payload) that its reader
   does not know, the one every strict reader names when it refuses it.
 
@@ -32,6 +33,7 @@ its own error (a form field's error, a 400, a night file's message).
 
 from __future__ import annotations
 
+import codecs
 import datetime
 import json
 import re
@@ -42,8 +44,8 @@ from typing import Any
 from companion.values.limits import unstorable, unstorable_message
 
 __all__ = [
-    "DAYS_AHEAD", "FIRST_DAY", "MAX_DIGITS", "SPACES", "Unreadable", "decimal_amount", "declared_format", "iso_date",
-    "json_document",
+    "DAYS_AHEAD", "FIRST_DAY", "MAX_DIGITS", "NOT_UTF8", "SPACES", "Unreadable", "decimal_amount", "declared_format",
+    "file_text", "iso_date", "json_document",
     "night_date", "shown", "text", "trimmed", "unknown_key", "whole_number",
 ]
 
@@ -217,17 +219,45 @@ def json_document(text: str | bytes, *, max_bytes: int, max_depth: int, what: st
     (more than its format ever is) is refused after parsing, before it is replayed.  An
     object that names one key twice is refused, naming where (``json.loads`` alone keeps
     the last value and drops the other unseen: two readers of one file could disagree).
+    A file's bytes are read as UTF-8 only (:func:`file_text`).
     """
     if len(text) > max_bytes:
         raise Unreadable(f"the file is larger than {max_bytes // 1_000_000} MB; {what} is far smaller")
     try:
-        data = json.loads(text, object_pairs_hook=_object)
+        data = json.loads(file_text(text), object_pairs_hook=_object)
     except RecursionError:
         raise Unreadable(f"the file is nested far too deeply to be {what}") from None
-    except (ValueError, UnicodeDecodeError) as error:
+    except ValueError as error:
         raise Unreadable(f"not valid JSON: {error}") from None
     _check_objects(data, [], max_depth, what)
     return data
+
+
+#: How a file in UTF-16 or UTF-32 begins: with its byte order mark.
+_OTHER_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+NOT_UTF8 = "the file is not text in UTF-8{why}: save it as UTF-8 and send it again"
+
+
+def file_text(data: str | bytes) -> str:
+    """A file's text: its bytes read as UTF-8 (a UTF-8 byte order mark in front allowed, and dropped).
+
+    The one rule for every way a file comes in (the web's imports, ``flask replay``): ``json.loads``
+    of bytes would also read UTF-16 and UTF-32, and a text decoded first as UTF-8 was refused, so one
+    file had two answers.  UTF-16 and UTF-32 (a byte order mark, or the NUL bytes they put between
+    ASCII letters: JSON holds no NUL) and bytes that are no UTF-8 are refused, saying so.  Text
+    already decoded is taken as it is, without a byte order mark in front.  Encoded lone surrogates
+    pass here as ``json.loads`` lets them, for the readers to refuse as text no database stores.
+    """
+    if isinstance(data, str):
+        return data.removeprefix("\ufeff")
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    elif data.startswith(_OTHER_BOMS) or b"\x00" in data:
+        raise Unreadable(NOT_UTF8.format(why=" (it looks like UTF-16 or UTF-32)"))
+    try:
+        return data.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError as error:
+        raise Unreadable(NOT_UTF8.format(why=f" (byte {error.start + 1:,} is not UTF-8)")) from None
 
 
 def declared_format(text: str | bytes, *, max_bytes: int) -> Any:
@@ -240,8 +270,8 @@ def declared_format(text: str | bytes, *, max_bytes: int) -> Any:
     if len(text) > max_bytes:
         return None
     try:
-        data = json.loads(text)
-    except (RecursionError, ValueError, UnicodeDecodeError):
+        data = json.loads(file_text(text))
+    except (RecursionError, ValueError):  # Unreadable is a ValueError
         return None
     return data.get("format") if isinstance(data, dict) else None
 

@@ -1,11 +1,12 @@
 """A file gets one decision whichever way it comes in (issue 36, items 1 and 6).
 
-The third outside probe found a group file taking any day from year 1 to 9999, and a JSON object
-taking a key twice (the last one won, unseen).  Here each such file goes in by the web's import
+The third outside probe found a group file taking any day from year 1 to 9999, a JSON object
+taking a key twice (the last one won, unseen), and a group file in UTF-16 read by replay and
+refused by the web's import.  Here each such file goes in by the web's import
 (``/groups/import`` for a group file, ``/import`` for a night file) and by ``flask --app companion
 replay``, and each is refused with the same message naming where, storing nothing; the words are
 worked out by hand from the reader's rule (a night's day from 2000-01-01 to a year after today,
-companion.values.reading).
+companion.values.reading; a file's bytes are UTF-8, with or without a byte order mark).
 """
 
 from __future__ import annotations
@@ -107,3 +108,34 @@ def test_a_night_file_naming_a_key_twice_is_refused_by_import_and_replay_naming_
     assert body != text
     says = "games[1]: the key 'players' is written twice; an object names each key once"
     assert_refused_everywhere(app, client, tmp_path, body.encode(), False, says)
+
+
+# --- item 6: one encoding, UTF-8 --------------------------------------------------------------------
+
+NOT_UTF8 = "the file is not text in UTF-8 (it looks like UTF-16 or UTF-32): save it as UTF-8 and send it again"
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-32"])
+@pytest.mark.parametrize("group", [True, False], ids=["group file", "night file"])
+def test_a_file_in_utf16_or_utf32_is_refused_by_import_and_replay_alike(app, client, tmp_path, encoding, group):
+    # json.loads of bytes reads all three: replay took a UTF-16 group file the web's import refused
+    body = json.dumps(group_document() if group else TWO_GAMES, ensure_ascii=False).encode(encoding)
+    assert_refused_everywhere(app, client, tmp_path, body, group, NOT_UTF8)
+
+
+@pytest.mark.parametrize("group", [True, False], ids=["group file", "night file"])
+def test_a_utf8_file_with_a_byte_order_mark_is_read_by_import_and_replay_alike(app, client, tmp_path, group):
+    # the web's import decoded a group file to text, whose BOM json.loads refuses; replay read it
+    body = b"\xef\xbb\xbf" + json.dumps(group_document() if group else TWO_GAMES, ensure_ascii=False).encode()
+    answer = imported(client, body, group)
+    assert answer.status_code == 303, answer.get_data(as_text=True)
+    assert stored(app) == ((1, 3) if group else (0, 1))  # the three nights of the group file; the one night
+    result = replayed(app, tmp_path, body)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    if group:
+        assert summary["group"] == "Friday poker"
+    else:  # game 1: Ben pays Cat the pot of 4; game 2: antes 2 from Ann, Ben, Cat, and Ann takes the 6
+        assert summary["players"] == {
+            "Ann": {"net_chips": 4}, "Ben": {"net_chips": -6}, "Cat": {"net_chips": 2}, "Dan": {"net_chips": 0}
+        }

@@ -15,7 +15,7 @@ import pytest
 from decimal import Decimal
 
 from companion.values.reading import (
-    Unreadable, decimal_amount, iso_date, json_document, night_date, shown, text, unknown_key, whole_number,
+    Unreadable, decimal_amount, file_text, iso_date, json_document, night_date, shown, text, unknown_key, whole_number,
 )
 
 
@@ -134,6 +134,29 @@ def test_a_json_object_naming_a_key_twice_is_refused_naming_where():
 
 def test_one_key_in_each_of_two_objects_is_no_key_written_twice():
     assert document('{"a": {"a": 1}, "b": [{"a": 2}, {"a": 3}]}') == {"a": {"a": 1}, "b": [{"a": 2}, {"a": 3}]}
+
+
+def test_a_files_bytes_are_read_as_utf8_with_or_without_a_byte_order_mark():
+    assert file_text('{"name": "Caf\u00e9"}'.encode()) == '{"name": "Caf\u00e9"}'
+    assert file_text(b'\xef\xbb\xbf{"name": "Caf\xc3\xa9"}') == '{"name": "Caf\u00e9"}'  # the BOM dropped
+    assert file_text('\ufeff{}') == "{}"  # text already decoded, as a UTF-8 file with a BOM decodes
+
+
+@pytest.mark.parametrize(
+    ("encoding", "says"),
+    [
+        ("utf-16", "(it looks like UTF-16 or UTF-32)"),  # a byte order mark in front: FF FE
+        ("utf-16-be", "(it looks like UTF-16 or UTF-32)"),  # none: "{" is 00 7B
+        ("utf-32", "(it looks like UTF-16 or UTF-32)"),
+        ("latin-1", "(byte 14 is not UTF-8)"),  # {"name": "Caf is 13 bytes, then é as the one byte E9: the 14th
+    ],
+)
+def test_a_file_in_any_other_encoding_is_refused_saying_to_save_it_as_utf8(encoding, says):
+    with pytest.raises(Unreadable) as refused:
+        file_text('{"name": "Caf\u00e9"}'.encode(encoding))
+    assert str(refused.value) == f"the file is not text in UTF-8 {says}: save it as UTF-8 and send it again"
+    with pytest.raises(Unreadable, match="not text in UTF-8"):  # json.loads alone reads the first three
+        document('{"name": "Caf\u00e9"}'.encode(encoding))
 
 
 @pytest.mark.parametrize(
