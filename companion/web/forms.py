@@ -23,7 +23,7 @@ from wtforms import (
     StringField,
     SubmitField,
 )
-from wtforms.validators import InputRequired, Length, NumberRange, Optional, Regexp, ValidationError
+from wtforms.validators import InputRequired, Length, NumberRange, Optional, Regexp, StopValidation, ValidationError
 from wtforms.widgets import CheckboxInput, ListWidget
 
 from companion import service
@@ -72,6 +72,18 @@ def readable(form: FlaskForm, field: StringField) -> None:
         text(field.data or "", "this field", max_length=MAX_FORM_TEXT)
     except Unreadable as error:
         raise ValidationError(str(error)) from None
+
+
+def left_out(form: FlaskForm, field: WholeNumberField) -> None:
+    """An optional whole number left out (or sent empty): nothing more to check.
+
+    WTForms' ``Optional`` also takes text of spaces alone (a tab, a full-width or no-break space) for
+    nothing, and drops the field's reading error with it: such a version was ignored where every
+    other form refuses it.  Here anything written is read as :class:`WholeNumberField` reads it.
+    """
+    if not field.raw_data or field.raw_data[0] == "":
+        field.errors[:] = []
+        raise StopValidation()
 
 
 def seat_number(value: str | None) -> int | None:
@@ -434,7 +446,8 @@ class KeepNightForm(KnownFieldsOnly, StartForm):
 
     name = StringField("Name of a new group", validators=[Optional(), Length(max=MAX_GROUP_NAME), readable])
     link = StringField("Organiser link of the group", validators=[Optional(), Length(max=400), readable])
-    version = WholeNumberField(validators=[Optional(), NumberRange(min=0)])
+    #: the group's version the page asked at (a pasted group's); read as every form's version is (left_out)
+    version = WholeNumberField(validators=[left_out, NumberRange(min=0)])
     name_1, name_2, name_3, name_4, name_5, name_6, name_7 = (
         HiddenField(validators=[Optional(), Length(max=MAX_NAME_LENGTH)]) for _ in range(MAX_PLAYERS)
     )
