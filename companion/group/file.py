@@ -32,7 +32,7 @@ from companion.money.settle import Payment
 from companion.night import file as nightfile
 from companion.night.file import NightFile
 from companion.values.limits import MAX_NIGHT_NAME
-from companion.values.reading import Unreadable, declared_format, json_document, night_date, text, unknown_key, whole_number
+from companion.values.reading import Unreadable, declared_format, json_document, name as read_name, night_date, unknown_key, whole_number
 
 from .members import Added, MemberError, MemberRecord, Members, Merged, Renamed, UnknownMember, members_from
 from .nights import Cleared, NightResult, check_amount
@@ -141,7 +141,7 @@ def from_dict(data: Any) -> GroupFile:
     _no_unknown(data, _TOP_KEYS, "the top level")
     if data.get("format") != FORMAT:
         raise GroupFileError(f"'format' must be \"{FORMAT}\"")
-    name = _read(lambda: text(data.get("name"), "the group's name", max_length=MAX_NIGHT_NAME, collapse=True), "'name'")
+    name = _read(lambda: read_name(data.get("name"), "the group's name", max_length=MAX_NIGHT_NAME), "'name'")
     if not name:
         raise GroupFileError("'name': the group's name cannot be empty")
     records, members = _members(data.get("members"))

@@ -13,8 +13,10 @@ stored; some made a 500 (issue 21, items 8 to 12).  Now every way in calls these
 * :func:`companion.money.amounts.parse_chip_value`: the one decimal the app reads (what a
   chip is worth), the model these follow;
 * :func:`decimal_amount`: an amount written as a string ("2.50", "-0.125", "12"), exact;
-* :func:`text`: a name, a variant's name: what no database stores (NUL, a broken
+* :func:`text`: a short text, a variant's name: what no database stores (NUL, a broken
   character) is refused, never stored to be refused later on import;
+* :func:`name`: a name (a player's, a member's, a group's, a night's, an account holder's, a
+  currency): a text, and no control character nor mark that changes the direction of text;
 * :func:`iso_date`: a day, as a file writes it (``2025-03-07``): ``date.fromisoformat``
   alone also reads ``20250307`` and ``2025-W10-5``, and other scripts' digits; and
   :func:`night_date`, the day a night was played, from :data:`FIRST_DAY` to a year after today;
@@ -41,12 +43,12 @@ from collections.abc import Container, Iterable
 from decimal import Decimal
 from typing import Any
 
-from companion.values.limits import unstorable, unstorable_message
+from companion.values.limits import unnamable, unnamable_message, unstorable, unstorable_message
 
 __all__ = [
     "DAYS_AHEAD", "FIRST_DAY", "MAX_DIGITS", "NOT_UTF8", "SPACES", "Unreadable", "decimal_amount", "declared_format",
     "file_text", "iso_date", "json_document",
-    "night_date", "shown", "text", "trimmed", "unknown_key", "whole_number",
+    "name", "night_date", "shown", "text", "trimmed", "unknown_key", "whole_number",
 ]
 
 #: More digits than any count at a card table; a longer number is refused before int() sees it.
@@ -163,6 +165,22 @@ def text(value: object, what: str = "the text", *, max_length: int, collapse: bo
     read = " ".join(value.split()) if collapse else value.strip()
     if len(read) > max_length:
         raise Unreadable(f"{what} is at most {max_length} characters: shorten it")
+    return read
+
+
+def name(value: object, what: str = "the name", *, max_length: int, stored: bool = False) -> str:
+    """Read a name as :func:`text` reads it (runs of spaces made one), and refused when it holds a control
+    character or a mark that changes the direction of text (:data:`companion.values.limits.NOT_IN_A_NAME`).
+
+    The one reader of a name for every way one comes in (a form, a file, ``flask replay``): a group's, a
+    night's, a member's, a seated player's, an IBAN holder's, a currency.  An empty name is the caller's
+    to refuse (each says what to type).  ``stored``: a name read back from the database, where one
+    stored before this rule (issue 36) may hold such a character: read as it was, so that an old group
+    still folds; never for a name that comes in.
+    """
+    read = text(value, what, max_length=max_length, collapse=True)
+    if not stored and (character := unnamable(value)) is not None:  # type: ignore[arg-type]  # text() read a str
+        raise Unreadable(unnamable_message(what, character))
     return read
 
 

@@ -28,7 +28,7 @@ from wtforms.widgets import CheckboxInput, ListWidget
 
 from companion import service
 from companion.money.amounts import parse_chip_value
-from companion.values.reading import MAX_DIGITS, Unreadable, text, whole_number
+from companion.values.reading import MAX_DIGITS, Unreadable, name as read_name, text, whole_number
 from companion.games import GAMES
 from companion.games.base import MAX_NAME_LENGTH
 from companion.night.play import MAX_SEATED as MAX_PLAYERS
@@ -84,6 +84,23 @@ def left_out(form: FlaskForm, field: WholeNumberField) -> None:
     if not field.raw_data or field.raw_data[0] == "":
         field.errors[:] = []
         raise StopValidation()
+
+
+def named(what: str):  # type: ignore[no-untyped-def]
+    """A validator of a field that holds a name: read by the one reader of a name (companion.values.reading.name),
+    so a control character or a mark that changes the direction of text is this field's error (``what`` says
+    whose name), as a file or the service refuses it; what no database stores too (as :func:`readable`)."""
+
+    def read(form: FlaskForm, field: StringField) -> None:
+        try:
+            read_name(field.data or "", what, max_length=MAX_FORM_TEXT)
+        except Unreadable as error:
+            raise ValidationError(str(error)) from None
+
+    return read
+
+
+A_PLAYERS_NAME = named("a player's name")
 
 
 def seat_number(value: str | None) -> int | None:
@@ -203,14 +220,14 @@ class NightBaseForm(KnownFieldsOnly, StartForm):
     #: the game whose rules the page showed: a submit that picked another game shows that one's instead
     rules_of = HiddenField()
     show_rules = SubmitField("Show its rules")
-    name = StringField("Name of the night", validators=[Optional(), Length(max=80), readable])
-    seat_1 = StringField("Seat 1", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
-    seat_2 = StringField("Seat 2", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
-    seat_3 = StringField("Seat 3", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
-    seat_4 = StringField("Seat 4", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
-    seat_5 = StringField("Seat 5", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
-    seat_6 = StringField("Seat 6", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
-    seat_7 = StringField("Seat 7", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
+    name = StringField("Name of the night", validators=[Optional(), Length(max=80), named("the night's name")])
+    seat_1 = StringField("Seat 1", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), A_PLAYERS_NAME])
+    seat_2 = StringField("Seat 2", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), A_PLAYERS_NAME])
+    seat_3 = StringField("Seat 3", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), A_PLAYERS_NAME])
+    seat_4 = StringField("Seat 4", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), A_PLAYERS_NAME])
+    seat_5 = StringField("Seat 5", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), A_PLAYERS_NAME])
+    seat_6 = StringField("Seat 6", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), A_PLAYERS_NAME])
+    seat_7 = StringField("Seat 7", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), A_PLAYERS_NAME])
     first_dealer = SelectField(
         "First dealer", choices=[(str(i), f"Seat {i}") for i in range(1, MAX_PLAYERS + 1)], default="1"
     )
@@ -218,7 +235,7 @@ class NightBaseForm(KnownFieldsOnly, StartForm):
     chip_value = StringField(
         "Value of one chip (empty: chips only)", default="", validators=[Length(max=20), _chip_value]
     )
-    currency = StringField("Currency", default="€", validators=[Optional(), Length(max=8), readable])
+    currency = StringField("Currency", default="€", validators=[Optional(), Length(max=8), named("the currency")])
     move_up = HiddenField()
     submit = SubmitField("Start the night")
 
@@ -285,7 +302,7 @@ class ImportForm(KnownFieldsOnly, StartForm):
         "Night file (.json)",
         validators=[FileRequired("choose a file"), FileAllowed(["json"], "a night file ends in .json")],
     )
-    name = StringField("Name of the night", validators=[Optional(), Length(max=80), readable])
+    name = StringField("Name of the night", validators=[Optional(), Length(max=80), named("the night's name")])
 
 
 # --- the night's own ledger: the Bank page and the Bonus Round (web/bank.py, web/bonus.py) ---------
@@ -355,7 +372,7 @@ class GroupForm(KnownFieldsOnly, StartForm):
 
     name = StringField(
         "Name of the group",
-        validators=[InputRequired("give the group a name"), Length(max=MAX_GROUP_NAME), readable],
+        validators=[InputRequired("give the group a name"), Length(max=MAX_GROUP_NAME), named("the group's name")],
     )
 
 
@@ -367,7 +384,9 @@ class GroupImportForm(KnownFieldsOnly, StartForm):
 
 
 def _member_field(label: str) -> StringField:
-    return StringField(label, validators=[InputRequired(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
+    return StringField(
+        label, validators=[InputRequired(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), named("a member's name")]
+    )
 
 
 class MemberForm(KnownFieldsOnly, ActionForm):
@@ -398,7 +417,7 @@ class HandleForm(KnownFieldsOnly, ActionForm):
     member = _member_field("Member")
     kind = SelectField("How they are paid", choices=list(HANDLE_KINDS))
     handle = StringField("Username, link or IBAN", validators=[InputRequired(), Length(max=200), readable])
-    holder = StringField("Account holder (IBAN only)", validators=[Optional(), Length(max=70), readable])
+    holder = StringField("Account holder (IBAN only)", validators=[Optional(), Length(max=70), named("the account holder's name")])
     bic = StringField("BIC (IBAN only, optional)", validators=[Optional(), Length(max=11), readable])
 
 
@@ -444,7 +463,7 @@ class KeepNightForm(KnownFieldsOnly, StartForm):
     the group's ``version`` it asked at.
     """
 
-    name = StringField("Name of a new group", validators=[Optional(), Length(max=MAX_GROUP_NAME), readable])
+    name = StringField("Name of a new group", validators=[Optional(), Length(max=MAX_GROUP_NAME), named("the group's name")])
     link = StringField("Organiser link of the group", validators=[Optional(), Length(max=400), readable])
     #: the group's version the page asked at (a pasted group's); read as every form's version is (left_out)
     version = WholeNumberField(validators=[left_out, NumberRange(min=0)])

@@ -48,7 +48,7 @@ from companion.group.season import ALL_TIME, Period
 from companion.group.tab import Overpayment, TabPayment
 from companion.money.amounts import format_money
 from companion.night.file import Money
-from companion.values.reading import Unreadable, iso_date, text
+from companion.values.reading import Unreadable, iso_date
 from companion.web import kept_pages, post_redirect_get, qr
 from companion.web.addresses import shared_url
 from companion.web.downloads import attachment
@@ -513,8 +513,9 @@ def add_member(key: str):  # type: ignore[no-untyped-def]
     form = MemberForm()
     return _command(
         group, form, "add", "The member could not be added",
-        lambda: service.add_member(group.id, text(form.name.data, "the name", max_length=24, collapse=True),
-                                   expected_version=form.version.data, request_key=form.request_key.data),
+        # read by the one reader of a member's name (service.add_member: companion.group.members.member_name)
+        lambda: service.add_member(group.id, form.name.data, expected_version=form.version.data,
+                                   request_key=form.request_key.data),
         f"{form.name.data} is a member.",
     )
 

@@ -15,7 +15,7 @@ import pytest
 from decimal import Decimal
 
 from companion.values.reading import (
-    Unreadable, decimal_amount, file_text, iso_date, json_document, night_date, shown, text, unknown_key, whole_number,
+    Unreadable, decimal_amount, file_text, iso_date, json_document, name, night_date, shown, text, unknown_key, whole_number,
 )
 
 
@@ -68,6 +68,52 @@ def test_a_text_is_trimmed_and_checked_never_cut():
         text("Anna", "a name", max_length=3)
     with pytest.raises(Unreadable, match="must be text"):
         text(3, "a name", max_length=3)
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [("Ann", "Ann"), ("  Ann   Lee ", "Ann Lee"), ("Zo\u00eb", "Zo\u00eb"), ("\u05d3\u05e0\u05d9", "\u05d3\u05e0\u05d9"),
+     # a family emoji is three people joined by ZERO WIDTH JOINERs (U+200D): no control, no direction mark
+     ("\U0001f469\u200d\U0001f469\u200d\U0001f467", "\U0001f469\u200d\U0001f469\u200d\U0001f467")],
+)
+def test_a_name_in_any_script_is_read_with_its_spaces_made_one(written, read):
+    assert name(written, "a member's name", max_length=24) == read
+
+
+@pytest.mark.parametrize(
+    "character",
+    ["\x01", "\x1b", "\x7f", "\t", "\n", "\x1f", "\x85", "\x9f"],  # C0 (a tab and a line end too), DEL, C1
+    ids=ascii,
+)
+def test_a_name_holding_a_control_character_is_refused_saying_which(character):
+    with pytest.raises(Unreadable) as refused:
+        name(f"A{character}nn", "a member's name", max_length=24)
+    assert str(refused.value) == (
+        f"a member's name contains a control character (U+{ord(character):04X}), which a name cannot hold: type it without it"
+    )
+
+
+@pytest.mark.parametrize(
+    "mark",
+    ["\u202e", "\u202a", "\u202b", "\u202c", "\u202d", "\u2066", "\u2067", "\u2068", "\u2069", "\u200e", "\u200f",
+     "\u061c"],
+    ids=ascii,
+)
+def test_a_name_holding_a_mark_that_changes_the_direction_of_text_is_refused_saying_which(mark):
+    # "\u202eAnn" shows as "nnA": one name shown as another
+    with pytest.raises(Unreadable) as refused:
+        name(f"{mark}Ann", "the group's name", max_length=80)
+    assert str(refused.value) == (
+        f"the group's name contains a mark that changes the direction of text (U+{ord(mark):04X}), which a name cannot"
+        " hold: type it without it"
+    )
+
+
+def test_a_name_is_refused_as_a_text_is_when_it_cannot_be_stored_or_is_too_long():
+    with pytest.raises(Unreadable, match="^a name contains characters that cannot be stored"):
+        name("A\x00nn", "a name", max_length=24)
+    with pytest.raises(Unreadable, match="^a name is at most 3 characters: shorten it$"):
+        name("Anna", "a name", max_length=3)
 
 
 def test_a_value_quoted_in_a_message_is_short_and_shows_nothing_invisible():
