@@ -32,7 +32,7 @@ from companion.money.settle import Payment
 from companion.night import file as nightfile
 from companion.night.file import NightFile
 from companion.values.limits import MAX_NIGHT_NAME
-from companion.values.reading import Unreadable, iso_date, json_document, text, unknown_key, whole_number
+from companion.values.reading import Unreadable, declared_format, json_document, name as read_name, night_date, unknown_key, whole_number
 
 from .members import Added, MemberError, MemberRecord, Members, Merged, Renamed, UnknownMember, members_from
 from .nights import Cleared, NightResult, check_amount
@@ -115,11 +115,7 @@ class GroupFile:
 
 def declares_group(data: str | bytes) -> bool:
     """Whether ``data`` is JSON whose ``format`` says it is a group file (then :func:`loads` reads it)."""
-    try:
-        document = json_document(data, max_bytes=MAX_BYTES, max_depth=MAX_DEPTH, what="a group file")
-    except Unreadable:
-        return False
-    return isinstance(document, dict) and document.get("format") == FORMAT
+    return bool(declared_format(data, max_bytes=MAX_BYTES) == FORMAT)
 
 
 def loads(data: str | bytes) -> GroupFile:
@@ -146,7 +142,7 @@ def from_dict(data: Any) -> GroupFile:
     _no_unknown(data, _TOP_KEYS, "the top level")
     if data.get("format") != FORMAT:
         raise GroupFileError(f"'format' must be \"{FORMAT}\"")
-    name = _read(lambda: text(data.get("name"), "the group's name", max_length=MAX_NIGHT_NAME, collapse=True), "'name'")
+    name = _read(lambda: read_name(data.get("name"), "the group's name", max_length=MAX_NIGHT_NAME), "'name'")
     if not name:
         raise GroupFileError("'name': the group's name cannot be empty")
     records, members = _members(data.get("members"))
@@ -289,7 +285,7 @@ def _night(index: int, entry: Any, members: Members, before: datetime.date | Non
     for key in ("date", "night"):
         if key not in entry:
             raise GroupFileError(f"{where}: '{key}' is missing")
-    date = _read(lambda: iso_date(entry["date"], "the night's date"), f"{where}.date")
+    date = _read(lambda: night_date(entry["date"]), f"{where}.date")
     if before is not None and date < before:
         raise GroupFileError(
             f"{where}.date: {date} is before the night listed before it ({before}): list nights in the order played"

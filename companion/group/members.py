@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from companion.games.protocol import MAX_NAME_LENGTH
-from companion.values.reading import Unreadable, text
+from companion.values.reading import Unreadable, name as read_name
 
 __all__ = [
     "Added",
@@ -53,12 +53,13 @@ class UnknownMember(LookupError):
         self.name = name
 
 
-def member_name(value: object, what: str = "a member's name") -> str:
+def member_name(value: object, what: str = "a member's name", *, stored: bool = False) -> str:
     """A member's name as the table reads a player's: one space between words, trimmed, at most 24 characters.
 
-    :class:`~companion.values.reading.Unreadable` when it is not text, is empty, cannot be stored, or is longer.
+    :class:`~companion.values.reading.Unreadable` when it is not text, is empty, cannot be stored, is longer,
+    or holds what no name holds (the one reader of a name, :func:`companion.values.reading.name`).
     """
-    name = text(value, what, max_length=MAX_NAME_LENGTH, collapse=True)
+    name = read_name(value, what, max_length=MAX_NAME_LENGTH, stored=stored)
     if not name:
         raise Unreadable(f"{what} cannot be empty")
     return name
@@ -145,7 +146,9 @@ class MemberFold:
     made a group's view quadratic in its member records; this keeps the fold as it goes.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, stored: bool = False) -> None:
+        #: the records are the database's (read as :func:`member_name` reads a stored name), not a file's
+        self._stored = stored
         self._names: list[str] = []
         self._aliases: dict[str, str] = {}
         self._applied = 0
@@ -153,7 +156,7 @@ class MemberFold:
     def apply(self, record: MemberRecord) -> None:
         """Apply ``record``; :class:`MemberError` naming its position when it cannot apply (as :func:`members_from`)."""
         try:
-            _apply(record, self._names, self._aliases)
+            _apply(record, self._names, self._aliases, self._stored)
         except (Unreadable, UnknownMember, MemberError) as error:
             raise MemberError(f"member record {self._applied}: {error}") from None
         self._applied += 1
@@ -168,17 +171,17 @@ class MemberFold:
         return Members(tuple(self._names), MappingProxyType(dict(self._aliases)))
 
 
-def _apply(record: MemberRecord, names: list[str], aliases: dict[str, str]) -> None:
-    """Apply one record to the members being folded (in place)."""
+def _apply(record: MemberRecord, names: list[str], aliases: dict[str, str], stored: bool = False) -> None:
+    """Apply one record to the members being folded (in place); ``stored``: a record the database holds."""
     if isinstance(record, Added):
-        name = member_name(record.name)
+        name = member_name(record.name, stored=stored)
         if name_key(name) in aliases:
             raise MemberError(f"{name!r} is already {aliases[name_key(name)]!r}; a member's names are one person's")
         names.append(name)
         aliases[name_key(name)] = name
     elif isinstance(record, Merged):
-        kept = _known(record.kept, names, aliases)
-        merged = _known(record.merged, names, aliases)
+        kept = _known(record.kept, names, aliases, stored)
+        merged = _known(record.merged, names, aliases, stored)
         if kept == merged:
             raise MemberError(f"{record.merged!r} is already {kept!r}: nothing to merge")
         names.remove(merged)
@@ -186,8 +189,8 @@ def _apply(record: MemberRecord, names: list[str], aliases: dict[str, str]) -> N
             if who == merged:
                 aliases[key] = kept
     elif isinstance(record, Renamed):
-        old = _known(record.old, names, aliases)
-        new = member_name(record.new, "the new name")
+        old = _known(record.old, names, aliases, stored)
+        new = member_name(record.new, "the new name", stored=stored)
         other = aliases.get(name_key(new))
         if other is not None and other != old:
             raise MemberError(f"{new!r} is already {other!r}: merge the two instead of renaming")
@@ -200,6 +203,6 @@ def _apply(record: MemberRecord, names: list[str], aliases: dict[str, str]) -> N
         raise TypeError(f"not a member record: {record!r}")
 
 
-def _known(name: str, names: list[str], aliases: Mapping[str, str]) -> str:
+def _known(name: str, names: list[str], aliases: Mapping[str, str], stored: bool = False) -> str:
     """The member ``name`` is, while folding."""
-    return Members(tuple(names), aliases).member(member_name(name))
+    return Members(tuple(names), aliases).member(member_name(name, stored=stored))

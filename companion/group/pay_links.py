@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from urllib.parse import quote, urlencode
 
-from companion.values.reading import Unreadable, text
+from companion.values.reading import Unreadable, name as read_name, text
 
 __all__ = [
     "EPC_MAX_AMOUNT",
@@ -161,7 +161,7 @@ def iban_checksum_ok(iban: str) -> bool:
     return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
 
 
-def read_iban(value: object, holder: object, bic: object = "") -> Iban:
+def read_iban(value: object, holder: object, bic: object = "", *, stored: bool = False) -> Iban:
     """An IBAN as typed (spaces and case ignored) with its holder's name (1 to 70 characters), and an optional BIC.
 
     Refused: a country outside SEPA, a length not the country's, a character other than A-Z and
@@ -180,7 +180,7 @@ def read_iban(value: object, holder: object, bic: object = "") -> Iban:
         raise Unreadable(f"an IBAN of {country} has {IBAN_LENGTHS[country]} characters, this one {len(iban)}")
     if not iban_checksum_ok(iban):
         raise Unreadable("the IBAN's check digits do not match: a character is mistyped")
-    name = text(holder, "the account holder's name", max_length=EPC_NAME_LENGTH, collapse=True)
+    name = read_name(holder, "the account holder's name", max_length=EPC_NAME_LENGTH, stored=stored)
     if not name:
         raise Unreadable("enter the account holder's name, as the bank knows it")
     code = "".join(text(bic, "the BIC", max_length=20).split()).upper()

@@ -68,7 +68,7 @@ from companion.service.nights import new_night, night_from_file
 from companion.service.store import derived, keep_derived, money_of
 from companion.service.uow import GroupCommand, GroupEntry, GroupRecorded, UnitOfWork, digest, end_reads, new_key
 from companion.values.limits import MAX_NIGHT_NAME
-from companion.values.reading import Unreadable, text
+from companion.values.reading import Unreadable, name as read_name
 
 __all__ = [
     "GROUP_REFUSALS", "GroupView", "HANDLE_KINDS", "KeptNight", "NextNightDefaults", "NightInPlay", "UnknownPlayers",
@@ -140,7 +140,7 @@ def _member_record(kind: str, payload: Mapping[str, Any]) -> MemberRecord | None
 
 def _fold(rows: Iterable[tuple[str, Mapping[str, Any]]]) -> _Folded:
     """Members and handles from the records in order (each handle follows its member's renames and merges)."""
-    fold = MemberFold()
+    fold = MemberFold(stored=True)  # a name stored before issue 36 may hold what a name coming in may not
     records: list[MemberRecord] = []
     handles: dict[str, dict[str, PayHandle]] = {}
     left_out: set[int] = set()
@@ -157,7 +157,7 @@ def _fold(rows: Iterable[tuple[str, Mapping[str, Any]]]) -> _Folded:
                 old = fold.member(record.old)
                 fold.apply(record)
                 if old in handles:
-                    handles[member_name(record.new)] = handles.pop(old)
+                    handles[member_name(record.new, stored=True)] = handles.pop(old)
             elif isinstance(record, Merged):
                 kept, merged = fold.member(record.kept), fold.member(record.merged)
                 fold.apply(record)
@@ -168,7 +168,7 @@ def _fold(rows: Iterable[tuple[str, Mapping[str, Any]]]) -> _Folded:
             else:
                 fold.apply(record)
         elif kind == "handle_set":
-            handles.setdefault(payload["member"], {})[payload["kind"]] = _handle(payload["kind"], payload["value"])
+            handles.setdefault(payload["member"], {})[payload["kind"]] = _handle(payload["kind"], payload["value"], stored=True)
         elif kind == "handle_removed":
             handles.get(payload["member"], {}).pop(payload["kind"], None)
     members = fold.members
@@ -184,13 +184,13 @@ def _folded(group_id: int) -> _Folded:
     return _fold((r.kind, r.payload) for r in _records(group_id))
 
 
-def _handle(kind: str, value: Mapping[str, Any]) -> PayHandle:
-    """A handle of ``kind`` read from what a form (or a record) says: ``{"username"}``, or an IBAN's
+def _handle(kind: str, value: Mapping[str, Any], stored: bool = False) -> PayHandle:
+    """A handle of ``kind`` read from what a form (or a record: ``stored``) says: ``{"username"}``, or an IBAN's
     ``{"iban", "holder", "bic"}``."""
     if not isinstance(value, Mapping):
         raise Unreadable("a pay handle is given as its fields")
     if kind == "iban":
-        return read_iban(value.get("iban", ""), value.get("holder", ""), value.get("bic", "") or "")
+        return read_iban(value.get("iban", ""), value.get("holder", ""), value.get("bic", "") or "", stored=stored)
     readers = {"paypal": read_paypal_me, "revolut": read_revolut, "venmo": read_venmo}
     if kind not in readers:
         raise IllegalAction(f"a pay handle is one of {', '.join(HANDLE_KINDS)}, not {kind!r}")
@@ -511,7 +511,7 @@ def night_pay(night: Night) -> NightPay | None:
 
 
 def _group_name(name: object) -> str:
-    read = text(name, "the group's name", max_length=MAX_NIGHT_NAME, collapse=True)
+    read = read_name(name, "the group's name", max_length=MAX_NIGHT_NAME)
     if not read:
         raise Unreadable("the group's name cannot be empty")
     return read

@@ -9,6 +9,7 @@ into its own error.
 from __future__ import annotations
 
 import re
+import unicodedata
 from decimal import Decimal
 from typing import Any
 
@@ -28,6 +29,26 @@ MAX_RECORDS = 5_000
 RECORDS_FOR_SETTLING = 100
 #: Text no database stores faithfully: NUL (PostgreSQL refuses it) and lone surrogates (not UTF-8).
 UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+#: What no name holds (issue 36, item 3): the control characters (C0, DEL and C1: a tab and a line end
+#: too, which no one-line field sends) and the marks that change the direction of text around them
+#: (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069): a name shown beside others must read
+#: as typed, and one name must never show as another ("\u202eAnn" shows as "nnA").
+NOT_IN_A_NAME = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def unnamable(value: str) -> str | None:
+    """The first character of ``value`` that no name holds (:data:`NOT_IN_A_NAME`), or None."""
+    found = NOT_IN_A_NAME.search(value)
+    return found[0] if found else None
+
+
+def unnamable_message(what: str, character: str) -> str:
+    code = f"U+{ord(character):04X}"
+    if unicodedata.category(character) == "Cc":
+        return f"{what} contains a control character ({code}), which a name cannot hold: type it without it"
+    return f"{what} contains a mark that changes the direction of text ({code}), which a name cannot hold: type it without it"
 
 
 def unstorable(value: Any) -> bool:
@@ -50,6 +71,10 @@ def night_fields_problem(name: str, players: list[str], currency: str, chip_valu
     for value, what in ((name, "the night's name"), (list(players), "a player's name"), (currency, "the currency")):
         if unstorable(value):
             return unstorable_message(what)
+    # the rule of every name (companion.values.reading.name), for the night's name, each seat and the currency
+    for value, what in ((name, "the night's name"), *((p, "a player's name") for p in players), (currency, "the currency")):
+        if isinstance(value, str) and (character := unnamable(value)) is not None:
+            return unnamable_message(what, character)
     if len(name.strip()) > MAX_NIGHT_NAME:
         return f"the night's name is longer than {MAX_NIGHT_NAME} characters"
     if not Decimal(0) <= Decimal(chip_value) <= MAX_CHIP_VALUE:

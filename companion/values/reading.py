@@ -13,10 +13,16 @@ stored; some made a 500 (issue 21, items 8 to 12).  Now every way in calls these
 * :func:`companion.money.amounts.parse_chip_value`: the one decimal the app reads (what a
   chip is worth), the model these follow;
 * :func:`decimal_amount`: an amount written as a string ("2.50", "-0.125", "12"), exact;
-* :func:`text`: a name, a variant's name: what no database stores (NUL, a broken
+* :func:`text`: a short text, a variant's name: what no database stores (NUL, a broken
   character) is refused, never stored to be refused later on import;
+* :func:`name`: a name (a player's, a member's, a group's, a night's, an account holder's, a
+  currency): a text, and no control character nor mark that changes the direction of text;
 * :func:`iso_date`: a day, as a file writes it (``2025-03-07``): ``date.fromisoformat``
-  alone also reads ``20250307`` and ``2025-W10-5``, and other scripts' digits;
+  alone also reads ``20250307`` and ``2025-W10-5``, and other scripts' digits; and
+  :func:`night_date`, the day a night was played, from :data:`FIRST_DAY` to a year after today;
+* :func:`json_document`: a file's JSON, refused when too large, too deep, or when an object
+  names a key twice (``json.loads`` keeps the last one silently), read from UTF-8 only
+  (``json.loads`` of bytes also reads UTF-16 and UTF-32, which the web's import refused);
 * :func:`unknown_key`: the key of an object (a file's, an event's payload) that its reader
   does not know, the one every strict reader names when it refuses it.
 
@@ -29,6 +35,7 @@ its own error (a form field's error, a 400, a night file's message).
 
 from __future__ import annotations
 
+import codecs
 import datetime
 import json
 import re
@@ -36,11 +43,12 @@ from collections.abc import Container, Iterable
 from decimal import Decimal
 from typing import Any
 
-from companion.values.limits import unstorable, unstorable_message
+from companion.values.limits import unnamable, unnamable_message, unstorable, unstorable_message
 
 __all__ = [
-    "MAX_DIGITS", "SPACES", "Unreadable", "decimal_amount", "iso_date", "json_document", "shown", "text", "trimmed",
-    "unknown_key", "whole_number",
+    "DAYS_AHEAD", "FIRST_DAY", "MAX_DIGITS", "NOT_UTF8", "SPACES", "Unreadable", "decimal_amount", "declared_format",
+    "file_text", "iso_date", "json_document",
+    "name", "night_date", "shown", "text", "trimmed", "unknown_key", "whole_number",
 ]
 
 #: More digits than any count at a card table; a longer number is refused before int() sees it.
@@ -51,6 +59,12 @@ SPACES = " \t\r\n\f\v"
 _WHOLE = re.compile(r"(?P<sign>[+-]?)(?P<digits>[0-9]+)")
 _DECIMAL = re.compile(r"(?P<sign>[+-]?)(?P<int>[0-9]+)(?:\.(?P<frac>[0-9]+))?")
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+#: The first day a night can have been played on: the app keeps nights of a home game, none of them
+#: from the last century (year 1, which a file could say, is a typing slip, not a night).
+FIRST_DAY = datetime.date(2000, 1, 1)
+#: How far past today (UTC) a night's day may lie: a clock set wrong or a time zone ahead, never more
+#: than a year.
+DAYS_AHEAD = 366
 
 
 class Unreadable(ValueError):
@@ -154,19 +168,51 @@ def text(value: object, what: str = "the text", *, max_length: int, collapse: bo
     return read
 
 
-def iso_date(value: object, what: str = "the date") -> datetime.date:
+def name(value: object, what: str = "the name", *, max_length: int, stored: bool = False) -> str:
+    """Read a name as :func:`text` reads it (runs of spaces made one), and refused when it holds a control
+    character or a mark that changes the direction of text (:data:`companion.values.limits.NOT_IN_A_NAME`).
+
+    The one reader of a name for every way one comes in (a form, a file, ``flask replay``): a group's, a
+    night's, a member's, a seated player's, an IBAN holder's, a currency.  An empty name is the caller's
+    to refuse (each says what to type).  ``stored``: a name read back from the database, where one
+    stored before this rule (issue 36) may hold such a character: read as it was, so that an old group
+    still folds; never for a name that comes in.
+    """
+    read = text(value, what, max_length=max_length, collapse=True)
+    if not stored and (character := unnamable(value)) is not None:  # type: ignore[arg-type]  # text() read a str
+        raise Unreadable(unnamable_message(what, character))
+    return read
+
+
+def iso_date(
+    value: object, what: str = "the date", *, first: datetime.date | None = None, last: datetime.date | None = None
+) -> datetime.date:
     """Read a day written as ``YYYY-MM-DD`` (digits 0-9, nothing around it); :class:`Unreadable` otherwise.
 
     Only the one form a file writes: ``date.fromisoformat`` would also read ``20250307``,
     ``2025-W10-5`` and other scripts' digits, so two spellings of one day could disagree.
+    ``first`` and ``last`` (both included) bound it when given.
     """
     if not isinstance(value, str) or not _ISO_DATE.fullmatch(value):
         written = f", not \u201c{shown(value)}\u201d" if isinstance(value, str) else ""
         raise Unreadable(f"{what} must be a day written YYYY-MM-DD, such as 2025-03-07{written}")
     try:
-        return datetime.date.fromisoformat(value)
+        day = datetime.date.fromisoformat(value)
     except ValueError:
         raise Unreadable(f"{what} is no day of the calendar: {value}") from None
+    if (first is not None and day < first) or (last is not None and day > last):
+        since = f" from {first}" if first is not None else ""
+        until = f" to {last}" if last is not None else ""
+        raise Unreadable(f"{what} must be a day{since}{until}, not {value}")
+    return day
+
+
+def night_date(value: object, what: str = "the night's date", *, today: datetime.date | None = None) -> datetime.date:
+    """The day a night was played, read by :func:`iso_date`: from :data:`FIRST_DAY` to :data:`DAYS_AHEAD` days
+    after ``today`` (default: today in UTC).  Year 1 or 9999 is refused, never stored as a night's day."""
+    if today is None:
+        today = datetime.datetime.now(datetime.timezone.utc).date()
+    return iso_date(value, what, first=FIRST_DAY, last=today + datetime.timedelta(days=DAYS_AHEAD))
 
 
 def unknown_key(mapping: Iterable[object], allowed: Container[object]) -> str | None:
@@ -188,26 +234,110 @@ def json_document(text: str | bytes, *, max_bytes: int, max_depth: int, what: st
 
     ``what`` names the kind of file in the message ("a night file"): a file larger than
     ``max_bytes`` is refused unparsed, and one nested deeper than ``max_depth`` levels
-    (more than its format ever is) is refused after parsing, before it is replayed.
+    (more than its format ever is) is refused after parsing, before it is replayed.  An
+    object that names one key twice is refused, naming where (``json.loads`` alone keeps
+    the last value and drops the other unseen: two readers of one file could disagree).
+    A file's bytes are read as UTF-8 only (:func:`file_text`).
     """
     if len(text) > max_bytes:
         raise Unreadable(f"the file is larger than {max_bytes // 1_000_000} MB; {what} is far smaller")
     try:
-        data = json.loads(text)
+        data = json.loads(file_text(text), object_pairs_hook=_object)
     except RecursionError:
         raise Unreadable(f"the file is nested far too deeply to be {what}") from None
-    except (ValueError, UnicodeDecodeError) as error:
+    except ValueError as error:
         raise Unreadable(f"not valid JSON: {error}") from None
-    _check_depth(data, 0, max_depth, what)
+    _check_objects(data, [], max_depth, what)
     return data
 
 
-def _check_depth(value: Any, depth: int, max_depth: int, what: str) -> None:
-    if depth > max_depth:
+#: How a file in UTF-16 or UTF-32 begins: with its byte order mark.
+_OTHER_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+NOT_UTF8 = "the file is not text in UTF-8{why}: save it as UTF-8 and send it again"
+
+
+def file_text(data: str | bytes) -> str:
+    """A file's text: its bytes read as UTF-8 (a UTF-8 byte order mark in front allowed, and dropped).
+
+    The one rule for every way a file comes in (the web's imports, ``flask replay``): ``json.loads``
+    of bytes would also read UTF-16 and UTF-32, and a text decoded first as UTF-8 was refused, so one
+    file had two answers.  UTF-16 and UTF-32 (a byte order mark, or the NUL bytes they put between
+    ASCII letters: JSON holds no NUL) and bytes that are no UTF-8 are refused, saying so.  Text
+    already decoded is taken as it is, without a byte order mark in front.  Encoded lone surrogates
+    pass here as ``json.loads`` lets them, for the readers to refuse as text no database stores.
+    """
+    if isinstance(data, str):
+        return data.removeprefix("\ufeff")
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    elif data.startswith(_OTHER_BOMS) or b"\x00" in data:
+        raise Unreadable(NOT_UTF8.format(why=" (it looks like UTF-16 or UTF-32)"))
+    try:
+        return data.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError as error:
+        raise Unreadable(NOT_UTF8.format(why=f" (byte {error.start + 1:,} is not UTF-8)")) from None
+
+
+def declared_format(text: str | bytes, *, max_bytes: int) -> Any:
+    """What the top-level ``format`` of a file's JSON says, or None when it says nothing (no JSON object, too large).
+
+    Only to choose the reader (a group file or a night file), which then reads the file as
+    :func:`json_document` does and refuses it, naming why: a file whose object names a key
+    twice still says what it is, so that its own reader refuses it in its own words.
+    """
+    if len(text) > max_bytes:
+        return None
+    try:
+        data = json.loads(file_text(text))
+    except (RecursionError, ValueError):  # Unreadable is a ValueError
+        return None
+    return data.get("format") if isinstance(data, dict) else None
+
+
+class _KeyTwice(dict):  # type: ignore[type-arg]
+    """An object whose text names a key twice: refused by :func:`_check_objects`, naming where, never returned."""
+
+    twice: str
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict, or a :class:`_KeyTwice` naming the first key written twice."""
+    read = dict(pairs)
+    if len(read) == len(pairs):
+        return read
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            break
+        seen.add(key)
+    twice = _KeyTwice(read)
+    twice.twice = key
+    return twice
+
+
+def _where(path: list[str | int]) -> str:
+    """Where a value sits in a file, as the readers name it: ``nights[2].night.games[0]``."""
+    out = ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else f"{'.' if out else ''}{shown(step, 30)}"
+    return out or "the top level"
+
+
+def _check_objects(value: Any, path: list[str | int], max_depth: int, what: str) -> None:
+    """Refuse a value nested deeper than ``max_depth``, and an object that names a key twice (with where)."""
+    if len(path) > max_depth:
         raise Unreadable(f"the file is nested too deeply to be {what}")
     if isinstance(value, dict):
-        for item in value.values():
-            _check_depth(item, depth + 1, max_depth, what)
+        if isinstance(value, _KeyTwice):
+            raise Unreadable(
+                f"{_where(path)}: the key '{shown(value.twice, 30)}' is written twice; an object names each key once"
+            )
+        for key, item in value.items():
+            path.append(key)
+            _check_objects(item, path, max_depth, what)
+            path.pop()
     elif isinstance(value, list):
-        for item in value:
-            _check_depth(item, depth + 1, max_depth, what)
+        for index, item in enumerate(value):
+            path.append(index)
+            _check_objects(item, path, max_depth, what)
+            path.pop()

@@ -23,12 +23,12 @@ from wtforms import (
     StringField,
     SubmitField,
 )
-from wtforms.validators import InputRequired, Length, NumberRange, Optional, Regexp, ValidationError
+from wtforms.validators import InputRequired, Length, NumberRange, Optional, Regexp, StopValidation, ValidationError
 from wtforms.widgets import CheckboxInput, ListWidget
 
 from companion import service
 from companion.money.amounts import parse_chip_value
-from companion.values.reading import MAX_DIGITS, Unreadable, text, whole_number
+from companion.values.reading import MAX_DIGITS, Unreadable, name as read_name, text, whole_number
 from companion.games import GAMES
 from companion.games.protocol import MAX_NAME_LENGTH
 from companion.night.play import MAX_SEATED as MAX_PLAYERS
@@ -72,6 +72,35 @@ def readable(form: FlaskForm, field: StringField) -> None:
         text(field.data or "", "this field", max_length=MAX_FORM_TEXT)
     except Unreadable as error:
         raise ValidationError(str(error)) from None
+
+
+def left_out(form: FlaskForm, field: WholeNumberField) -> None:
+    """An optional whole number left out (or sent empty): nothing more to check.
+
+    WTForms' ``Optional`` also takes text of spaces alone (a tab, a full-width or no-break space) for
+    nothing, and drops the field's reading error with it: such a version was ignored where every
+    other form refuses it.  Here anything written is read as :class:`WholeNumberField` reads it.
+    """
+    if not field.raw_data or field.raw_data[0] == "":
+        field.errors[:] = []
+        raise StopValidation()
+
+
+def named(what: str):  # type: ignore[no-untyped-def]
+    """A validator of a field that holds a name: read by the one reader of a name (companion.values.reading.name),
+    so a control character or a mark that changes the direction of text is this field's error (``what`` says
+    whose name), as a file or the service refuses it; what no database stores too (as :func:`readable`)."""
+
+    def read(form: FlaskForm, field: StringField) -> None:
+        try:
+            read_name(field.data or "", what, max_length=MAX_FORM_TEXT)
+        except Unreadable as error:
+            raise ValidationError(str(error)) from None
+
+    return read
+
+
+A_PLAYERS_NAME = named("a player's name")
 
 
 def seat_number(value: str | None) -> int | None:
@@ -191,14 +220,14 @@ class NightBaseForm(KnownFieldsOnly, StartForm):
     #: the game whose rules the page showed: a submit that picked another game shows that one's instead
     rules_of = HiddenField()
     show_rules = SubmitField("Show its rules")
-    name = StringField("Name of the night", validators=[Optional(), Length(max=80), readable])
-    seat_1 = StringField("Seat 1", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
-    seat_2 = StringField("Seat 2", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
-    seat_3 = StringField("Seat 3", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
-    seat_4 = StringField("Seat 4", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
-    seat_5 = StringField("Seat 5", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
-    seat_6 = StringField("Seat 6", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
-    seat_7 = StringField("Seat 7", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
+    name = StringField("Name of the night", validators=[Optional(), Length(max=80), named("the night's name")])
+    seat_1 = StringField("Seat 1", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), A_PLAYERS_NAME])
+    seat_2 = StringField("Seat 2", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), A_PLAYERS_NAME])
+    seat_3 = StringField("Seat 3", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), A_PLAYERS_NAME])
+    seat_4 = StringField("Seat 4", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), A_PLAYERS_NAME])
+    seat_5 = StringField("Seat 5", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), A_PLAYERS_NAME])
+    seat_6 = StringField("Seat 6", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), A_PLAYERS_NAME])
+    seat_7 = StringField("Seat 7", validators=[Optional(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), A_PLAYERS_NAME])
     first_dealer = SelectField(
         "First dealer", choices=[(str(i), f"Seat {i}") for i in range(1, MAX_PLAYERS + 1)], default="1"
     )
@@ -206,7 +235,7 @@ class NightBaseForm(KnownFieldsOnly, StartForm):
     chip_value = StringField(
         "Value of one chip (empty: chips only)", default="", validators=[Length(max=20), _chip_value]
     )
-    currency = StringField("Currency", default="€", validators=[Optional(), Length(max=8), readable])
+    currency = StringField("Currency", default="€", validators=[Optional(), Length(max=8), named("the currency")])
     move_up = HiddenField()
     submit = SubmitField("Start the night")
 
@@ -273,7 +302,7 @@ class ImportForm(KnownFieldsOnly, StartForm):
         "Night file (.json)",
         validators=[FileRequired("choose a file"), FileAllowed(["json"], "a night file ends in .json")],
     )
-    name = StringField("Name of the night", validators=[Optional(), Length(max=80), readable])
+    name = StringField("Name of the night", validators=[Optional(), Length(max=80), named("the night's name")])
 
 
 # --- the night's own ledger: the Bank page and the Bonus Round (web/bank.py, web/bonus.py) ---------
@@ -343,7 +372,7 @@ class GroupForm(KnownFieldsOnly, StartForm):
 
     name = StringField(
         "Name of the group",
-        validators=[InputRequired("give the group a name"), Length(max=MAX_GROUP_NAME), readable],
+        validators=[InputRequired("give the group a name"), Length(max=MAX_GROUP_NAME), named("the group's name")],
     )
 
 
@@ -355,7 +384,9 @@ class GroupImportForm(KnownFieldsOnly, StartForm):
 
 
 def _member_field(label: str) -> StringField:
-    return StringField(label, validators=[InputRequired(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), readable])
+    return StringField(
+        label, validators=[InputRequired(), Length(max=MAX_NAME_LENGTH, message=NAME_TOO_LONG), named("a member's name")]
+    )
 
 
 class MemberForm(KnownFieldsOnly, ActionForm):
@@ -386,7 +417,7 @@ class HandleForm(KnownFieldsOnly, ActionForm):
     member = _member_field("Member")
     kind = SelectField("How they are paid", choices=list(HANDLE_KINDS))
     handle = StringField("Username, link or IBAN", validators=[InputRequired(), Length(max=200), readable])
-    holder = StringField("Account holder (IBAN only)", validators=[Optional(), Length(max=70), readable])
+    holder = StringField("Account holder (IBAN only)", validators=[Optional(), Length(max=70), named("the account holder's name")])
     bic = StringField("BIC (IBAN only, optional)", validators=[Optional(), Length(max=11), readable])
 
 
@@ -444,9 +475,10 @@ class KeepNightForm(KnownFieldsOnly, StartForm):
     the group's ``version`` it asked at.
     """
 
-    name = StringField("Name of a new group", validators=[Optional(), Length(max=MAX_GROUP_NAME), readable])
+    name = StringField("Name of a new group", validators=[Optional(), Length(max=MAX_GROUP_NAME), named("the group's name")])
     link = StringField("Organiser link of the group", validators=[Optional(), Length(max=400), readable])
-    version = WholeNumberField(validators=[Optional(), NumberRange(min=0)])
+    #: the group's version the page asked at (a pasted group's); read as every form's version is (left_out)
+    version = WholeNumberField(validators=[left_out, NumberRange(min=0)])
     name_1, name_2, name_3, name_4, name_5, name_6, name_7 = (
         HiddenField(validators=[Optional(), Length(max=MAX_NAME_LENGTH)]) for _ in range(MAX_PLAYERS)
     )

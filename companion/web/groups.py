@@ -48,7 +48,7 @@ from companion.group.season import ALL_TIME, Period
 from companion.group.tab import Overpayment, TabPayment
 from companion.money.amounts import format_money
 from companion.night.file import Money
-from companion.values.reading import Unreadable, iso_date, text, whole_number
+from companion.values.reading import Unreadable, iso_date, whole_number
 from companion.web import kept_pages, post_redirect_get, qr
 from companion.web.addresses import shared_url
 from companion.web.downloads import attachment
@@ -388,10 +388,9 @@ def import_group():  # type: ignore[no-untyped-def]
     if form.validate():
         service.count_against(limit, client_id())  # before the file is read: every file read counts
         try:
-            data = form.file.data.read()
-            group = service.import_group(data.decode("utf-8"), request_key=form.request_key.data or None)
-        except UnicodeDecodeError:
-            form.file.errors = [*form.file.errors, "a group file is text in UTF-8; this one is not"]
+            # the file's bytes as they came: read by the one rule every way in reads a file by (UTF-8 only,
+            # companion.values.reading.file_text), as flask replay reads them
+            group = service.import_group(form.file.data.read(), request_key=form.request_key.data or None)
         except (GroupFileError, *REFUSED) as error:
             form.file.errors = [*form.file.errors, str(error)]
         except service.KeyConflict as error:
@@ -590,8 +589,9 @@ def add_member(key: str):  # type: ignore[no-untyped-def]
     form = MemberForm()
     return _command(
         group, form, "add", "The member could not be added",
-        lambda: service.add_member(group.id, text(form.name.data, "the name", max_length=24, collapse=True),
-                                   expected_version=form.version.data, request_key=form.request_key.data),
+        # read by the one reader of a member's name (service.add_member: companion.group.members.member_name)
+        lambda: service.add_member(group.id, form.name.data, expected_version=form.version.data,
+                                   request_key=form.request_key.data),
         f"{form.name.data} is a member.",
     )
 

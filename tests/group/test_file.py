@@ -192,6 +192,59 @@ def test_a_wrong_group_file_is_refused_naming_where(document, says):
     assert says in str(refused.value)
 
 
+def a_year_after_today() -> datetime.date:
+    return datetime.datetime.now(datetime.timezone.utc).date() + datetime.timedelta(days=366)
+
+
+@pytest.mark.parametrize(
+    ("night", "day"),
+    # a day too early on the first night, a day too late on the last (the dates never go back)
+    [(0, "0001-01-01"), (0, "1999-12-31"), (2, "9999-12-31"), (2, "the day after a year ahead")],
+)
+def test_a_nights_date_before_2000_or_more_than_a_year_ahead_is_refused_naming_where(night, day):
+    written = str(a_year_after_today() + datetime.timedelta(days=1)) if day.startswith("the") else day
+    with pytest.raises(GroupFileError) as refused:
+        groupfile.from_dict(change(f"nights.{night}.date", written))
+    assert str(refused.value) == (
+        f"nights[{night}].date: the night's date must be a day from 2000-01-01 to {a_year_after_today()}, not {written}"
+    )
+
+
+def test_a_nights_date_on_the_first_day_of_2000_or_a_year_ahead_is_read():
+    document = change("nights.0.date", "2000-01-01")
+    document["nights"][2]["date"] = str(a_year_after_today())
+    group = groupfile.from_dict(document)
+    assert [n.date for n in group.nights] == [datetime.date(2000, 1, 1), datetime.date(2025, 3, 14), a_year_after_today()]
+
+
+def with_key_twice(document: dict[str, Any], path: str, key: str, value: Any) -> str:
+    """The text of ``document`` with ``key`` written a second time, with ``value``, in the object at ``path``."""
+    held: Any = document
+    for step in path.split(".") if path else []:
+        held = held[int(step)] if isinstance(held, list) else held[step]
+    held["\u0000twice"] = None
+    text = json.dumps(document)
+    assert text.count('"\\u0000twice": null') == 1
+    return text.replace('"\\u0000twice": null', f"{json.dumps(key)}: {json.dumps(value)}")
+
+
+@pytest.mark.parametrize(
+    ("path", "key", "value", "says"),
+    [
+        ("", "name", "Saturday poker", "the top level: the key 'name' is written twice"),
+        ("nights.1", "date", "2025-03-15", "nights[1]: the key 'date' is written twice"),
+        ("nights.1.night", "players", ["Ann", "Ben"], "nights[1].night: the key 'players' is written twice"),
+        ("nights.0.paid.0", "chips", 40, "nights[0].paid[0]: the key 'chips' is written twice"),
+        ("handles.Cat.iban", "holder", "Eve", "handles.Cat.iban: the key 'holder' is written twice"),
+    ],
+)
+def test_a_key_written_twice_in_one_object_is_refused_naming_where(path, key, value, says):
+    # json.loads alone would keep the second value: a group called "Saturday poker", 40 chips paid
+    with pytest.raises(GroupFileError) as refused:
+        groupfile.loads(with_key_twice(group_document(), path, key, value))
+    assert str(refused.value) == f"{says}; an object names each key once"
+
+
 @pytest.mark.parametrize(
     ("text", "says"),
     [

@@ -199,6 +199,24 @@ def test_a_night_file_is_held_to_what_a_night_can_store(change, message):
     assert message in str(refused.value)
 
 
+@pytest.mark.parametrize(
+    ("written", "says"),
+    [
+        # the top level's "name" twice: json.loads alone would keep "Saturday"
+        ('"name": "Friday at Ann\'s",', '"name": "Friday at Ann\'s", "name": "Saturday",'),
+        # the second game's ante twice: json.loads alone would play it with an ante of 9
+        ('"ante": 2,', '"ante": 2, "ante": 9,'),
+    ],
+)
+def test_a_key_written_twice_in_one_object_is_refused_naming_where(written, says):
+    text = json.dumps(TWO_GAMES)
+    assert text.count(written) == 1
+    with pytest.raises(NightFileError) as refused:
+        nightfile.loads(text.replace(written, says))
+    where = "the top level: the key 'name'" if "name" in written else "games[1].rules: the key 'ante'"
+    assert str(refused.value) == f"{where} is written twice; an object names each key once"
+
+
 def test_a_night_file_with_more_records_than_a_night_holds_is_refused():
     # every stage here is one record (nobody said Yes): 3 games of 2,000 stages are 6,002 records
     document = json.loads(json.dumps(TWO_GAMES))

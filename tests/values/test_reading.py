@@ -14,7 +14,9 @@ import pytest
 
 from decimal import Decimal
 
-from companion.values.reading import Unreadable, decimal_amount, iso_date, shown, text, unknown_key, whole_number
+from companion.values.reading import (
+    Unreadable, decimal_amount, file_text, iso_date, json_document, name, night_date, shown, text, unknown_key, whole_number,
+)
 
 
 @pytest.mark.parametrize(
@@ -68,6 +70,52 @@ def test_a_text_is_trimmed_and_checked_never_cut():
         text(3, "a name", max_length=3)
 
 
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [("Ann", "Ann"), ("  Ann   Lee ", "Ann Lee"), ("Zo\u00eb", "Zo\u00eb"), ("\u05d3\u05e0\u05d9", "\u05d3\u05e0\u05d9"),
+     # a family emoji is three people joined by ZERO WIDTH JOINERs (U+200D): no control, no direction mark
+     ("\U0001f469\u200d\U0001f469\u200d\U0001f467", "\U0001f469\u200d\U0001f469\u200d\U0001f467")],
+)
+def test_a_name_in_any_script_is_read_with_its_spaces_made_one(written, read):
+    assert name(written, "a member's name", max_length=24) == read
+
+
+@pytest.mark.parametrize(
+    "character",
+    ["\x01", "\x1b", "\x7f", "\t", "\n", "\x1f", "\x85", "\x9f"],  # C0 (a tab and a line end too), DEL, C1
+    ids=ascii,
+)
+def test_a_name_holding_a_control_character_is_refused_saying_which(character):
+    with pytest.raises(Unreadable) as refused:
+        name(f"A{character}nn", "a member's name", max_length=24)
+    assert str(refused.value) == (
+        f"a member's name contains a control character (U+{ord(character):04X}), which a name cannot hold: type it without it"
+    )
+
+
+@pytest.mark.parametrize(
+    "mark",
+    ["\u202e", "\u202a", "\u202b", "\u202c", "\u202d", "\u2066", "\u2067", "\u2068", "\u2069", "\u200e", "\u200f",
+     "\u061c"],
+    ids=ascii,
+)
+def test_a_name_holding_a_mark_that_changes_the_direction_of_text_is_refused_saying_which(mark):
+    # "\u202eAnn" shows as "nnA": one name shown as another
+    with pytest.raises(Unreadable) as refused:
+        name(f"{mark}Ann", "the group's name", max_length=80)
+    assert str(refused.value) == (
+        f"the group's name contains a mark that changes the direction of text (U+{ord(mark):04X}), which a name cannot"
+        " hold: type it without it"
+    )
+
+
+def test_a_name_is_refused_as_a_text_is_when_it_cannot_be_stored_or_is_too_long():
+    with pytest.raises(Unreadable, match="^a name contains characters that cannot be stored"):
+        name("A\x00nn", "a name", max_length=24)
+    with pytest.raises(Unreadable, match="^a name is at most 3 characters: shorten it$"):
+        name("Anna", "a name", max_length=3)
+
+
 def test_a_value_quoted_in_a_message_is_short_and_shows_nothing_invisible():
     assert shown("a\x00b") == "a\ufffdb"
     assert shown("x" * 30) == "x" * 20 + "\u2026"
@@ -93,6 +141,68 @@ def test_a_day_is_read_in_one_spelling_only():
 def test_any_other_day_is_refused_with_a_sentence(value, says):
     with pytest.raises(Unreadable, match=says):
         iso_date(value, "the night's date")
+
+
+#: a day to count from: 366 days after it is 2027-11-30 (2027 is no leap year: 365 days to 2027-11-29, one more)
+TODAY = datetime.date(2026, 11, 29)
+
+
+@pytest.mark.parametrize("value", ["2000-01-01", "2025-03-07", "2026-11-29", "2027-11-30"])
+def test_a_nights_day_is_read_from_the_first_of_2000_to_a_year_after_today(value):
+    assert night_date(value, today=TODAY) == datetime.date.fromisoformat(value)
+
+
+@pytest.mark.parametrize("value", ["0001-01-01", "1999-12-31", "2027-12-01", "9999-12-31"])
+def test_a_nights_day_before_2000_or_more_than_a_year_ahead_is_refused_saying_the_range(value):
+    with pytest.raises(Unreadable) as refused:
+        night_date(value, today=TODAY)
+    assert str(refused.value) == f"the night's date must be a day from 2000-01-01 to 2027-11-30, not {value}"
+
+
+def test_a_nights_day_is_still_read_in_one_spelling_only():
+    with pytest.raises(Unreadable, match="must be a day written YYYY-MM-DD"):
+        night_date("20250307", today=TODAY)
+
+
+def document(text: str) -> object:
+    return json_document(text, max_bytes=1_000, max_depth=8, what="a night file")
+
+
+def test_a_json_object_naming_a_key_twice_is_refused_naming_where():
+    # json.loads alone keeps the last: {"a": 2}
+    with pytest.raises(Unreadable, match="^the top level: the key 'a' is written twice; an object names each key once$"):
+        document('{"a": 1, "a": 2}')
+    with pytest.raises(Unreadable, match="^games\\[1\\].rules: the key 'ante' is written twice"):
+        document('{"games": [{"rules": {"ante": 1}}, {"rules": {"ante": 1, "tokens": 5, "ante": 2}}]}')
+    with pytest.raises(Unreadable, match="^nights\\[0\\].night: the key 'players' is written twice"):
+        document('{"nights": [{"night": {"players": [], "players": ["Ann"]}}]}')
+
+
+def test_one_key_in_each_of_two_objects_is_no_key_written_twice():
+    assert document('{"a": {"a": 1}, "b": [{"a": 2}, {"a": 3}]}') == {"a": {"a": 1}, "b": [{"a": 2}, {"a": 3}]}
+
+
+def test_a_files_bytes_are_read_as_utf8_with_or_without_a_byte_order_mark():
+    assert file_text('{"name": "Caf\u00e9"}'.encode()) == '{"name": "Caf\u00e9"}'
+    assert file_text(b'\xef\xbb\xbf{"name": "Caf\xc3\xa9"}') == '{"name": "Caf\u00e9"}'  # the BOM dropped
+    assert file_text('\ufeff{}') == "{}"  # text already decoded, as a UTF-8 file with a BOM decodes
+
+
+@pytest.mark.parametrize(
+    ("encoding", "says"),
+    [
+        ("utf-16", "(it looks like UTF-16 or UTF-32)"),  # a byte order mark in front: FF FE
+        ("utf-16-be", "(it looks like UTF-16 or UTF-32)"),  # none: "{" is 00 7B
+        ("utf-32", "(it looks like UTF-16 or UTF-32)"),
+        ("latin-1", "(byte 14 is not UTF-8)"),  # {"name": "Caf is 13 bytes, then é as the one byte E9: the 14th
+    ],
+)
+def test_a_file_in_any_other_encoding_is_refused_saying_to_save_it_as_utf8(encoding, says):
+    with pytest.raises(Unreadable) as refused:
+        file_text('{"name": "Caf\u00e9"}'.encode(encoding))
+    assert str(refused.value) == f"the file is not text in UTF-8 {says}: save it as UTF-8 and send it again"
+    with pytest.raises(Unreadable, match="not text in UTF-8"):  # json.loads alone reads the first three
+        document('{"name": "Caf\u00e9"}'.encode(encoding))
 
 
 @pytest.mark.parametrize(
