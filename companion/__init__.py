@@ -47,6 +47,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         FAILED_LINK_LIMIT=30,  # unknown secret links per client per minute before 429
         NIGHT_LIMIT=20,  # nights started per client in any 10 minutes (companion.db.brakes)
         IMPORT_LIMIT=20,  # files imported per client in any 10 minutes
+        GROUP_LIMIT=20,  # groups made per client in any 10 minutes (from its name, or from a night)
         # a screen ignores taps for this long after the tap that opened it (web/tap_guard.py)
         TAP_GUARD_MS=int(os.environ.get("COMPANION_TAP_GUARD_MS") or 1000),
         # How many proxies in front of the app set X-Forwarded-For/-Proto/-Host (0: none,

@@ -35,6 +35,7 @@ def _config(tmp_path: Path, **extra: object) -> dict[str, object]:
         "FAILED_LINK_LIMIT": 1000,
         "NIGHT_LIMIT": 100_000,  # tests start many nights from one client; the limits' own tests lower these
         "IMPORT_LIMIT": 100_000,
+        "GROUP_LIMIT": 100_000,
         # the test client's "localhost" is always answered; these stand for a LAN address
         # and a public name the tests reach the app at (companion.web.hosts)
         "ALLOWED_HOSTS": "192.168.1.20 poker.example.org",

@@ -129,5 +129,6 @@ def init_app(app: Flask) -> None:
     app.extensions["companion_link_limit"] = Limit("link", int(app.config["FAILED_LINK_LIMIT"]), 60)
     app.extensions["companion_night_limit"] = Limit("night", int(app.config["NIGHT_LIMIT"]), 600)
     app.extensions["companion_import_limit"] = Limit("import", int(app.config["IMPORT_LIMIT"]), 600)
+    app.extensions["companion_group_limit"] = Limit("group", int(app.config["GROUP_LIMIT"]), 600)
     app.extensions["companion_rotations"] = RotationMemory()
     app.after_request(set_headers)
