@@ -92,11 +92,6 @@ def listening_port(app: Flask, environ: dict[str, Any]) -> int | None:  # type: 
         return None
 
 
-def configured_hosts(app: Flask) -> set[str]:
-    """The names the settings allow: the public address's host and ``ALLOWED_HOSTS``."""
-    return set(configured_ports(app))
-
-
 def configured_ports(app: Flask) -> dict[str, set[int | None]]:
     """The names the settings allow, each with the ports it is allowed at (None: any port): the public
     address's at its port, and ``ALLOWED_HOSTS``'s at the port an entry names, or at any.  A Host that
