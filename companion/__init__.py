@@ -47,6 +47,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         FAILED_LINK_LIMIT=30,  # unknown secret links per client per minute before 429
         NIGHT_LIMIT=20,  # nights started per client in any 10 minutes (companion.db.brakes)
         IMPORT_LIMIT=20,  # files imported per client in any 10 minutes
+        GROUP_LIMIT=20,  # groups made per client in any 10 minutes (from its name, or from a night)
         # a screen ignores taps for this long after the tap that opened it (web/tap_guard.py)
         TAP_GUARD_MS=int(os.environ.get("COMPANION_TAP_GUARD_MS") or 1000),
         # How many proxies in front of the app set X-Forwarded-For/-Proto/-Host (0: none,
@@ -54,6 +55,8 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         TRUSTED_PROXIES=os.environ.get("COMPANION_TRUSTED_PROXIES", "0"),
         # Host names besides this machine's and the public address's (companion.web.hosts)
         ALLOWED_HOSTS=os.environ.get("COMPANION_ALLOWED_HOSTS", ""),
+        # bytes free on the disk that holds a SQLite database below which /healthz says the disk is full
+        DISK_FREE_MIN=1_048_576,
         FOLD_CACHE_SIZE=256,  # nights whose fold each process keeps in memory (least recently used go)
         FOLD_CACHE_EVENTS=100_000,  # events those folds may hold in all: what bounds the memory
     )
@@ -72,11 +75,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     migrate.init_app(app, db, directory=str(Path(__file__).parent / "db" / "migrations"))
     csrf.init_app(app)
 
+    from companion.db import disk
     from companion.db.engine import configure_engine
     from companion.db.engine import init_app as init_engine
 
     with app.app_context():
         configure_engine(db.engine)
+        disk.watch(db.engine)  # a write that finds the disk full is told apart from a busy database
     init_engine(app)
 
     from companion import cli

@@ -120,6 +120,8 @@ def serve_command(host: str, port: int, threads: int, workers: int) -> None:
     app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
     upgrade()
     app.config["LISTEN_HOST"] = host  # the QR code may use the LAN address only if it reaches us
+    if port:  # the players' and members' links name it (port 0: the one the server is given, SERVER_PORT)
+        app.config["LISTEN_PORT"] = port
     open_files = raise_open_files_limit()
     lan = lan_address()
     click.echo(f"companion: serving on http://{host}:{port}/ ({workers} process{'es' if workers > 1 else ''} "

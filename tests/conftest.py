@@ -20,6 +20,7 @@ from jinja2.bccache import Bucket, BytecodeCache
 from companion import service as services
 from companion import create_app
 from companion.extensions import db
+from companion.web.raw_reads import READ_ENGINE
 from pages import TablePage, night_form
 
 EXTERNAL_DB = os.environ.get("COMPANION_TEST_DATABASE_URL")
@@ -35,6 +36,7 @@ def _config(tmp_path: Path, **extra: object) -> dict[str, object]:
         "FAILED_LINK_LIMIT": 1000,
         "NIGHT_LIMIT": 100_000,  # tests start many nights from one client; the limits' own tests lower these
         "IMPORT_LIMIT": 100_000,
+        "GROUP_LIMIT": 100_000,
         # the test client's "localhost" is always answered; these stand for a LAN address
         # and a public name the tests reach the app at (companion.web.hosts)
         "ALLOWED_HOSTS": "192.168.1.20 poker.example.org",
@@ -153,8 +155,11 @@ def make_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.Fi
     """Build an app with extra config; the instance folder is a temporary one.
 
     Its SQLite file starts as a copy of the session's template (the schema made once), unless
-    the test is marked ``app_makes_the_database``: one about the file the app itself makes."""
+    the test is marked ``app_makes_the_database``: one about the file the app itself makes.  After the test
+    each app's pools are closed: on a server database, apps a module builds one per case held their
+    connections until collected, and a few files in one run met PostgreSQL's 100 ("too many clients")."""
     monkeypatch.setenv("COMPANION_INSTANCE_PATH", str(tmp_path / "instance"))
+    built: list[Flask] = []
 
     def build(**extra: object) -> Flask:
         config = _config(tmp_path, **extra)
@@ -166,9 +171,16 @@ def make_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.Fi
         app.jinja_env.bytecode_cache = _COMPILED_ONCE
         app.test_client_class = RefusalFollowingClient
         _fresh_schema(app)
+        built.append(app)
         return app
 
-    return build
+    yield build
+    for app in built:
+        with app.app_context():
+            db.session.remove()
+            db.engine.dispose()
+            if READ_ENGINE in app.extensions:
+                app.extensions[READ_ENGINE]().dispose()  # the players' poll's own pool
 
 
 @pytest.fixture

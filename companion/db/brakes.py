@@ -1,12 +1,13 @@
 """Brakes counted in the database: every process behind it sees the same counts.
 
-Three things are limited per client address (``request.remote_addr``, the phone's own
-behind a trusted proxy): unknown secret links (guessing), starting nights, and
-importing files.  Each :class:`Limit` allows ``limit`` events in any ``window``
+Four things are limited per client address (``request.remote_addr``, the phone's own
+behind a trusted proxy): unknown secret links (guessing), starting nights, making
+groups, and importing files.  Each :class:`Limit` allows ``limit`` events in any ``window``
 seconds, counted in ``BUCKETS`` buckets per window (a sliding window to a sixth of
 it).  The counts live in the ``client_counter`` table; rows older than a window are
 deleted as new ones are written (the service counts them: ``service.count_against``, its one writer).  A per-process count let two workers take twice the
-guesses (issue 15), and a client could start nights without end.
+guesses (issue 15), a client could start nights without end, and make 300 groups in
+6 seconds (issue 36).
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ class Braked(TooManyRequests):
 
 
 def brake(limit: Limit, client: str, what: str) -> None:
-    """Raise :class:`Braked` if ``client`` is over ``limit`` (``what``: "new nights", "imports")."""
+    """Raise :class:`Braked` if ``client`` is over ``limit`` (``what``: "new nights", "new groups", "imports")."""
     wait = limit.retry_after(client)
     db.session.rollback()  # called first thing in a view: end the read (a POST's is BEGIN IMMEDIATE)
     if wait is not None:

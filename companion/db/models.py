@@ -157,15 +157,21 @@ class KeptRefusal(db.Model):  # type: ignore[name-defined]
     page's address (a scorekeeper's link) and what was typed; a refused Bonus Round grid
     made it larger than a browser keeps (issue 21, items 3 and 4).  The cookie holds only
     ``token``; the row holds a digest of the page's path, never the path.  Rows are deleted
-    after an hour, and beyond the newest few thousand (a refusal, not a record of the game).
+    after an hour, beyond the newest few of each client address, and beyond the newest thousand
+    taken from the client holding the most (a refusal, not a record of the game; issue 36, item 4).
     """
 
     __tablename__ = "kept_refusal"
-    __table_args__ = (UniqueConstraint("token", name="uq_kept_refusal_token"),)
+    __table_args__ = (
+        UniqueConstraint("token", name="uq_kept_refusal_token"),
+        Index("ix_kept_refusal_client_id", "client", "id"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     token: Mapped[str] = mapped_column(String(32))
     path_digest: Mapped[str] = mapped_column(String(64))
+    #: the address the refused submit came from (as the brakes count it): what one client keeps is bounded
+    client: Mapped[str] = mapped_column(String(64), default="", server_default="")
     content: Mapped[dict[str, Any]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
 

@@ -25,23 +25,57 @@ from companion.service.uow import UnitOfWork
 __all__ = ["count_against", "keep_refusal"]
 
 
-def keep_refusal(path_digest: str, content: dict[str, Any], *, keep_seconds: int, max_kept: int) -> str:
-    """Store a refused form's ``content`` for the page whose path has ``path_digest``; return its new token.
+def keep_refusal(
+    path_digest: str,
+    content: dict[str, Any],
+    *,
+    client: str,
+    replaces: str | None = None,
+    keep_seconds: int,
+    max_kept: int,
+    max_per_client: int,
+) -> str:
+    """Store a refused form's ``content`` for the page whose path has ``path_digest``, made by ``client``
+    (its address); return its new token.
 
-    Rows older than ``keep_seconds`` and beyond the newest ``max_kept`` are deleted in the same
-    transaction, so nobody can fill the disk with refusals.  Nothing of the refused request is
-    pending (a refusal records nothing): the unit ends its open read.
+    In the same transaction the rows nobody can be shown any more go: those older than ``keep_seconds``,
+    and the one ``replaces`` names (the token the same browser held: it sees only its newest).  Then what
+    is kept is bounded, so nobody can fill the disk with refusals, and so that one client's refusals push
+    out only its own (issue 36, item 4): a client keeps its newest ``max_per_client``, and beyond
+    ``max_kept`` in all the oldest rows of the client holding the most go (of equals, the one that
+    refused last).  Nothing of the refused request is pending (a refusal records nothing): the unit
+    ends its open read.
     """
     token = secrets.token_urlsafe(18)
+    client = client[:MAX_CLIENT]
     with UnitOfWork(of_the_nights=False) as uow:
-        db.session.add(KeptRefusal(token=token, path_digest=path_digest, content=content))
+        db.session.add(KeptRefusal(token=token, path_digest=path_digest, content=content, client=client))
         db.session.flush()
         db.session.execute(delete(KeptRefusal).where(KeptRefusal.created_at < utcnow() - timedelta(seconds=keep_seconds)))
-        newest = db.session.scalar(select(func.max(KeptRefusal.id)))
-        if newest is not None and newest > max_kept:
-            db.session.execute(delete(KeptRefusal).where(KeptRefusal.id <= newest - max_kept))
+        if replaces:
+            db.session.execute(delete(KeptRefusal).where(KeptRefusal.token == replaces))
+        _keep_newest(client, max_per_client)
+        total = db.session.scalar(select(func.count()).select_from(KeptRefusal)) or 0
+        if total > max_kept:
+            heaviest = db.session.execute(
+                select(KeptRefusal.client, func.count().label("held"))
+                .group_by(KeptRefusal.client)
+                .order_by(func.count().desc(), func.max(KeptRefusal.id).desc())
+                .limit(1)
+            ).one()
+            _keep_newest(heaviest.client, max(0, heaviest.held - (total - max_kept)))
         uow.commit()
     return token
+
+
+def _keep_newest(client: str, count: int) -> None:
+    """Delete ``client``'s kept refusals but its newest ``count``."""
+    last_kept = (
+        select(KeptRefusal.id).where(KeptRefusal.client == client).order_by(KeptRefusal.id.desc()).offset(count).limit(1)
+    )
+    oldest_gone = db.session.scalar(last_kept)
+    if oldest_gone is not None:
+        db.session.execute(delete(KeptRefusal).where(KeptRefusal.client == client, KeptRefusal.id <= oldest_gone))
 
 
 def count_against(limit: Limit, client: str) -> None:

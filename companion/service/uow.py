@@ -44,7 +44,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from companion.db import change_watch
+from companion.db import change_watch, disk
 from companion.db.engine import write_transaction
 from companion.db.models import Event, Game, Group, GroupNight, GroupRecord, Night
 from companion.extensions import db
@@ -212,6 +212,7 @@ class UnitOfWork:
             change_watch.notify(db.session)
         with counted:
             db.session.commit()
+        disk.written(db.engine)  # stored: whatever full disk a write found before, there is room now
         self._committed = True
         for follow in self._after_commit:
             follow()

@@ -15,6 +15,7 @@ from werkzeug.exceptions import HTTPException
 
 from sqlalchemy.exc import DBAPIError, OperationalError
 
+from companion.db import disk
 from companion.db.engine import SAFE_METHODS
 from companion.extensions import db
 from companion.db.brakes import Braked
@@ -33,6 +34,10 @@ MESSAGES = {
 BUSY = "The table is busy and this was not confirmed; send it again (it is recorded at most once)."
 #: the same for a page that only reads: the database is busy or out of reach for a moment
 UNREACHABLE = "The table cannot be read just now; try again in a moment."
+#: a write that found the disk full (issue 36, item 5): nothing of it is stored, and sending it again
+#: helps only once someone has made room
+DISK_FULL = ("The server's disk is full: nothing was recorded. Tell whoever runs the server; once there is "
+             "room, send it again (it is recorded at most once).")
 
 
 def chips_filter(chips: int, signed: bool = False) -> str:
@@ -91,26 +96,30 @@ def init_app(app: Flask) -> None:
 
     @app.errorhandler(OperationalError)
     def _busy(error: OperationalError):  # type: ignore[no-untyped-def]
-        """A lock that outwaited its timeout, a lost connection, a database that is down or a
-        full disk, in any query of any request: 503, try again (issue 21, item 13).
+        """A lock that outwaited its timeout, a lost connection or a database that is down, in
+        any query of any request: 503, try again (issue 21, item 13); a full disk: 507, which
+        says so (issue 36, item 5).
 
         Not a stale screen: the scorekeeper's page is still current.  A lock that timed out
         recorded nothing, but a connection lost during a commit cannot tell, so the answer
         says "not confirmed"; sending the same form again is safe either way, since its
-        request key records it at most once.
+        request key records it at most once.  A write that found the disk full stored nothing
+        (the database refused its whole transaction), and sending it again in a second would
+        find the disk as full: no Retry-After.
         """
-        app.logger.warning("database busy: %s", error)
+        full = disk.is_disk_full(error)
+        app.logger.warning("database %s: %s", "disk full" if full else "busy", error)
         try:
             db.session.rollback()
         except DBAPIError:  # the connection is gone with the database: nothing to roll back
             db.session.registry.clear()
-        headers = {"Retry-After": "1"}
-        message = UNREACHABLE if request.method in SAFE_METHODS else BUSY
+        code, headers = (507, {}) if full else (503, {"Retry-After": "1"})
+        message = DISK_FULL if full else UNREACHABLE if request.method in SAFE_METHODS else BUSY
         if request.path.endswith(".json") or request.accept_mimetypes.best == "application/json":
-            return {"error": message}, 503, headers
+            return {"error": message}, code, headers
         # flashed="": the "try again" page leaves a notice still to show (an "Already recorded" of
         # the tap before the outage) for the page the phone gets once the database is back
-        return render_template("error.html", code=503, error_message=message, flashed=""), 503, headers
+        return render_template("error.html", code=code, error_message=message, flashed=""), code, headers
 
     @app.errorhandler(HTTPException)
     def _http(error: HTTPException):  # type: ignore[no-untyped-def]

@@ -1,51 +1,68 @@
 """A secret link's address as other phones must open it, and a warning when they cannot.
 
 The players' link of a night (web/share.py) and the members' link of a group (web/groups.py)
-are shown as text and as a QR code for the phones around the table: a link to "localhost"
-would open nothing there.  When the app is opened on the machine itself, the link names this
-machine's address on the local network (when the server listens on it), or says why it cannot.
+are shown as text and as a QR code for the phones around the table.  They are made from the
+configured public address (``COMPANION_PUBLIC_BASE_URL``) or else from the address the server
+listens on (as ``serve`` records it, or as the WSGI server says: ``SERVER_NAME`` and
+``SERVER_PORT``), never from the Host a request names: a Host of this machine at another port
+(``127.0.0.1:5000``, perhaps another program's) or with a trailing dot was answered, and the
+links and QR codes were made from it (issue 36, item 7).  A server listening on every interface
+is named by this machine's address on the local network; a link that only this machine can open
+(localhost) says so.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from typing import Any
 
 from flask import current_app, request
 
-from companion.web.hosts import lan_address
+from companion.web.hosts import DEFAULT_PORTS, hostname_of, lan_address
 
 #: what the page says when the link can only be opened on this machine
 LOCAL_ONLY = (
     "This link points at this machine itself (localhost), so other phones cannot open it. "
     "Start the app on the local network (make run) or set COMPANION_PUBLIC_BASE_URL."
 )
+#: the "any address" a server listens on: every interface of this machine
+EVERY_INTERFACE = frozenset({"0.0.0.0", "::", ""})
 
 
 def shared_url(path: str) -> tuple[str, str | None]:
     """``path`` (an address on this app) as other phones must open it, and a warning when they can't."""
-    return shared_address(path, request.host, request.scheme, request.host_url, current_app.config)
+    environ = request.environ
+    return shared_address(path, request.scheme, str(environ.get("SERVER_NAME", "")),
+                          str(environ.get("SERVER_PORT", "")), current_app.config)
 
 
-def shared_address(path: str, host: str, scheme: str, host_url: str, config: Mapping[str, Any]) -> tuple[str, str | None]:
-    """:func:`shared_url` for a request reached at ``host`` (``request.host``: lower case or not, with its
-    port) over ``scheme``, whose ``host_url`` is ``scheme://host/`` (and the app's root), under the app's
-    ``config``: outside a request too (the group's pages answered before Flask: web/early_pages.py)."""
+def shared_address(path: str, scheme: str, server_name: str, server_port: str,
+                   config: Mapping[str, Any]) -> tuple[str, str | None]:
+    """:func:`shared_url` for a request over ``scheme`` to a WSGI server that says it is ``server_name`` at
+    ``server_port``, under the app's ``config``: outside a request too (the group's pages answered before
+    Flask: web/early_pages.py)."""
     base = config.get("PUBLIC_BASE_URL", "").rstrip("/")
     if base:
         return base + path, None
-    host = host.lower()
-    hostname = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-    # this machine only: loopback, and the "any address" a server listens on (make run
-    # prints http://0.0.0.0:5000/, which a browser on this machine opens happily)
-    if hostname in ("localhost", "127.0.0.1", "[::1]", "0.0.0.0", "[::]") or hostname.startswith("127.") or (
-        hostname.endswith(".localhost")
-    ):
+    host = hostname_of(str(config.get("LISTEN_HOST") or server_name))
+    port = str(config.get("LISTEN_PORT") or server_port)
+    at = "" if not port or port == str(DEFAULT_PORTS.get(scheme)) else f":{port}"
+    if host in EVERY_INTERFACE:
         lan = lan_address()
-        port = host.rsplit(":", 1)[1] if ":" in host and not host.endswith("]") else ""
-        # the LAN address reaches this server only when it listens on every interface
-        # (``serve`` records where it listens; make run uses 0.0.0.0)
-        if lan and config.get("LISTEN_HOST") in ("0.0.0.0", "::"):
-            return f"{scheme}://{lan}{':' + port if port else ''}{path}", None
-        return host_url.rstrip("/") + path, LOCAL_ONLY
-    return host_url.rstrip("/") + path, None
+        if lan:  # every interface: the local network's address reaches this server
+            return f"{scheme}://{lan}{at}{path}", None
+        host = "localhost"
+    shown = f"[{host}]" if ":" in host else host
+    url = f"{scheme}://{shown}{at}{path}"
+    return url, LOCAL_ONLY if _this_machine_only(host) else None
+
+
+def _this_machine_only(host: str) -> bool:
+    """localhost, a name under .localhost, 127.0.0.0/8 and ::1: no other phone reaches it."""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -119,9 +119,9 @@ def args_of(query: str) -> ImmutableMultiDict[str, str] | None:
 @dataclass(frozen=True)
 class Visit:
     """What a plug-in may need of the request besides its path and question: the session as Flask reads it,
-    the scheme, ``request.host`` and ``request.host_url``, the app, and ``remember(key, read)``: what
+    the scheme, ``request.host`` and ``request.host_url``, the app, ``remember(key, read)``: what
     ``read()`` gives, read again only if something may have been committed since it was last read for ``key``
-    (:meth:`EarlyPages.remembered`)."""
+    (:meth:`EarlyPages.remembered`), and where the WSGI server says it is (``SERVER_NAME``, ``SERVER_PORT``)."""
 
     app: Flask
     session: dict[str, Any]
@@ -129,6 +129,8 @@ class Visit:
     host: str
     host_url: str
     remember: Callable[[Hashable, Callable[[], Any]], Any] = lambda key, read: read()
+    server_name: str = ""
+    server_port: str = ""
 
 
 @dataclass(frozen=True)
@@ -197,7 +199,7 @@ def _group_stamp(groups: tuple[str, ...], engine: Engine, app: Flask) -> Any:
 
 
 def _group_kept(visit: Visit, groups: tuple[str, ...], stamp: Any, asked: Any) -> Stamped | None:
-    members_link = shared_address(f"/m/{stamp[4]}", visit.host, visit.scheme, visit.host_url, visit.app.config)
+    members_link = shared_address(f"/m/{stamp[4]}", visit.scheme, visit.server_name, visit.server_port, visit.app.config)
     return kept_pages.across_nights(visit.app).get(kept_as(stamp, groups[0] == "g", *asked, members_link))
 
 
@@ -504,7 +506,8 @@ class EarlyPages:
         stamp = remember((kind.name, groups), lambda: kind.stamp(groups, engine, self.app))
         if stamp is None:
             return None  # a replaced or unknown link (Flask counts it), or ask the ORM
-        visit = Visit(self.app, data, scheme, host, self._host_url(scheme, host), remember)
+        visit = Visit(self.app, data, scheme, host, self._host_url(scheme, host), remember,
+                      str(environ.get("SERVER_NAME", "")), str(environ.get("SERVER_PORT", "")))
         kept = kind.kept(visit, groups, stamp, asked)
         if kept is None:
             return None

@@ -365,7 +365,10 @@ def create():  # type: ignore[no-untyped-def]
     """ "Make a group" on the home page: its name; the organiser's page next."""
     form = GroupForm()
     here = url_for("groups.start")
+    limit = current_app.extensions["companion_group_limit"]
+    brake(limit, client_id(), "new groups")
     if form.validate():
+        service.count_against(limit, client_id())  # every group that passes the form counts (a doubled tap too)
         try:
             group = service.open_group(form.name.data, request_key=form.request_key.data or None)
         except REFUSED as error:
@@ -1093,6 +1096,9 @@ def keep_night(key: str):  # type: ignore[no-untyped-def]
         return redirect(url_for("groups.organiser", key=group.organiser_key), code=303)
     if not (form.name.data or "").strip():
         return refused(422, "Give the new group a name, or paste the organiser link of a group.")
+    limit = current_app.extensions["companion_group_limit"]
+    brake(limit, client_id(), "new groups")
+    service.count_against(limit, client_id())
     try:
         group = service.open_group(form.name.data, request_key=request_key, from_night=night)
     except REFUSED as error:

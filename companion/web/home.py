@@ -11,6 +11,7 @@ from sqlalchemy import text
 
 from companion import service
 from companion.extensions import db
+from companion.db import disk
 from companion.db.brakes import brake
 from companion.games import GAMES, RecordError
 from companion.games.protocol import IllegalAction
@@ -212,5 +213,10 @@ def service_worker_script() -> str:
 
 @bp.get("/healthz")
 def healthz():  # type: ignore[no-untyped-def]
+    """``{"status": "ok"}`` after a round trip to the database; 507 with the reason when its disk is full
+    (reads still work then, and every write fails: issue 36, item 5)."""
     db.session.execute(text("SELECT 1"))
+    full = disk.disk_full(db.engine, int(current_app.config["DISK_FREE_MIN"]))
+    if full is not None:
+        return {"status": "disk full", "error": f"The server's disk is full: nothing can be recorded ({full})."}, 507
     return {"status": "ok"}

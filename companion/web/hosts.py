@@ -3,11 +3,16 @@
 Without this, a request with ``Host: evil.example`` got a players' link (and its QR
 code) pointing at evil.example, and a web page on another site could reach the app
 through a name it re-points at this machine.  Allowed: the host of
-``COMPANION_PUBLIC_BASE_URL``, this machine itself (localhost, 127.0.0.1, ::1), this
-machine's own addresses and names on the local network (the addresses phones open
-from the QR code), and whatever ``COMPANION_ALLOWED_HOSTS`` lists.  Anything else gets
-a 400 saying which setting to change.  WSGI middleware: it sees every request first
-(the players' poll is answered before Flask), after a trusted proxy's headers are applied.
+``COMPANION_PUBLIC_BASE_URL`` (at its port), this machine itself (localhost, 127.0.0.1,
+::1) and its own addresses and names on the local network (the addresses phones open
+from the QR code), at the port the server listens on, and whatever
+``COMPANION_ALLOWED_HOSTS`` lists (at the port an entry names, or any).  A Host without a
+port is answered by its name alone (a proxy in front sends it so).  A name with a
+trailing dot is refused (issue 36, item 7: ``127.0.0.1.`` and ``127.0.0.1:5000`` on a
+server listening on another port were answered).  Anything else gets a 400 saying which
+setting to change.  WSGI middleware: it sees every request first (the players' poll is
+answered before Flask), after a trusted proxy's headers are applied.  The players' and
+members' links are never made from the Host a request names (web/addresses.py).
 
 This machine's own names and addresses are found here too (:func:`lan_address`: the
 address on the local network that the players' QR code and ``serve`` show).
@@ -52,28 +57,60 @@ _HOST_HEADER = re.compile(
 
 
 def request_host(header: str) -> str | None:
-    """The host name a Host header names (lower case, no port, brackets or trailing dot), or None
-    when the header is not a host and a port and nothing else."""
+    """The host name a Host header names (lower case, no port or brackets), or None when the header
+    is not a host and a port and nothing else, or names a host with a trailing dot."""
+    parsed = host_and_port(header)
+    return None if parsed is None else parsed[0]
+
+
+def host_and_port(header: str) -> tuple[str, int | None] | None:
+    """(host name, port or None) a Host header names, as :func:`request_host` reads the name; None as it."""
     match = _HOST_HEADER.fullmatch(header)
     if match is None or (match["port"] is not None and int(match["port"]) > 65535):
         return None
+    port = None if match["port"] is None else int(match["port"])
     if match["v6"] is not None:
         try:
-            return str(ipaddress.IPv6Address(match["v6"]))
+            return str(ipaddress.IPv6Address(match["v6"])), port
         except ValueError:
             return None
-    return match["name"].lower().rstrip(".")
+    if match["name"].endswith("."):  # "127.0.0.1." is no address; a name is served without its dot
+        return None
+    return match["name"].lower(), port
 
 
-def configured_hosts(app: Flask) -> set[str]:
-    """The names the settings allow: the public address's host and ``ALLOWED_HOSTS``."""
-    names: set[str] = set()
+#: the port a URL or a Host without one means
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def listening_port(app: Flask, environ: dict[str, Any]) -> int | None:  # type: ignore[type-arg]
+    """The port the server listens on: as ``serve`` recorded it, else as the WSGI server says (``SERVER_PORT``)."""
+    port = app.config.get("LISTEN_PORT") or environ.get("SERVER_PORT")
+    try:
+        return int(port) if port else None
+    except ValueError:
+        return None
+
+
+def configured_ports(app: Flask) -> dict[str, set[int | None]]:
+    """The names the settings allow, each with the ports it is allowed at (None: any port): the public
+    address's at its port, and ``ALLOWED_HOSTS``'s at the port an entry names, or at any.  A Host that
+    names one of them without a port is allowed too."""
+    names: dict[str, set[int | None]] = {}
     base = str(app.config.get("PUBLIC_BASE_URL") or "")
     if base:
-        names.add(hostname_of(urlsplit(base).netloc.rsplit("@", 1)[-1]))
+        parts = urlsplit(base)
+        try:
+            port = parts.port or DEFAULT_PORTS.get(parts.scheme)
+        except ValueError:
+            port = None
+        names.setdefault(hostname_of(parts.netloc.rsplit("@", 1)[-1]), set()).add(port)
     raw = app.config.get("ALLOWED_HOSTS") or ""
     items: Iterable[str] = raw.replace(",", " ").split() if isinstance(raw, str) else raw
-    names.update(hostname_of(item) for item in items if item.strip())
+    for item in items:
+        if item.strip():
+            named = host_and_port(item.strip().rstrip("."))
+            names.setdefault(hostname_of(item), set()).add(named[1] if named is not None else None)
     return names
 
 
@@ -126,13 +163,22 @@ class HostCheck:
         self._machine: tuple[float, set[str]] = (float("-inf"), set())
         self._lock = threading.Lock()
 
-    def allowed(self, host: str) -> bool:
-        name = request_host(host)
-        if name is None:
+    def allowed(self, host: str, environ: dict[str, Any] | None = None) -> bool:  # type: ignore[type-arg]
+        """Whether the server answers to Host ``host`` (its name, at its port if it names one) for the request
+        ``environ``."""
+        environ = environ or {}
+        parsed = host_and_port(host)
+        if parsed is None:
+            return False
+        name, port = parsed
+        ports = configured_ports(self.app).get(name)
+        if ports is not None and (port is None or None in ports or port in ports):
+            return True
+        # A port named must be the one the server listens on: another is another server's (the links
+        # were made from it).  None named: a proxy in front (trusted or not) sends the name alone.
+        if port is not None and port != listening_port(self.app, environ):
             return False
         if name in LOOPBACK or name.endswith(".localhost") or _loopback_address(name):
-            return True
-        if name in configured_hosts(self.app):
             return True
         return name in self._machine_hosts()
 
@@ -153,7 +199,7 @@ class HostCheck:
 
     def __call__(self, environ: dict, start_response: Callable[..., Any]):  # type: ignore[no-untyped-def,type-arg]
         host = environ.get("HTTP_HOST")
-        if host is None or self.allowed(host):  # no Host (HTTP/1.0): the server's own name
+        if host is None or self.allowed(host, environ):  # no Host (HTTP/1.0): the server's own name
             return self.wsgi_app(environ, start_response)
         shown = "".join(c for c in host[:80] if c.isprintable())
         body = (

@@ -15,10 +15,13 @@ reads it, and it held the page's address (the scorekeeper's link) and what was t
 a refused Bonus Round grid made it 8 KB, which browsers drop (issue 21, items 3 and 4).
 The cookie now holds only the token, so only the browser that was refused sees its
 refusal, and only at the page it was refused for (the row keeps a digest of that path,
-never the path).  Only one refusal is kept per browser (the latest); an older
-``?refused=`` address, or one older than :data:`KEEP_SECONDS`, shows the plain page.
-Rows are deleted after :data:`KEEP_SECONDS` and beyond the newest :data:`MAX_KEPT`, and
-each is at most about :data:`MAX_CONTENT` bytes: nobody can fill the disk with refusals.
+never the path).  Only one refusal is kept per browser (the latest: the one before is
+deleted); an older ``?refused=`` address, or one older than :data:`KEEP_SECONDS`, shows
+the plain page.  Rows are deleted after :data:`KEEP_SECONDS`, beyond the newest
+:data:`MAX_PER_CLIENT` of each client address, and beyond :data:`MAX_KEPT` in all (taken
+from the address holding the most), and each is at most about :data:`MAX_CONTENT` bytes:
+nobody can fill the disk with refusals, and a flood of refused submits from one address
+(1,100 in 4.4 s, issue 36) pushes out only its own, never another phone's.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from companion import service
 from companion.extensions import db
 from companion.db.models import KeptRefusal, utcnow
 from companion.values.limits import UNSTORABLE as _UNSTORABLE
+from companion.web.security import client_id
 
 SESSION_KEY = "refused"
 #: never kept: secrets and per-attempt values the page makes afresh
@@ -49,8 +53,12 @@ MAX_VALUE = 200
 MAX_PAIRS = 100
 #: a refusal's page shows it for an hour; then it is deleted
 KEEP_SECONDS = 3600
-#: the newest refusals kept, whoever made them: at most about MAX_KEPT × MAX_CONTENT bytes (64 MB)
+#: the newest refusals kept in all: at most about MAX_KEPT × MAX_CONTENT bytes (64 MB); beyond it
+#: the address holding the most loses its oldest
 MAX_KEPT = 1_000
+#: the newest refusals kept per client address: the phones of a table behind one address (a home
+#: network's, seen from a public server) are each refused far fewer times than this in an hour
+MAX_PER_CLIENT = 50
 #: what one refusal may take, as stored (JSON): beyond it what was typed is not kept, only why it was refused
 MAX_CONTENT = 64_000
 
@@ -144,7 +152,11 @@ def keep(path: str, refusal: Refusal) -> str:
             errors={name: [e[:MAX_VALUE] for e in errors[:3]] for name, errors in list(content["errors"].items())[:20]},
             form_errors=[e[:MAX_VALUE] for e in content["form_errors"][:3]],
         )
-    token = service.keep_refusal(path_digest(path), content, keep_seconds=KEEP_SECONDS, max_kept=MAX_KEPT)
+    before = session.get(SESSION_KEY)
+    token = service.keep_refusal(
+        path_digest(path), content, client=client_id(), replaces=before if isinstance(before, str) else None,
+        keep_seconds=KEEP_SECONDS, max_kept=MAX_KEPT, max_per_client=MAX_PER_CLIENT,
+    )
     session[SESSION_KEY] = token
     return token
 

@@ -13,9 +13,11 @@ import time
 
 from flask import Flask, Response, abort, has_request_context, request
 from flask.sessions import SecureCookieSessionInterface
+from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import TooManyRequests
 
 from companion import service
+from companion.db import disk
 from companion.db.brakes import Limit
 
 CSP = (
@@ -78,13 +80,20 @@ def reject_unknown_link(app: Flask) -> None:
     process), or 429 once the client is over the limit.
 
     Only unknown links get here: a valid link is looked up first and always answered.
+    A full disk leaves the guess uncounted: the link is still unknown, and the answer still a 404
+    (it was a 503 "busy", issue 36, item 5).
     """
     limit: Limit = app.extensions["companion_link_limit"]
     client = client_id()
     wait = limit.retry_after(client)
     if wait is not None:
         raise TooManyRequests(retry_after=wait)
-    service.count_against(limit, client)
+    try:
+        service.count_against(limit, client)
+    except OperationalError as error:
+        if not disk.is_disk_full(error):
+            raise
+        app.logger.warning("an unknown link not counted, the disk is full: %s", error)
     abort(404)
 
 
@@ -129,5 +138,6 @@ def init_app(app: Flask) -> None:
     app.extensions["companion_link_limit"] = Limit("link", int(app.config["FAILED_LINK_LIMIT"]), 60)
     app.extensions["companion_night_limit"] = Limit("night", int(app.config["NIGHT_LIMIT"]), 600)
     app.extensions["companion_import_limit"] = Limit("import", int(app.config["IMPORT_LIMIT"]), 600)
+    app.extensions["companion_group_limit"] = Limit("group", int(app.config["GROUP_LIMIT"]), 600)
     app.extensions["companion_rotations"] = RotationMemory()
     app.after_request(set_headers)

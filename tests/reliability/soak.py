@@ -3,7 +3,8 @@
 Used by the concurrency soak, the crash test and the backup test.  Every answer is
 sorted: accepted (303, the request key and the version it was made at are kept, to be
 found in the stored log), refused (409 or 422, which must carry a message), unconfirmed (503 "busy":
-like a lost answer, it may or may not be stored), or anything else, which is an error the tests fail on.
+like a lost answer, it may or may not be stored), not stored for a full disk (507, which must say so:
+it must not be found in the log), or anything else, which is an error the tests fail on.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ STALE = "changed since this screen was shown"
 KEY_REUSED = "already submitted with different content"
 #: a write the database could not take in time: not confirmed, safe to send again
 BUSY = "busy and this was not confirmed"
+#: a write that found the server's disk full (507): nothing of it was stored (issue 36, item 5)
+DISK_FULL = "disk is full: nothing was recorded"
 
 
 @dataclass
@@ -86,13 +89,26 @@ def unavailable(answer: Any, log: PhoneLog) -> bool:
     return True
 
 
+def disk_full(answer: Any, log: PhoneLog) -> bool:
+    """A 507 as the full-disk test expects it: it says the disk is full and nothing was recorded, no traceback."""
+    if answer.status != 507:
+        return False
+    log.counts["disk_full"] += 1
+    if DISK_FULL not in answer.body.replace("&#39;", "'"):
+        log.errors.append(f"a 507 that does not say the disk is full: {answer.body[:200]}")
+    if "Traceback" in answer.body or "sqlalchemy" in answer.body.lower():
+        log.errors.append(f"a 507 that shows the error: {answer.body[:200]}")
+    return True
+
+
 def record_loop(port_of: Any, path: str, stop: threading.Event | float, log: PhoneLog, seed: int,
                 players: list[str], phone: Phone | None = None, double_tap: float = 0.08,
                 outages: bool = False) -> None:
     """Record until ``stop`` (an Event, or a monotonic deadline) or until the server goes away.
 
     With ``outages`` (the database goes away under the server), a 503 that says to try
-    again is counted as "unavailable" and the phone tries again shortly, as a person would.
+    again is counted as "unavailable" and the phone tries again shortly, as a person would;
+    a 507 for a full disk too, and its tap is then known not to be stored.
     """
     rng = random.Random(seed)
     phone = phone or Phone(port_of())
@@ -128,6 +144,10 @@ def record_loop(port_of: Any, path: str, stop: threading.Event | float, log: Pho
             except (ConnectionError, OSError):
                 return  # no answer: in flight when the server died; it may or may not be stored
             # (in an outage, the page a refusal is shown on may itself answer 503: a GET's "try again")
+            if outages and disk_full(answer, log):
+                log.in_flight.discard(stamp["request_key"])  # not stored: found in the log, it is unexplained
+                time.sleep(0.05)
+                continue
             if answer.status == 503 and (BUSY in answer.body or outages):
                 log.counts["busy_unconfirmed"] += 1  # may or may not be stored, like a lost answer
                 if outages:
@@ -146,7 +166,7 @@ def record_loop(port_of: Any, path: str, stop: threading.Event | float, log: Pho
                         again = phone.post(f"{path}/{form}", body)
                     except (ConnectionError, OSError):
                         return
-                    if outages and unavailable(again, log):
+                    if outages and (unavailable(again, log) or disk_full(again, log)):
                         pass  # the database went away between the two taps: the first is recorded
                     elif again.status != 303:
                         log.errors.append(f"a doubled tap got {again.status}")

@@ -4,10 +4,12 @@ A real server (``serve``, waitress) keeps running while its database is taken fr
 under it: a PostgreSQL cluster of the test's own is restarted, then SIGKILLed (all its
 processes) and started again; a SQLite file's small disk fills up, then is freed.  The
 table must answer a clear "try again" (503 with ``Retry-After`` and a message, never a
-traceback) while the database is gone; every action a phone was told was recorded must
-be stored, once; the same server must record again once the database is back, with no
-restart; and a tap that got the 503, sent twice once the database is back, is recorded
-once.
+traceback) while the database is gone, and while the disk is full say so (507: "the
+server's disk is full: nothing was recorded", and ``/healthz`` says it too: issue 36,
+item 5); every action a phone was told was recorded must be stored, once, and none it was
+told was not; the same server must record again once the database is back, with no
+restart; and a tap that got the 503 or the 507, sent twice once the database is back, is
+recorded once.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,7 +37,7 @@ from reliability.harness import (
     start_night_over_http,
 )
 from reliability.outage import Cluster, mount_small_disk, postgres_binaries
-from reliability.soak import BUSY, PhoneLog, check_accepted, record_loop, unavailable
+from reliability.soak import BUSY, DISK_FULL, PhoneLog, check_accepted, disk_full, record_loop, unavailable
 
 PLAYERS = [NIGHT[f"seat_{i}"] for i in range(1, 5)]
 #: both tests make their own database; their figures go to the file of the suite that ran them
@@ -83,20 +86,25 @@ def stamp_of(phone: Phone, path: str) -> dict[str, str]:
     return {"form": shown.phase, **shown.forms[shown.phase], **tap}
 
 
-def resend_after_outage(phone: Phone, path: str, down: Callable[[], None], up: Callable[[], None]) -> dict[str, object]:
-    """A tap sent while the database is down, then sent twice when it is back: one 503, then recorded once."""
+def resend_after_outage(phone: Phone, path: str, down: Callable[[], None], up: Callable[[], None],
+                        answered: Callable[[Any, PhoneLog], bool] | None = None, says: str = BUSY) -> dict[str, object]:
+    """A tap sent while the database is down, then sent twice when it is back: one 503 (or what ``answered``
+    checks, saying ``says``), then recorded once."""
     stamp = stamp_of(phone, path)
     form = stamp.pop("form")
     down()
     refused = phone.request("POST", f"{path}/{form}", stamp)
     log = PhoneLog()
-    assert unavailable(refused, log) and BUSY in refused.body, (refused.status, refused.body[:300])
+    assert (answered or unavailable)(refused, log), (refused.status, refused.body[:300])
+    assert says in refused.body.replace("&#39;", "'"), refused.body[:300]
     assert not log.errors, log.errors
+    health = phone.request("GET", "/healthz")
     up()
     first = phone.request("POST", f"{path}/{form}", stamp)
     again = phone.request("POST", f"{path}/{form}", stamp)
     assert (first.status, again.status) == (303, 303), (first.status, again.status, first.body[:300])
-    return {"key": stamp["request_key"], "retry_after": refused.headers["retry-after"]}
+    return {"key": stamp["request_key"], "retry_after": refused.headers.get("retry-after"), "status": refused.status,
+            "healthz": (health.status, health.body)}
 
 
 def check_after(url: str, logs: list[PhoneLog], resent_key: str) -> dict[str, int]:
@@ -113,6 +121,7 @@ def check_after(url: str, logs: list[PhoneLog], resent_key: str) -> dict[str, in
     counts = sum((log.counts for log in logs), Counter())
     return {"attempted": counts["attempted"], "acknowledged": len(accepted), "stored": len(night.events),
             "answered_503": counts["unavailable"], "unconfirmed_503": counts["busy_unconfirmed"],
+            "answered_507": counts["disk_full"],
             "lost": 0, "duplicated": 0}
 
 
@@ -160,8 +169,10 @@ def test_sqlite_disk_fills_up_mid_night_and_is_freed(tmp_path: Path):
             path = start_night_over_http(keeper)
             logs, after = four_phones_through(port, path, [disk.fill, disk.free], seed=2113)
             assert after > 0, "nothing was recorded once the disk had room again"
-            resent = resend_after_outage(keeper, path, disk.fill, disk.free)
+            resent = resend_after_outage(keeper, path, disk.fill, disk.free, disk_full, DISK_FULL)
             assert process.poll() is None, "the server did not survive the full disk"
+        status, body = resent["healthz"]
+        assert status == 507 and '"status": "disk full"' in body.replace('":"', '": "'), (status, body)
         assert "Traceback" not in (tmp_path / "server.log").read_text(), "an error escaped the app's handlers"
         assert sqlite_integrity(disk.where / "companion.sqlite") == "ok"
         figures = check_after(url, logs, str(resent["key"]))

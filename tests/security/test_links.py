@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html as htmllib
 import re
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -57,6 +58,7 @@ def test_the_qr_code_decodes_to_the_players_link_the_share_page_shows(site, clie
 )
 def test_a_link_to_this_machine_itself_never_shows_without_a_warning(base_url, site, client, monkeypatch):
     monkeypatch.setattr(addresses, "lan_address", lambda: None)
+    site.app.config["LISTEN_PORT"] = urlsplit(base_url).port or 80  # the test client reads no port of [::1]
     night = site.seat()
     shown, warning, decoded = share(client, night.keeper, base_url)
     assert decoded == shown

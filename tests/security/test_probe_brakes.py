@@ -91,3 +91,38 @@ def test_importing_files_is_limited_per_client_across_processes(two_workers, clo
     assert "Too many imports from this device" in refused.get_data(as_text=True)
     assert site.counts()[0] == 2
 
+
+
+def group_count(app) -> int:  # type: ignore[no-untyped-def]
+    from companion.db.models import Group
+    from companion.extensions import db
+
+    with app.app_context():
+        return db.session.query(Group).count()
+
+
+def test_making_groups_is_limited_per_client_across_processes_with_a_clear_429(two_workers, clock):
+    """Issue 36, item 2: 300 groups from one address in 6.4 s; now a group is braked as a night is."""
+    first, second = two_workers(GROUP_LIMIT=3)
+    for i in range(3):
+        app = first if i % 2 else second
+        assert app.test_client().post("/groups", data={"name": f"Group {i}"}).status_code == 303
+    refused = first.test_client().post("/groups", data={"name": "Group 3"})
+    assert refused.status_code == 429
+    assert 1 <= int(refused.headers["Retry-After"]) <= 600
+    assert "Too many new groups from this device: at most 3 in 10 minutes" in refused.get_data(as_text=True)
+    assert "nothing was saved" in refused.get_data(as_text=True)
+    # a group made from a night is a new group too
+    night = Site(first).seat()
+    kept = second.test_client().post(f"/k/{night.keeper}/group", data={"name": "From the night", "link": ""})
+    assert kept.status_code == 429 and "Too many new groups" in kept.get_data(as_text=True)
+    assert group_count(first) == 3
+    # another phone at the same time is not braked
+    other = second.test_client().post("/groups", data={"name": "Other"}, environ_base={"REMOTE_ADDR": "10.1.1.9"})
+    assert other.status_code == 303
+    # ten minutes later the first phone may make groups again, from its name or from a night
+    clock[0] += 601
+    assert first.test_client().post("/groups", data={"name": "Later"}).status_code == 303
+    kept = second.test_client().post(f"/k/{night.keeper}/group", data={"name": "From the night", "link": ""})
+    assert kept.status_code == 303
+    assert group_count(first) == 6

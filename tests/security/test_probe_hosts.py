@@ -38,10 +38,55 @@ def test_the_players_poll_answered_before_flask_refuses_a_forged_host_too(lan, m
 
 
 @pytest.mark.parametrize(
-    "host", ["localhost", "localhost:5000", "127.0.0.1:8000", "[::1]:5000", "192.168.1.7:5000", "den.local", "DEN"]
+    "host", ["localhost", "localhost:5000", "127.0.0.1:5000", "[::1]:5000", "192.168.1.7:5000", "den.local", "DEN"]
 )
-def test_this_machine_is_answered_by_every_name_and_address_it_has(lan, make_app, host):
-    assert make_app().test_client().get("/", headers={"Host": host}).status_code == 200
+def test_this_machine_is_answered_by_every_name_and_address_it_has_at_the_port_it_listens_on(lan, make_app, host):
+    app = make_app(LISTEN_PORT=5000)  # as `serve --port 5000` records it
+    assert app.test_client().get("/", headers={"Host": host}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "host", ["127.0.0.1:5000", "localhost:5000", "[::1]:5000", "192.168.1.7:5000", "den.local:80",
+             "127.0.0.1.", "localhost.", "den.local.", "127.0.0.1.:8000"]
+)
+def test_this_machine_at_another_port_or_with_a_trailing_dot_is_refused(lan, make_app, host):
+    """Issue 36, item 7: served on port 8000, ``Host: 127.0.0.1:5000`` and ``127.0.0.1.`` were answered,
+    and the players' link and its QR code were made from them."""
+    app = make_app(LISTEN_HOST="0.0.0.0", LISTEN_PORT=8000)
+    keeper = _seat(app)
+    for path in ("/", f"/k/{keeper}/share", f"/k/{keeper}/players-qr.svg"):
+        response = app.test_client().get(path, headers={"Host": host})
+        assert response.status_code == 400, path
+        assert "does not answer to the address" in response.get_data(as_text=True)
+        assert "/p/" not in response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:8000", "localhost", "den.local:8000", "192.168.1.20:5000", "poker.example.org"])
+def test_the_players_link_and_its_qr_code_name_the_address_the_server_listens_on_whatever_the_host(lan, make_app, host):
+    """Served on every interface at port 8000: the local network's address at that port, from any allowed Host
+    (the tests' ALLOWED_HOSTS take 192.168.1.20 and poker.example.org at any port)."""
+    from qr_codes import decode_qr
+
+    app = make_app(LISTEN_HOST="0.0.0.0", LISTEN_PORT=8000)
+    night = site_of_app(app)
+    client = app.test_client()
+    page = client.get(f"/k/{night.keeper}/share", headers={"Host": host}).get_data(as_text=True)
+    assert f'<a href="http://192.168.1.7:8000/p/{night.viewer}">' in page
+    svg = client.get(f"/k/{night.keeper}/players-qr.svg", headers={"Host": host}).get_data(as_text=True)
+    assert decode_qr(svg) == f"http://192.168.1.7:8000/p/{night.viewer}"
+
+
+def test_a_server_listening_on_one_address_names_that_address(lan, make_app):
+    app = make_app(LISTEN_HOST="192.168.1.7", LISTEN_PORT=8000)
+    night = site_of_app(app)
+    page = app.test_client().get(f"/k/{night.keeper}/share", headers={"Host": "den.local:8000"})
+    assert f'<a href="http://192.168.1.7:8000/p/{night.viewer}">' in page.get_data(as_text=True)
+
+
+def site_of_app(app):  # type: ignore[no-untyped-def]
+    from security.support import Site
+
+    return Site(app).seat()
 
 
 def test_names_from_the_settings_are_answered(lan, make_app):
@@ -52,8 +97,8 @@ def test_names_from_the_settings_are_answered(lan, make_app):
     assert client.get("/", headers={"Host": "poker.example.org.evil.example"}).status_code == 400
 
 
-def test_the_qr_link_of_an_allowed_lan_request_uses_that_address(lan, make_app):
-    app = make_app()
+def test_the_qr_link_of_a_lan_request_names_the_lan_address_the_server_listens_at(lan, make_app):
+    app = make_app(LISTEN_HOST="0.0.0.0", LISTEN_PORT=5000)
     keeper = _seat(app)
     page = app.test_client().get(f"/k/{keeper}/share", headers={"Host": "192.168.1.7:5000"})
     assert page.status_code == 200
@@ -104,6 +149,9 @@ def test_a_host_header_that_is_more_than_a_host_and_a_port_is_refused(lan, make_
 def test_a_host_header_is_read_as_a_host_and_a_port():
     assert hosts.request_host("Den.Local:5000") == "den.local"
     assert hosts.request_host("[::1]:5000") == "::1"
-    assert hosts.request_host("example.org.") == "example.org"
+    assert hosts.request_host("example.org.") is None  # a trailing dot: issue 36, item 7
+    assert hosts.request_host("127.0.0.1.") is None
+    assert hosts.host_and_port("127.0.0.1:5000") == ("127.0.0.1", 5000)
+    assert hosts.host_and_port("[::1]") == ("::1", None)
     assert hosts.request_host("127.0.0.1:80@evil.example") is None
     assert hosts.request_host("[not-an-address]") is None

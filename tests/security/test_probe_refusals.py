@@ -179,3 +179,61 @@ def test_the_kept_refusals_are_bounded_in_age_and_number(app, site: Site, monkey
     assert response.status_code == 422
     with app.app_context():
         assert db.session.scalar(select(func.count()).select_from(KeptRefusal)) == 1
+
+
+def kept_by(app, client: str | None = None) -> int:  # type: ignore[no-untyped-def]
+    """How many refusals are kept, in all or for one client address."""
+    with app.app_context():
+        query = select(func.count()).select_from(KeptRefusal)
+        if client is not None:
+            query = query.where(KeptRefusal.client == client)
+        return db.session.scalar(query) or 0
+
+
+def flood(app, address: str, times: int) -> None:  # type: ignore[no-untyped-def]
+    """``times`` refused submits from ``address``, each from a browser without a cookie (a script's)."""
+    for _ in range(times):
+        response = app.test_client().post("/groups", data={"name": ""}, environ_base={"REMOTE_ADDR": address})
+        assert response.status_code == 422
+
+
+def test_a_flood_of_refusals_from_one_address_keeps_another_phones_refusal_and_what_was_typed(app, site: Site, monkeypatch):
+    """Issue 36, item 4: 1,100 refused submits from one address pushed out a scorekeeper's kept refusal.
+
+    With room for 5 in all and 3 per address: the scorekeeper's one refusal, then 40 from a stranger,
+    who keeps only their newest 3; then 30 more from each of three more addresses, whose overflow is
+    taken from whoever holds the most, never from the scorekeeper's one.
+    """
+    monkeypatch.setattr(post_redirect_get, "MAX_KEPT", 5)
+    monkeypatch.setattr(post_redirect_get, "MAX_PER_CLIENT", 3, raising=False)
+    night = site.seat("table.cards")
+    phone = app.test_client()
+    scorekeeper = {"REMOTE_ADDR": "192.168.1.31"}
+    data = against_the_rules("table.cards", site.submit("table.cards", night))
+    refused = site.send(phone, "POST", "table.cards", night.keeper, data, environ_base=scorekeeper)
+    assert refused.status_code == 422 and MARK in refused.get_data(as_text=True)
+    address = refused.history[0].headers["Location"]
+
+    def the_scorekeeper_still_sees_the_refusal() -> None:
+        shown = phone.get(address, environ_base=scorekeeper)  # the scorekeeper's phone reloads its page
+        page = shown.get_data(as_text=True)
+        assert shown.status_code == 422
+        assert 'value="As As typed-at-the-table"' in page  # what was typed, with the reason it was refused
+        assert "Ben&#39;s cards: &#39;ty&#39; is not a card" in page
+
+    flood(app, "203.0.113.66", 40)
+    the_scorekeeper_still_sees_the_refusal()
+    assert (kept_by(app), kept_by(app, "192.168.1.31"), kept_by(app, "203.0.113.66")) == (4, 1, 3)
+    for stranger in ("203.0.113.67", "203.0.113.68", "198.51.100.9"):
+        flood(app, stranger, 30)
+    the_scorekeeper_still_sees_the_refusal()
+    assert kept_by(app) == 5 and kept_by(app, "192.168.1.31") == 1
+
+
+def test_a_browser_keeps_only_its_newest_refusal(app, site: Site):
+    night = site.seat("table.cards")
+    phone = app.test_client()
+    for _ in range(4):
+        data = against_the_rules("table.cards", site.submit("table.cards", night))
+        assert site.send(phone, "POST", "table.cards", night.keeper, data).status_code == 422
+    assert kept_by(app) == 1

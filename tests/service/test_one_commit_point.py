@@ -185,7 +185,8 @@ def test_a_kept_refusal_and_a_brakes_count_commit_in_a_unit_of_their_own_that_no
     monkeypatch.setattr(change_watch, "notify", lambda session: told.append("notify"))
     monkeypatch.setattr(change_watch, "committed", lambda: told.append("committed"))
     with app.test_request_context("/"):
-        token = services.keep_refusal("d" * 64, {"status": 422}, keep_seconds=3600, max_kept=10)
+        token = services.keep_refusal("d" * 64, {"status": 422}, client="203.0.113.9", keep_seconds=3600,
+                                      max_kept=10, max_per_client=3)
         services.count_against(Limit("probe", limit=3, window=60), "203.0.113.9")
         services.count_against(Limit("probe", limit=3, window=60), "203.0.113.9")
         assert units == ["open", "commit"] * 3 and told == []

@@ -216,16 +216,23 @@ def test_a_host_the_server_does_not_answer_to_is_refused_before_the_page(site):
     assert not answered and status == "400 Bad Request" and b"does not answer" in body
 
 
-def test_the_members_link_shown_is_the_one_this_requests_host_makes(site):
+def test_the_members_link_shown_names_the_address_the_server_listens_on_whatever_the_host(site, monkeypatch):
+    """Issue 36, item 7: the link was made from the request's Host; now from where the server listens."""
+    from companion.web import addresses
+
     app, client, (organiser, members) = site
-    visit(client, organiser)
-    lan = environ(client, organiser, Host="192.168.1.20:5000")  # an allowed LAN address (tests' ALLOWED_HOSTS)
-    status, headers, body = call(app.wsgi_app, lan)
-    assert status == "200 OK" and not lan.get(ANSWERED)  # another host: another kept page, made by Flask
-    assert f"http://192.168.1.20:5000{members}" in shown(headers, body)
-    again = environ(client, organiser, Host="192.168.1.20:5000")
-    status, _, body = call(app.wsgi_app, again)
-    assert again.get(ANSWERED) and f"http://192.168.1.20:5000{members}" in zlib.decompress(body).decode()
+    monkeypatch.setattr(addresses, "lan_address", lambda: "192.168.1.7")
+    app.config.update(LISTEN_HOST="0.0.0.0", LISTEN_PORT=8000)  # as `serve --port 8000` records it
+    page = visit(client, organiser)  # made by Flask
+    assert f"http://192.168.1.7:8000{members}" in page
+    for host in ("localhost", "192.168.1.20:8000", "192.168.1.20:5000"):  # allowed: tests' ALLOWED_HOSTS, any port
+        again = environ(client, organiser, Host=host)
+        status, _, body = call(app.wsgi_app, again)
+        # the one page kept, whatever the host: it names no host of the request's
+        assert status == "200 OK" and again.get(ANSWERED)
+        assert f"http://192.168.1.7:8000{members}" in zlib.decompress(body).decode()
+    refused = environ(client, organiser, Host="localhost:5000")  # this machine, at another port
+    assert call(app.wsgi_app, refused)[0] == "400 Bad Request"
 
 
 #: the questions a group's page is kept by, each showing something else than the plain page: the group's

@@ -459,6 +459,30 @@ def test_migration_0010_reads_a_nights_payments_from_one_index_and_goes_back_dow
         upgrade()
 
 
+def test_migration_0011_keeps_each_refusals_address_and_goes_back_down_keeping_the_refusals(make_app, tmp_path):
+    app = make_app(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'at-0010.sqlite'}")
+
+    def refusals() -> list[tuple]:
+        return [tuple(row) for row in db.session.execute(db.text("SELECT * FROM kept_refusal")).all()]
+
+    with app.app_context():
+        db.drop_all()
+        upgrade(revision="0010")
+        db.session.execute(db.text("INSERT INTO kept_refusal (token, path_digest, content, created_at)"
+                                   " VALUES ('t1', 'd1', '{\"status\": 422}', '2026-11-28 20:00:00')"))
+        db.session.commit()
+        upgrade()
+        assert refusals() == [(1, "t1", "d1", '{"status": 422}', "2026-11-28 20:00:00", "")]
+        with db.engine.connect() as connection:
+            assert {i["name"]: i["column_names"] for i in inspect(connection).get_indexes("kept_refusal")}[
+                "ix_kept_refusal_client_id"] == ["client", "id"]
+            assert compare_metadata(MigrationContext.configure(connection), db.metadata) == []
+        db.session.remove()
+        downgrade(revision="0010")
+        assert refusals() == [(1, "t1", "d1", '{"status": 422}', "2026-11-28 20:00:00")]
+        upgrade()
+
+
 # --- the payments marked paid go out in the night file and come back (companion.night.paid) ------------
 
 
