@@ -36,7 +36,7 @@ from sqlalchemy import func, select
 
 from companion import service as services
 from companion.extensions import db
-from companion.db.models import Group, Night
+from companion.db.models import Group, GroupNight, MemberLink, Night
 from group.three_nights import group_document
 from pages import BankPage, TablePage, night_form
 from reliability.harness import backend_name, record_figures
@@ -163,8 +163,8 @@ def discover(app, client, pages: list[tuple[str, Target | None]]) -> Surface:  #
                 tag, control, options = (found[1], found[2], found[3]) if found[1] else (found[4], found[5], "")
                 name = _attr(control, "name")
                 kind = (_attr(control, "type") or "").lower()
-                if tag != "button" and kind not in ("hidden", "submit"):
-                    one_tap = False
+                if tag != "button" and kind not in ("hidden", "submit") and not (tag == "input" and _attr(control, "value")):
+                    one_tap = False  # a field to fill in (a text filled in already is sent as shown: Mark paid's amount)
                 if not name:
                     continue
                 if method == "GET":
@@ -217,6 +217,7 @@ _FINGERPRINT = (
     "SELECT id, name, organiser_key, member_key, version FROM home_group ORDER BY id",
     "SELECT group_id, night_id, position FROM group_night ORDER BY id",
     "SELECT count(*) FROM group_record",
+    "SELECT count(*) FROM member_link",
 )
 
 
@@ -244,7 +245,9 @@ def keys_of(app, target: Target) -> Keys:  # type: ignore[no-untyped-def]
     with app.app_context():
         if kind == "group":
             group = db.session.get(Group, ident)
-            result = Keys({"/g/": group.organiser_key, "/m/": group.member_key}, group.version)
+            own = db.session.scalar(select(MemberLink.key).where(MemberLink.group_id == ident).order_by(MemberLink.id.desc()))
+            result = Keys({"/g/": group.organiser_key, "/m/": group.member_key, **({"/y/": own} if own else {})},
+                          group.version)
         else:
             night = db.session.get(Night, ident)
             result = Keys({"/k/": night.keeper_key, "/p/": night.viewer_key}, night.version)
@@ -421,7 +424,16 @@ def _group(client) -> str:  # type: ignore[no-untyped-def]
     response = client.post("/groups/import", data={"file": (io.BytesIO(body), "group.json"), "request_key": key[1]},
                            content_type="multipart/form-data")
     assert response.status_code == 303, response.get_data(as_text=True)
-    return response.headers["Location"]
+    organiser = response.headers["Location"]
+    # Cat's own link (its page says "I got it" beside the payments to her), and night 3 taken out of the
+    # group (the organiser's page then offers to put it back), each as the organiser's page makes it
+    with client.application.app_context():
+        group = db.session.scalar(select(Group))
+        services.make_member_link(group.id, "Cat", group.version, None)
+        night_3 = db.session.scalars(select(GroupNight.night_id).order_by(GroupNight.position)).all()[2]
+        services.leave_out_night(group.id, night_3, db.session.get(Group, group.id).version, None)
+        db.session.remove()
+    return organiser
 
 
 #: POST routes no crawled page shows a form for, and why; each is swept with every field any form has
@@ -457,12 +469,13 @@ def test_no_route_or_field_answers_500_and_a_refusal_says_why_and_changes_nothin
     # for the forms only they show, the group for its own addresses
     default_night = night_of["challenge"]
     without_a_form: set[str] = set()
-    kinds = {"/k/": "scorekeeper_links", "/p/": "players_links", "/g/": "organiser_links", "/m/": "members_links"}
+    kinds = {"/k/": "scorekeeper_links", "/p/": "players_links", "/g/": "organiser_links", "/m/": "members_links",
+             "/y/": "own_links"}
     for rule in app.url_map.iter_rules():
         sent_before = judge.figures["inputs"]
         for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
             seen = surface.posts.get(rule.endpoint)
-            if rule.rule.startswith(("/g/", "/m/")):
+            if rule.rule.startswith(("/g/", "/m/", "/y/")):
                 target = group
             else:
                 target = seen.target if seen and seen.target and seen.target[0] == "night" else default_night

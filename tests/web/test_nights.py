@@ -459,15 +459,15 @@ def test_migration_0010_reads_a_nights_payments_from_one_index_and_goes_back_dow
         upgrade()
 
 
-def test_migration_0011_keeps_each_refusals_address_and_goes_back_down_keeping_the_refusals(make_app, tmp_path):
-    app = make_app(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'at-0010.sqlite'}")
+def test_migration_0012_keeps_each_refusals_address_and_goes_back_down_keeping_the_refusals(make_app, tmp_path):
+    app = make_app(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'at-0011k.sqlite'}")
 
     def refusals() -> list[tuple]:
         return [tuple(row) for row in db.session.execute(db.text("SELECT * FROM kept_refusal")).all()]
 
     with app.app_context():
         db.drop_all()
-        upgrade(revision="0010")
+        upgrade(revision="0011")
         db.session.execute(db.text("INSERT INTO kept_refusal (token, path_digest, content, created_at)"
                                    " VALUES ('t1', 'd1', '{\"status\": 422}', '2026-11-28 20:00:00')"))
         db.session.commit()
@@ -478,8 +478,30 @@ def test_migration_0011_keeps_each_refusals_address_and_goes_back_down_keeping_t
                 "ix_kept_refusal_client_id"] == ["client", "id"]
             assert compare_metadata(MigrationContext.configure(connection), db.metadata) == []
         db.session.remove()
-        downgrade(revision="0010")
+        downgrade(revision="0011")
         assert refusals() == [(1, "t1", "d1", '{"status": 422}', "2026-11-28 20:00:00")]
+        upgrade()
+
+
+def test_migration_0011_adds_the_members_own_links_and_goes_back_down_keeping_the_groups(make_app, tmp_path):
+    app = make_app(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'at-0010.sqlite'}")
+    with app.app_context():
+        db.drop_all()
+        upgrade(revision="0010")
+        db.session.execute(db.text("INSERT INTO home_group (name, organiser_key, member_key, version, created_at,"
+                                   " nights_changed) VALUES ('Fridays', 'o1', 'm1', 0, '2026-11-28 20:00:00', 0)"))
+        db.session.commit()
+        upgrade(revision="0011")
+        with db.engine.connect() as connection:
+            indexes = {i["name"]: (i["column_names"], bool(i["unique"])) for i in inspect(connection).get_indexes("member_link")}
+        assert indexes == {"ix_member_link_group_id": (["group_id"], False), "ix_member_link_key": (["key"], True)}
+        db.session.execute(db.text("INSERT INTO member_link (group_id, member, key, created_at)"
+                                   " VALUES (1, 'Cat', 'k1', '2026-11-29 02:00:00')"))
+        db.session.commit()
+        db.session.remove()
+        downgrade(revision="0010")
+        assert "member_link" not in inspect(db.engine).get_table_names()
+        assert db.session.execute(db.text("SELECT name FROM home_group")).scalars().all() == ["Fridays"]
         upgrade()
 
 

@@ -1,8 +1,8 @@
 """the address each kept refusal came from: what one client keeps is bounded, so a flood of refused
 submits from one address no longer pushes out another phone's refusal (issue 36, item 4)
 
-Revision ID: 0011
-Revises: 0010
+Revision ID: 0012
+Revises: 0011
 Create Date: 2026-11-29 02:40:00
 
 """
@@ -10,8 +10,8 @@ from alembic import op
 import sqlalchemy as sa
 
 
-revision = '0011'
-down_revision = '0010'
+revision = '0012'
+down_revision = '0011'
 branch_labels = None
 depends_on = None
 
