@@ -144,3 +144,4 @@ def test_pay_links_as_each_provider_documents_them(live_server, new_phone, shots
     assert epc[5:8] == ["Ann Lee", "DE89370400440532013000", "EUR2.00"] and epc[10] == "Zoe's - Fridays - Friday", epc
     assert page.locator('[data-copy="reference"]').inner_text() == "Zoe's - Fridays - Friday"
     axe.check(page, "players' report, pay offers to ann")
+    assert not axe.failures, "\n\n".join(axe.failures)
