@@ -3,7 +3,7 @@
 A player who owes Ann 12.50 EUR taps "Pay with PayPal" and finds the amount filled in, or scans
 the bank transfer's QR code with their banking app: fewer typos, no "how much was it again?".
 Where the service documents no way to fill the amount in (Revolut; PayPal.Me in a currency
-PayPal does not send, or a fraction of a forint, a yen or a Taiwan dollar), the link opens the
+PayPal does not send, or a fraction of a forint or a Taiwan dollar), the link opens the
 payee's page and the offer carries the amount to type beside it ("amount to type: 0.25 €").
 The group pages call :func:`pay_offers` with the payee's handles (kind → handle of
 :mod:`companion.group.pay_links`), the amount, the currency and the group's payment reference,
