@@ -1,14 +1,20 @@
 """How a member likes to be paid, and the link (or the SEPA QR payload) that pays them the amount due.
 
 Players of settle-up apps ask for "Pay" beside each payment, with the amount filled in: fewer
-typos, fewer "how much was it again?".  A member may give one handle of each kind:
+typos, fewer "how much was it again?".  A member may give one handle of each kind; each link is
+written as its service documents it, and where the service documents no way to fill the amount
+in, the link is the bare one and the page shows the amount to type beside it (:func:`pay_link`):
 
-* :class:`PayPalMe`: ``https://paypal.me/<user>/<amount><CUR>`` (PayPal's currencies only);
-* :class:`Revolut`: ``https://revolut.me/<user>?amount=<minor units>&currency=<CUR>&note=<ref>``;
+* :class:`PayPalMe`: ``https://paypal.me/<user>/<amount><CUR>`` in PayPal's currencies (the
+  forint, the yen and the Taiwan dollar in whole units), as PayPal's help documents it;
+  otherwise ``https://paypal.me/<user>`` and the amount to type;
+* :class:`Revolut`: ``https://revolut.me/<user>`` and the amount to type: Revolut documents no
+  amount parameter for its links (public code disagrees on one: whole units, minor units, a path);
 * :class:`Venmo` (US dollars only): ``https://venmo.com/<user>?txn=pay&amount=<amount>&note=<ref>``;
 * :class:`Iban` with the account holder's name: no link, but the text of an EPC069-12 SEPA credit
   transfer QR code (:func:`epc_payload`), which the app's own QR module draws and any European
-  banking app reads into a transfer form.  Amounts in euros only, as the standard says.
+  banking app reads into a transfer form.  Amounts in euros only, as the standard says; the
+  remittance text in the SEPA basic Latin set (:func:`sepa_text` writes any text in it).
 
 Each kind has one reader (:func:`read_paypal_me`, :func:`read_revolut`, :func:`read_venmo`,
 :func:`read_iban`) that refuses what the service would refuse, with a sentence: a username with
@@ -26,6 +32,7 @@ Pure: values in, text out.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from decimal import Decimal
 from urllib.parse import quote, urlencode
@@ -41,16 +48,20 @@ __all__ = [
     "WHOLE_UNIT_CURRENCIES",
     "Iban",
     "PayHandle",
+    "PayLinkUrl",
     "PayPalMe",
     "Revolut",
     "Venmo",
+    "SEPA_CHARACTERS",
     "epc_payload",
     "iban_checksum_ok",
+    "pay_link",
     "pay_url",
     "read_iban",
     "read_paypal_me",
     "read_revolut",
     "read_venmo",
+    "sepa_text",
 ]
 
 #: The longest EPC069-12 payload: QR version 13 at error correction level M.
@@ -76,9 +87,10 @@ IBAN_LENGTHS: dict[str, int] = {
 WHOLE_UNIT_CURRENCIES = frozenset({"BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "VND", "VUV", "XAF", "XOF", "XPF"})
 
 #: The currencies PayPal takes (PayPal's list of currency codes; see docs/group.md): a PayPal.Me
-#: link in any other currency would open a page that cannot send it.
+#: link asks for an amount in these only.  The Indian rupee is not one: PayPal ended its payments
+#: in rupees in 2021 (its own currency-code page says so).
 PAYPAL_CURRENCIES = frozenset({
-    "AUD", "BRL", "CAD", "CHF", "CNY", "CZK", "DKK", "EUR", "GBP", "HKD", "HUF", "ILS", "INR",
+    "AUD", "BRL", "CAD", "CHF", "CNY", "CZK", "DKK", "EUR", "GBP", "HKD", "HUF", "ILS",
     "JPY", "MXN", "MYR", "NOK", "NZD", "PHP", "PLN", "SEK", "SGD", "THB", "TWD", "USD",
 })  # fmt: skip
 #: The currencies PayPal counts in whole units only ("decimal amounts cause an error"), though
@@ -91,6 +103,22 @@ _VENMO = re.compile(r"[A-Za-z0-9_-]{5,30}")
 _CURRENCY = re.compile(r"[A-Z]{3}")
 _BIC = re.compile(r"[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?")
 _PURPOSE = re.compile(r"[A-Z]{4}")
+
+#: The SEPA basic Latin character set (EPC217-08, the SEPA rulebooks' set every bank must take):
+#: the letters a-z and A-Z, the digits, the space and ``/ - ? : ( ) . , ' +``.  An EPC QR code's
+#: remittance text is written in it: some banking apps refuse a transfer whose text is not.
+SEPA_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 /-?:().,'+")
+#: what :func:`sepa_text` writes for a character that is not a letter with marks on it
+_SEPA_SPELLED = {
+    "\u00df": "ss", "\u1e9e": "SS", "\u00c6": "AE", "\u00e6": "ae", "\u0152": "OE", "\u0153": "oe",
+    "\u00d8": "O", "\u00f8": "o", "\u0110": "D", "\u0111": "d", "\u00d0": "D", "\u00f0": "d",
+    "\u00de": "TH", "\u00fe": "th", "\u0141": "L", "\u0142": "l", "\u0131": "i",
+    "&": "+", "\u00b7": "-", "\u2022": "-", "\u2013": "-", "\u2014": "-", "\u2212": "-", "_": "-", "~": "-",
+    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u00b4": "'", "`": "'",
+    '"': "'", "\u201c": "'", "\u201d": "'", "\u201e": "'", "\u00ab": "'", "\u00bb": "'",
+    "!": ".", ";": ",", "[": "(", "]": ")", "{": "(", "}": ")", "<": "(", ">": ")", "\\": "/", "|": "/",
+    "\u20ac": "EUR", "\u00a3": "GBP",
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -123,6 +151,14 @@ class Iban:
 
 
 PayHandle = PayPalMe | Revolut | Venmo | Iban
+
+
+@dataclass(frozen=True)
+class PayLinkUrl:
+    """A pay link, and whether it carries the amount (False: the payer types it on the service's page)."""
+
+    url: str
+    amount_filled: bool
 
 
 # --- the readers --------------------------------------------------------------------------------
@@ -210,30 +246,63 @@ def _plain(amount: Decimal, currency: str, *, whole: frozenset[str] = WHOLE_UNIT
     return f"{shown:f}"
 
 
-def pay_url(handle: PayPalMe | Revolut | Venmo, amount: Decimal, currency: str, reference: str) -> str:
-    """The link that opens ``handle``'s service to pay them ``amount`` in ``currency``, with ``reference`` as the note.
+def pay_link(handle: PayPalMe | Revolut | Venmo, amount: Decimal, currency: str, reference: str) -> PayLinkUrl:
+    """The link that opens ``handle``'s service to pay them ``amount`` in ``currency``, as the service documents it.
 
-    PayPal.Me carries no note (its link has no place for one) and takes only PayPal's currencies
-    (the forint, the yen and the Taiwan dollar in whole units).  Revolut reads the amount in minor
-    units (1670 for 16.70).  Venmo sends US dollars only.
+    PayPal.Me: ``/<amount><CUR>`` after the name, in PayPal's currencies only and in whole units
+    of the forint, the yen and the Taiwan dollar; any other payment is the bare link, the amount
+    to be typed.  It has no place for a note.  Revolut documents no amount (nor note) for its
+    links: the bare link, always.  Venmo sends US dollars only; its link carries the amount and
+    ``reference`` as the note.  Refused (ValueError): an amount finer than the currency's smallest
+    unit (no one can type it either), a currency that is not a three-letter code, Venmo in any
+    currency but USD.
     """
     code = _currency(currency)
-    if isinstance(handle, PayPalMe):
-        if code not in PAYPAL_CURRENCIES:
-            raise ValueError(f"PayPal does not send {code}")
-        shown = _plain(amount, code, whole=WHOLE_UNIT_CURRENCIES | PAYPAL_WHOLE_UNIT_CURRENCIES)
-        return f"https://paypal.me/{quote(handle.username)}/{shown}{code}"
     shown = _plain(amount, code)
+    if isinstance(handle, PayPalMe):
+        bare = f"https://paypal.me/{quote(handle.username)}"
+        if code not in PAYPAL_CURRENCIES or (code in PAYPAL_WHOLE_UNIT_CURRENCIES and amount % 1):
+            return PayLinkUrl(bare, amount_filled=False)
+        whole = _plain(amount, code, whole=WHOLE_UNIT_CURRENCIES | PAYPAL_WHOLE_UNIT_CURRENCIES)
+        return PayLinkUrl(f"{bare}/{whole}{code}", amount_filled=True)
     if isinstance(handle, Revolut):
-        minor = int(amount.scaleb(0 if code in WHOLE_UNIT_CURRENCIES else 2))
-        query = urlencode({"amount": minor, "currency": code, "note": reference}, quote_via=quote)
-        return f"https://revolut.me/{quote(handle.username)}?{query}"
+        return PayLinkUrl(f"https://revolut.me/{quote(handle.username)}", amount_filled=False)
     if isinstance(handle, Venmo):
         if code != "USD":
             raise ValueError(f"Venmo sends US dollars only, not {code}")
         query = urlencode({"txn": "pay", "amount": shown, "note": reference}, quote_via=quote)
-        return f"https://venmo.com/{quote(handle.username)}?{query}"
+        return PayLinkUrl(f"https://venmo.com/{quote(handle.username)}?{query}", amount_filled=True)
     raise TypeError(f"no pay link for {handle!r} (an IBAN is paid by its QR code: epc_payload)")
+
+
+def pay_url(handle: PayPalMe | Revolut | Venmo, amount: Decimal, currency: str, reference: str) -> str:
+    """The address of :func:`pay_link`'s link (whether or not it carries the amount)."""
+    return pay_link(handle, amount, currency, reference).url
+
+
+def sepa_text(value: str, limit: int = EPC_TEXT_LENGTH) -> str:
+    """``value`` written in the SEPA basic Latin set (:data:`SEPA_CHARACTERS`), at most ``limit`` characters.
+
+    A letter with marks loses them ("Zoë" is "Zoe", "Müller" "Muller", as the EPC's conversion
+    table does), a few letters and signs are spelled out ("ß" is "ss", "&" is "+", "·" and dashes
+    are "-", curly quotes "'", "€" is "EUR"); any other character is a space, and runs of spaces
+    are one.  Cut to ``limit`` at a word's end where one is in its last third.
+    """
+    out: list[str] = []
+    for char in value:
+        if char in SEPA_CHARACTERS:
+            out.append(char)
+        elif char in _SEPA_SPELLED:
+            out.append(_SEPA_SPELLED[char])
+        else:
+            bare = "".join(c for c in unicodedata.normalize("NFKD", char) if not unicodedata.combining(c))
+            out.append(bare if bare and all(c in SEPA_CHARACTERS for c in bare) else " ")
+    written = " ".join("".join(out).split())
+    if len(written) <= limit:
+        return written
+    cut = written[: limit + 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space >= limit * 2 // 3 else cut[:limit]).rstrip()
 
 
 def epc_payload(
@@ -245,8 +314,10 @@ def epc_payload(
     empty), the holder's name, the IBAN, ``EUR`` and the amount, the purpose code (4 capitals, may
     be empty), the structured creditor reference, the unstructured remittance text (one of the
     two, or neither).  Empty lines at the end are left out.  Refused: a currency other than EUR,
-    an amount outside 0.01..999999999.99 or finer than a cent, a text over 140 characters, a
-    reference over 35, a payload over 331 bytes.
+    an amount outside 0.01..999999999.99 or finer than a cent, a text over 140 characters or a
+    reference over 35, either with a character outside the SEPA basic Latin set (:func:`sepa_text`
+    writes a text in it), a payload over 331 bytes.  The holder's name is sent as given: it must be
+    the name the bank has for the account, which the payer's bank checks before the transfer goes.
     """
     if not isinstance(handle, Iban):
         raise TypeError(f"an EPC QR code pays an IBAN, not {handle!r}")
@@ -261,6 +332,13 @@ def epc_payload(
         raise ValueError(f"an EPC QR code's text is one line of at most {EPC_TEXT_LENGTH} characters")
     if len(reference) > EPC_REFERENCE_LENGTH or "\n" in reference:
         raise ValueError(f"an EPC QR code's reference is one line of at most {EPC_REFERENCE_LENGTH} characters")
+    for what, value in (("text", text_), ("reference", reference)):
+        outside = sorted({c for c in value if c not in SEPA_CHARACTERS})
+        if outside:
+            raise ValueError(
+                f"an EPC QR code's {what} is in the SEPA basic Latin set (a-z, A-Z, 0-9, space, / - ? : ( ) . , ' +),"
+                f" not {''.join(outside)!r}"
+            )
     if purpose and not _PURPOSE.fullmatch(purpose):
         raise ValueError(f"an EPC purpose code is four capital letters, not {purpose!r}")
     if len(handle.holder) > EPC_NAME_LENGTH:

@@ -417,7 +417,9 @@ class HandleForm(KnownFieldsOnly, ActionForm):
     member = _member_field("Member")
     kind = SelectField("How they are paid", choices=list(HANDLE_KINDS))
     handle = StringField("Username, link or IBAN", validators=[InputRequired(), Length(max=200), readable])
-    holder = StringField("Account holder (IBAN only)", validators=[Optional(), Length(max=70), named("the account holder's name")])
+    # banks now check the name against the IBAN before a transfer goes (Verification of Payee): the form says so
+    holder = StringField("Account holder's name, as the bank has it (IBAN only)",
+                         validators=[Optional(), Length(max=70), named("the account holder's name")])
     bic = StringField("BIC (IBAN only, optional)", validators=[Optional(), Length(max=11), readable])
 
 

@@ -11,7 +11,8 @@ a night in no group.  A night's players are the group's members (a night in a gr
 members), so its two links are members' links; the offers carry the payee's handle and nothing of
 the group's own links.
 
-The reference is "<group name> · <night name>", at most 140 characters (the EPC069-12 text's limit).
+The reference is "<group name> · <night name>", at most 140 characters (the EPC069-12 text's limit);
+the transfer's QR code carries it in the SEPA basic Latin set ("Fridays - Friday": pay_offers does it).
 
 The report is kept per night version (web/kept_pages.py), and a handle set on the group moves the
 group's version, not the night's: :func:`pay_stamp` is what the kept page's key adds, the group and

@@ -2,6 +2,9 @@
 
 A player who owes Ann 12.50 EUR taps "Pay with PayPal" and finds the amount filled in, or scans
 the bank transfer's QR code with their banking app: fewer typos, no "how much was it again?".
+Where the service documents no way to fill the amount in (Revolut; PayPal.Me in a currency
+PayPal does not send, or a fraction of a forint or a Taiwan dollar), the link opens the
+payee's page and the offer carries the amount to type beside it ("amount to type: 0.25 €").
 The group pages call :func:`pay_offers` with the payee's handles (kind → handle of
 :mod:`companion.group.pay_links`), the amount, the currency and the group's payment reference,
 and render the result with the ``offers`` macro of ``templates/groups/_pay.html``.
@@ -26,8 +29,6 @@ from markupsafe import Markup
 
 from companion.group.pay_links import (
     EPC_MAX_AMOUNT,
-    PAYPAL_CURRENCIES,
-    PAYPAL_WHOLE_UNIT_CURRENCIES,
     WHOLE_UNIT_CURRENCIES,
     Iban,
     PayHandle,
@@ -35,7 +36,8 @@ from companion.group.pay_links import (
     Revolut,
     Venmo,
     epc_payload,
-    pay_url,
+    pay_link,
+    sepa_text,
 )
 from companion.money.amounts import format_money
 from companion.web import qr
@@ -54,11 +56,13 @@ KINDS: dict[str, tuple[type, str]] = {
 
 @dataclass(frozen=True)
 class PayLink:
-    """A link that opens the payee's service with the amount (and, where it has room, the reference) filled in."""
+    """A link that opens the payee's service with the amount (and, where it has room, the reference) filled in,
+    or, where the service documents no way to fill it in, the payee's page and the amount to type."""
 
     kind: str
     label: str  # "Pay with PayPal"
     url: str
+    to_type: str = ""  # "0.25 €": the amount the payer types, as the tab shows it; "" when the link carries it
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,7 @@ class TransferCode:
     iban: str  # as a person reads it: in groups of four
     bic: str
     amount: str  # "12.50 EUR"
-    reference: str
+    reference: str  # the remittance text the code holds: in the SEPA basic Latin set
     kind: str = "iban"
     label: str = "Pay by bank transfer"
 
@@ -112,20 +116,17 @@ def _check_amount(amount: Decimal, currency: str, whole: frozenset[str], what: s
         raise _NoOffer(f"{what}: amount finer than {_smallest(currency, whole)}")
 
 
-def _link(handle: PayPalMe | Revolut | Venmo, amount: Decimal, currency: str, reference: str) -> str:
-    """The link to pay ``handle``, or :class:`_NoOffer` with the reason there is none."""
-    if isinstance(handle, PayPalMe):
-        if currency not in PAYPAL_CURRENCIES:
-            raise _NoOffer(f"no link: PayPal does not send {currency}")
-        _check_amount(amount, currency, WHOLE_UNIT_CURRENCIES | PAYPAL_WHOLE_UNIT_CURRENCIES, "no link")
-    elif isinstance(handle, Venmo) and currency != "USD":
+def _link(kind: str, service: str, handle: PayPalMe | Revolut | Venmo, amount: Decimal, currency: str, code: str, reference: str) -> PayLink:
+    """The offer of a link to pay ``handle``, or :class:`_NoOffer` with the reason there is none."""
+    if isinstance(handle, Venmo) and code != "USD":
         raise _NoOffer("no link: Venmo sends US dollars only")
-    else:
-        _check_amount(amount, currency, WHOLE_UNIT_CURRENCIES, "no link")
+    _check_amount(amount, code, WHOLE_UNIT_CURRENCIES, "no link")
     try:
-        return pay_url(handle, amount, currency, reference)
+        link = pay_link(handle, amount, code, reference)
     except ValueError as refused:  # anything the checks above did not foresee: still no link
         raise _NoOffer(f"no link: {refused}") from None
+    to_type = "" if link.amount_filled else format_money(amount, currency.strip())
+    return PayLink(kind, f"Pay with {service}", link.url, to_type)
 
 
 def _transfer(handle: Iban, amount: Decimal, currency: str, reference: str) -> TransferCode:
@@ -135,9 +136,10 @@ def _transfer(handle: Iban, amount: Decimal, currency: str, reference: str) -> T
     _check_amount(amount, currency, frozenset(), "no QR code")
     if amount > EPC_MAX_AMOUNT:
         raise _NoOffer(f"no QR code: a transfer's code holds at most {EPC_MAX_AMOUNT} EUR")
+    text = sepa_text(reference)  # the group's and the night's names may hold any character; the code, SEPA's only
     try:
-        payload = epc_payload(handle, amount, currency, reference)
-    except ValueError as refused:  # a reference too long or on two lines, a payload over 331 bytes
+        payload = epc_payload(handle, amount, currency, text)
+    except ValueError as refused:  # a reference on two lines, a payload over 331 bytes
         raise _NoOffer(f"no QR code: {refused}") from None
     shown = format_money(amount, currency)
     title = f"QR code of a bank transfer of {shown} to {handle.holder}"
@@ -148,7 +150,7 @@ def _transfer(handle: Iban, amount: Decimal, currency: str, reference: str) -> T
         iban=handle.grouped,
         bic=handle.bic,
         amount=shown,
-        reference=reference,
+        reference=text,
     )
 
 
@@ -200,7 +202,7 @@ def pay_offers(handles: Mapping[str, PayHandle], amount: Decimal, currency: str,
             if isinstance(handle, Iban):
                 transfer = _transfer(handle, amount, code, reference)
             else:
-                links.append(PayLink(kind, f"Pay with {service}", _link(handle, amount, code, reference)))
+                links.append(_link(kind, service, handle, amount, currency, code, reference))
         except _NoOffer as no:
             refused.append(Refused(kind, service, str(no)))
     return PayOffers(tuple(links), transfer, tuple(refused))

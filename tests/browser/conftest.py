@@ -164,7 +164,7 @@ def new_phone(browser: "Browser", problems: Problems) -> Iterator[Any]:
             has_touch=True,
             device_scale_factor=options.pop("device_scale_factor", 1),
             java_script_enabled=javascript,
-            color_scheme="dark",
+            color_scheme=options.pop("color_scheme", "dark"),  # a phone set to light: color_scheme="light"
             locale="en-GB",
             **options,
         )

@@ -223,7 +223,7 @@ def test_a_group_across_two_nights_its_season_tab_and_payments(live_server, new_
     handle.get_by_label("Member").select_option("Cat")
     handle.get_by_label("How they are paid").select_option(label="Bank transfer (IBAN)")
     handle.get_by_label("Username, link or IBAN").fill("DE89 3704 0044 0532 0130 00")
-    handle.get_by_label("Account holder (IBAN only)").fill("Cat Lee")
+    handle.get_by_label("Account holder's name, as the bank has it (IBAN only)").fill("Cat Lee")
     phone.tap(handle.get_by_role("button", name="Save"), "cat's iban saved")
     to_cat = payment(page, "Ben", "Cat")
     link = to_cat.locator('a.pay-link[data-pay="paypal"]')

@@ -9,17 +9,21 @@ import zxingcpp
 
 from companion.group.pay_links import (
     EPC_MAX_BYTES,
+    PAYPAL_CURRENCIES,
     Iban,
+    PayLinkUrl,
     PayPalMe,
     Revolut,
     Venmo,
     epc_payload,
     iban_checksum_ok,
+    pay_link,
     pay_url,
     read_iban,
     read_paypal_me,
     read_revolut,
     read_venmo,
+    sepa_text,
 )
 from companion.values.reading import Unreadable
 from companion.web import qr
@@ -116,27 +120,52 @@ REFERENCE = "Poker group: night n5"
 def test_the_paypal_me_link() -> None:
     # the amount with two decimals, then the currency code, after the name; no room for a note
     assert pay_url(PayPalMe("AnnLee"), D("1.5"), "eur", REFERENCE) == "https://paypal.me/AnnLee/1.50EUR"
+    assert pay_link(PayPalMe("AnnLee"), D("1.5"), "EUR", REFERENCE) == PayLinkUrl("https://paypal.me/AnnLee/1.50EUR", True)
 
 
-def test_the_paypal_me_link_only_in_a_currency_paypal_sends() -> None:
-    # PayPal's currency list has no Icelandic krona
-    with pytest.raises(ValueError, match="PayPal does not send ISK"):
-        pay_url(PayPalMe("AnnLee"), D("1000"), "ISK", REFERENCE)
-    # the forint, the yen and the Taiwan dollar in whole units only (PayPal: "decimal amounts cause
-    # an error"), though ISO 4217 gives the forint and the Taiwan dollar hundredths
-    assert pay_url(PayPalMe("AnnLee"), D("1500.00"), "HUF", REFERENCE) == "https://paypal.me/AnnLee/1500HUF"
-    with pytest.raises(ValueError, match=r"finer than the smallest amount a payment can send \(1 TWD\)"):
-        pay_url(PayPalMe("AnnLee"), D("99.50"), "TWD", REFERENCE)
-
-
-def test_the_revolut_link_carries_the_amount_in_minor_units() -> None:
-    # 16.70 GBP is 1670 pence; the note is percent-encoded (" " → %20, ":" → %3A)
-    assert (
-        pay_url(Revolut("ann.lee"), D("16.70"), "GBP", REFERENCE)
-        == "https://revolut.me/ann.lee?amount=1670&currency=GBP&note=Poker%20group%3A%20night%20n5"
+def test_paypals_list_of_currencies_is_the_one_it_documents() -> None:
+    # PayPal's currency codes (its developer pages, as reproduced by OroCommerce's documentation):
+    # 24 codes; the rupee is not one since PayPal's payments in India ended in 2021
+    assert PAYPAL_CURRENCIES == set(
+        "AUD BRL CAD CNY CZK DKK EUR HKD HUF ILS JPY MYR MXN TWD NZD NOK PHP PLN GBP SGD SEK CHF THB USD".split()
     )
-    # in yen, a whole-unit currency, 500 yen is 500
-    assert "amount=500&currency=JPY" in pay_url(Revolut("ann.lee"), D("500"), "JPY", "x")
+
+
+@pytest.mark.parametrize(
+    ("amount", "currency", "expected"),
+    [
+        # PayPal's currencies: the amount in the path
+        (D("1500.00"), "HUF", PayLinkUrl("https://paypal.me/AnnLee/1500HUF", True)),  # whole forints: no ".00"
+        (D("500"), "JPY", PayLinkUrl("https://paypal.me/AnnLee/500JPY", True)),
+        (D("99"), "TWD", PayLinkUrl("https://paypal.me/AnnLee/99TWD", True)),
+        (D("7.25"), "USD", PayLinkUrl("https://paypal.me/AnnLee/7.25USD", True)),
+        # a fraction of a forint or a Taiwan dollar: PayPal takes whole units only ("decimal amounts cause
+        # an error"), so the bare link, and the amount is typed
+        (D("1500.50"), "HUF", PayLinkUrl("https://paypal.me/AnnLee", False)),
+        (D("99.50"), "TWD", PayLinkUrl("https://paypal.me/AnnLee", False)),
+        # a currency PayPal's list does not have: the bare link
+        (D("1000"), "ISK", PayLinkUrl("https://paypal.me/AnnLee", False)),
+        (D("250.00"), "INR", PayLinkUrl("https://paypal.me/AnnLee", False)),
+        (D("12.50"), "RON", PayLinkUrl("https://paypal.me/AnnLee", False)),
+    ],
+)
+def test_the_paypal_me_link_carries_the_amount_only_in_paypals_currencies(amount, currency, expected) -> None:
+    assert pay_link(PayPalMe("AnnLee"), amount, currency, REFERENCE) == expected
+
+
+def test_no_paypal_link_for_an_amount_no_one_can_type() -> None:
+    # half a yen is no amount at all (ISO 4217: the yen has no minor unit)
+    with pytest.raises(ValueError, match=r"finer than the smallest amount a payment can send \(1 JPY\)"):
+        pay_link(PayPalMe("AnnLee"), D("500.5"), "JPY", REFERENCE)
+
+
+def test_the_revolut_link_is_the_bare_link_revolut_documents() -> None:
+    # Revolut documents no amount parameter: the link opens Ann's page, the amount is typed there
+    assert pay_link(Revolut("ann.lee"), D("16.70"), "GBP", REFERENCE) == PayLinkUrl("https://revolut.me/ann.lee", False)
+    assert pay_url(Revolut("ann.lee"), D("500"), "JPY", "x") == "https://revolut.me/ann.lee"
+    # and still nothing for an amount no one can type
+    with pytest.raises(ValueError, match="finer than the smallest amount"):
+        pay_link(Revolut("ann.lee"), D("0.125"), "EUR", REFERENCE)
 
 
 def test_the_venmo_link_in_dollars_only() -> None:
@@ -144,14 +173,18 @@ def test_the_venmo_link_in_dollars_only() -> None:
         pay_url(Venmo("Ann-Lee"), D("12"), "USD", REFERENCE)
         == "https://venmo.com/Ann-Lee?txn=pay&amount=12.00&note=Poker%20group%3A%20night%20n5"
     )
-    with pytest.raises(ValueError, match="US dollars only"):
-        pay_url(Venmo("Ann-Lee"), D("12"), "EUR", REFERENCE)
+    assert pay_link(Venmo("Ann-Lee"), D("12"), "usd", REFERENCE).amount_filled
+    for currency in ("EUR", "GBP", "CAD"):
+        with pytest.raises(ValueError, match=f"US dollars only, not {currency}"):
+            pay_url(Venmo("Ann-Lee"), D("12"), currency, REFERENCE)
 
 
 def test_a_link_never_rounds_an_amount() -> None:
     # 0.125 EUR (a chip value of four places can make it) is no amount a payment can send
     with pytest.raises(ValueError, match="finer than the smallest amount"):
         pay_url(PayPalMe("AnnLee"), D("0.125"), "EUR", REFERENCE)
+    with pytest.raises(ValueError, match="finer than the smallest amount"):
+        pay_url(PayPalMe("AnnLee"), D("0.125"), "ISK", REFERENCE)
     with pytest.raises(ValueError, match="three-letter currency"):
         pay_url(PayPalMe("AnnLee"), D("1"), "€", REFERENCE)
     with pytest.raises(TypeError, match="epc_payload"):
@@ -189,6 +222,46 @@ def test_the_epc_payload_with_a_bic_a_purpose_and_a_structured_reference() -> No
         "BCD", "002", "1", "SCT", "COBADEFFXXX", "Zoë Müller", "DE89370400440532013000",
         "EUR999999999.99", "GDDS", "RF18539007547034",
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("written", "sepa"),
+    [
+        # the night's reference: "·" (U+00B7) is outside the set; a hyphen instead
+        ("Fridays \u00b7 Friday", "Fridays - Friday"),
+        # marks dropped (EPC's conversion table: "ü" is "u"), "ß" spelled "ss", "&" a "+"
+        ("Zoë & Jürgen's Straße", "Zoe + Jurgen's Strasse"),
+        # curly quotes are "'", the euro sign its code, "#" and an emoji nothing (a space, then one space)
+        ("\u201cPoker\u201d night #3 \U0001f0a1 5\u20ac", "'Poker' night 3 5EUR"),
+        # every character of the set stays as it is
+        ("az AZ 09 /-?:().,'+", "az AZ 09 /-?:().,'+"),
+        # a script with no Latin letters leaves nothing
+        ("\u041f\u043e\u043a\u0435\u0440", ""),
+    ],
+)
+def test_a_text_written_in_the_sepa_basic_latin_set(written: str, sepa: str) -> None:
+    assert sepa_text(written) == sepa
+
+
+def test_a_sepa_text_is_cut_at_a_words_end() -> None:
+    # 3 words of 50 "a" and two spaces: 152 characters; cut to 140, the last word whole ends at 101
+    # (50 + 1 + 50), which is in the last third (at or past 140 * 2 // 3 = 93): cut there
+    assert sepa_text(" ".join(["a" * 50] * 3)) == "a" * 50 + " " + "a" * 50
+    # one word of 150: no space to cut at, so 140 characters
+    assert sepa_text("b" * 150) == "b" * 140
+    # "ß" spelled "ss" makes 140 characters 141: cut back to 140
+    assert sepa_text("\u00df" + "c" * 139) == "ss" + "c" * 138
+
+
+def test_the_epc_payload_refuses_a_text_outside_the_sepa_set() -> None:
+    with pytest.raises(ValueError, match="SEPA basic Latin set.*not '\u00b7'"):
+        epc_payload(Iban("BE68539007547034", "Ann"), D(1), "EUR", "Fridays \u00b7 Friday")
+    with pytest.raises(ValueError, match="reference is in the SEPA basic Latin set"):
+        epc_payload(Iban("BE68539007547034", "Ann"), D(1), "EUR", reference="RF18 \u00e9")
+    # the same text written in the set is taken
+    assert epc_payload(Iban("BE68539007547034", "Ann"), D(1), "EUR", sepa_text("Fridays \u00b7 Friday")).endswith(
+        "\nEUR1.00\n\n\nFridays - Friday"
+    )
 
 
 def decoded(payload: str) -> str:
@@ -231,7 +304,7 @@ def test_an_epc_payload_the_standard_does_not_allow_is_refused(amount, currency,
 
 
 def test_an_epc_payload_over_331_bytes_is_refused() -> None:
-    # a 70-character name of "Ä" (2 bytes each: 140) and a 140-character text of "€" (3 bytes each:
-    # 420) make well over 331 bytes
-    with pytest.raises(ValueError, match=f"more than the {EPC_MAX_BYTES}"):
-        epc_payload(Iban("BE68539007547034", "Ä" * 70), D(1), "EUR", "€" * 140)
+    # a 70-character name of "€" (3 bytes each: 210) and a 140-character text (140 bytes) make
+    # 3 + 3 + 1 + 3 + 0 + 210 + 16 + 7 ("EUR1.00") + 0 + 0 + 140 = 383 bytes and 10 line feeds: 393, over 331
+    with pytest.raises(ValueError, match=f"the EPC QR code's text is 393 bytes, more than the {EPC_MAX_BYTES}"):
+        epc_payload(Iban("BE68539007547034", "\u20ac" * 70), D(1), "EUR", "x" * 140)

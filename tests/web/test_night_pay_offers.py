@@ -6,7 +6,8 @@ everyone buys in 50 and cashes out Ann 58, Ben 50, Dan 42, so Ann +8 chips (+2.0
 2.00 EUR.  The group "Fridays" is opened from it (Ann, Ben, Dan its members: records 1-3, the night
 kept: 4), so the group's version is 4 before any handle is set.
 
-The reference is "<group name> · <night name>": "Fridays · Friday".
+The reference is "<group name> · <night name>": "Fridays · Friday" (in the transfer's QR code, written in
+the SEPA basic Latin set: "Fridays - Friday").
 """
 
 from __future__ import annotations
@@ -89,11 +90,14 @@ def test_an_iban_shows_a_sepa_transfer_code_of_the_payment_with_the_group_and_th
     for url in (keeper, players):
         html = page(client, url)
         # EPC069-12: BCD, version 002, UTF-8 (1), SCT, no BIC, the holder, the IBAN without spaces,
-        # EUR and 2.00 (8 chips × 0.25), no purpose, no structured reference, then the text
+        # EUR and 2.00 (8 chips × 0.25), no purpose, no structured reference, then the text: the
+        # reference "Fridays · Friday" in the SEPA basic Latin set, where "·" is not: "Fridays - Friday"
         assert transfer_codes(html) == [
-            "BCD\n002\n1\nSCT\n\nAnn Lee\nDE89370400440532013000\nEUR2.00\n\n\nFridays \u00b7 Friday"
+            "BCD\n002\n1\nSCT\n\nAnn Lee\nDE89370400440532013000\nEUR2.00\n\n\nFridays - Friday"
         ], url
         assert "DE89 3704 0044 0532 0130 00" in html and "2.00 EUR" in html
+        # the reference to copy by hand is the code's
+        assert '<dd class="copy" data-copy="reference">Fridays - Friday</dd>' in html
         assert pay_links(html) == []  # an IBAN has no link, only its code
 
 
@@ -215,3 +219,22 @@ def test_a_night_whose_currency_is_written_as_the_euro_sign_offers_pay_in_eur(cl
     set_handle(app, group_id, "paypal", {"username": "AnnLee"})
     for url in (keeper, players):
         assert pay_links(page(client, url)) == [PAYPAL], url
+
+
+def test_a_revolut_handle_offers_the_bare_link_with_the_amount_to_type(client, app):
+    # Revolut documents no amount for its links: Dan pays Ann 8 × 0.25 € = 2.00 €, typed on Ann's page
+    group_id, keeper, players = night_in_group(app, money=Money(D("0.25"), "€"))
+    set_handle(app, group_id, "revolut", {"username": "ann.lee"})
+    for url in (keeper, players):
+        html = page(client, url)
+        assert pay_links(html) == ["https://revolut.me/ann.lee"], url
+        to_type = re.findall(r'<span class="pay-to-type" data-pay="revolut">(.*?)</span>', html)
+        assert [re.sub(r"<[^>]+>", "", t) for t in to_type] == ["amount to type: 2.00 €"], url
+
+
+def test_a_venmo_handle_offers_nothing_on_a_night_in_euros(client, app):
+    group_id, keeper, players = night_in_group(app)
+    set_handle(app, group_id, "venmo", {"username": "Ann-Lee"})
+    for url in (keeper, players):
+        html = page(client, url)
+        assert pay_links(html) == [] and "venmo.com" not in html and "pay-offers" not in html, url

@@ -37,26 +37,33 @@ def scanned(svg: str) -> str:
 
 def test_a_paypal_me_link_with_the_amount_and_the_currency_after_the_name() -> None:
     offers = pay_offers({"paypal": PayPalMe("AnnLee")}, D("12.5"), "EUR", REFERENCE)
-    # 12.5 written with its two decimals, then the code; PayPal.Me has no room for the reference
-    assert offers.links == (PayLink("paypal", "Pay with PayPal", "https://paypal.me/AnnLee/12.50EUR"),)
+    # 12.5 written with its two decimals, then the code; PayPal.Me has no room for the reference;
+    # nothing to type: the link carries the amount
+    assert offers.links == (PayLink("paypal", "Pay with PayPal", "https://paypal.me/AnnLee/12.50EUR", ""),)
     assert offers.transfer is None and offers.refused == ()
 
 
-def test_a_revolut_link_with_the_amount_in_minor_units_and_the_reference_as_its_note() -> None:
-    offers = pay_offers({"revolut": Revolut("ann.lee")}, D("16.70"), "gbp", REFERENCE)
-    # 16.70 GBP = 1670 pence; the currency in capitals; " " → %20 and ":" → %3A in the note
-    assert offers.links == (
-        PayLink(
-            "revolut",
-            "Pay with Revolut",
-            "https://revolut.me/ann.lee?amount=1670&currency=GBP&note=Poker%20group%3A%20night%2012",
-        ),
-    )
+def test_a_revolut_link_is_the_bare_link_with_the_amount_to_type_beside_it() -> None:
+    # Revolut documents no amount parameter for revolut.me links: the link opens Ann's page and the
+    # amount to type is the payment's, written as the tab writes it (the night's currency as given)
+    offers = pay_offers({"revolut": Revolut("ann.lee")}, D("0.25"), "€", REFERENCE)
+    assert offers.links == (PayLink("revolut", "Pay with Revolut", "https://revolut.me/ann.lee", "0.25 €"),)
+    offers = pay_offers({"revolut": Revolut("ann.lee")}, D("16.7"), "gbp", REFERENCE)
+    assert offers.links == (PayLink("revolut", "Pay with Revolut", "https://revolut.me/ann.lee", "16.70 gbp"),)
 
 
 def test_a_venmo_link_in_dollars() -> None:
     offers = pay_offers({"venmo": Venmo("Ann-Lee")}, D("7.25"), "USD", "Poker")
     assert offers.links == (PayLink("venmo", "Pay with Venmo", "https://venmo.com/Ann-Lee?txn=pay&amount=7.25&note=Poker"),)
+    assert pay_offers({"venmo": Venmo("Ann-Lee")}, D("7.25"), "usd", "Poker").links == offers.links
+
+
+@pytest.mark.parametrize("currency", ["EUR", "€", "GBP", "CAD", "$"])
+def test_venmo_is_offered_only_for_a_payment_in_us_dollars(currency: str) -> None:
+    # Venmo sends US dollars only; "$" could be any of a dozen dollars, so it is not USD either
+    offers = pay_offers({"venmo": Venmo("Ann-Lee")}, D("7.25"), currency, "Poker")
+    assert offers.links == () and not offers
+    assert [r.kind for r in offers.refused] == ["venmo"]
 
 
 def test_the_offers_come_in_one_order_whatever_the_order_of_the_handles() -> None:
@@ -64,7 +71,7 @@ def test_the_offers_come_in_one_order_whatever_the_order_of_the_handles() -> Non
     offers = pay_offers(backwards, D("12.50"), "EUR", REFERENCE)
     # PayPal, then Revolut; Venmo cannot send euros; the transfer apart
     assert [link.kind for link in offers.links] == ["paypal", "revolut"]
-    assert offers.links[1].url.startswith("https://revolut.me/ann.lee?amount=1250&currency=EUR&")  # 12.50 = 1250 cents
+    assert offers.links[1] == PayLink("revolut", "Pay with Revolut", "https://revolut.me/ann.lee", "12.50 EUR")
     assert offers.refused == (Refused("venmo", "Venmo", "no link: Venmo sends US dollars only"),)
     assert offers.transfer is not None
     assert offers == pay_offers(ANN, D("12.50"), "EUR", REFERENCE)
@@ -144,30 +151,54 @@ def test_no_link_for_an_amount_finer_than_a_cent() -> None:
 
 
 def test_an_amount_with_trailing_zeros_is_a_whole_number_of_cents() -> None:
-    # 4.1000 EUR is 4.10: 410 cents exactly
-    offers = pay_offers({"revolut": Revolut("ann.lee")}, D("4.1000"), "EUR", "x")
-    assert "amount=410&" in offers.links[0].url
+    # 4.1000 EUR is 4.10: 410 cents exactly, a link and an amount to type of two places
+    offers = pay_offers({"paypal": PayPalMe("AnnLee"), "revolut": Revolut("ann.lee")}, D("4.1000"), "EUR", "x")
+    assert [(link.url, link.to_type) for link in offers.links] == [
+        ("https://paypal.me/AnnLee/4.10EUR", ""),
+        ("https://revolut.me/ann.lee", "4.10 EUR"),
+    ]
 
 
 def test_whole_unit_currencies() -> None:
-    # the yen has no cents: 500 yen is amount=500 for Revolut, 500JPY for PayPal
+    # the yen has no cents: 500 yen is .../500JPY for PayPal; Revolut's bare link, 500.00 JPY to type
     offers = pay_offers(ANN, D("500"), "JPY", "x")
-    assert [link.url for link in offers.links] == [
-        "https://paypal.me/AnnLee/500JPY",
-        "https://revolut.me/ann.lee?amount=500&currency=JPY&note=x",
+    assert [(link.url, link.to_type) for link in offers.links] == [
+        ("https://paypal.me/AnnLee/500JPY", ""),
+        ("https://revolut.me/ann.lee", "500.00 JPY"),
     ]
-    assert pay_offers(ANN, D("500.5"), "JPY", "x").refused[0].reason == "no link: amount finer than one JPY"
-    # PayPal sends forints in whole units only; Revolut counts them in fillér (1500.50 HUF = 150050)
-    offers = pay_offers(ANN, D("1500.50"), "HUF", "x")
-    assert offers.refused[0] == Refused("paypal", "PayPal", "no link: amount finer than one HUF")
-    assert offers.links[0].url == "https://revolut.me/ann.lee?amount=150050&currency=HUF&note=x"
-    assert pay_offers(ANN, D("1500"), "HUF", "x").links[0].url == "https://paypal.me/AnnLee/1500HUF"
+    # half a yen is no amount anyone can send or type: no link at all
+    assert [r.reason for r in pay_offers(ANN, D("500.5"), "JPY", "x").refused][:2] == [
+        "no link: amount finer than one JPY",
+        "no link: amount finer than one JPY",
+    ]
 
 
-def test_no_paypal_link_in_a_currency_paypal_does_not_send() -> None:
+@pytest.mark.parametrize("currency", ["HUF", "TWD"])
+def test_paypal_takes_forints_and_taiwan_dollars_in_whole_units_only(currency: str) -> None:
+    paypal = {"paypal": PayPalMe("AnnLee")}
+    # whole: in the link, without ".00"
+    assert pay_offers(paypal, D("1500.00"), currency, "x").links == (
+        PayLink("paypal", "Pay with PayPal", f"https://paypal.me/AnnLee/1500{currency}", ""),
+    )
+    # 1500.50 (ISO 4217 gives both hundredths; PayPal: "decimal amounts cause an error"): the bare
+    # link, and the amount to type beside it
+    assert pay_offers(paypal, D("1500.50"), currency, "x").links == (
+        PayLink("paypal", "Pay with PayPal", "https://paypal.me/AnnLee", f"1500.50 {currency}"),
+    )
+
+
+def test_a_paypal_link_in_a_currency_paypal_does_not_list_is_the_bare_link() -> None:
+    # PayPal's list has no Icelandic krona nor Indian rupee: PayPal.Me cannot be asked for them,
+    # so the bare link, and the amount to type
     offers = pay_offers({"paypal": PayPalMe("AnnLee"), "revolut": Revolut("ann.lee")}, D("1000"), "ISK", "x")
-    assert offers.refused == (Refused("paypal", "PayPal", "no link: PayPal does not send ISK"),)
-    assert [link.kind for link in offers.links] == ["revolut"]
+    assert offers.refused == ()
+    assert offers.links == (
+        PayLink("paypal", "Pay with PayPal", "https://paypal.me/AnnLee", "1000.00 ISK"),
+        PayLink("revolut", "Pay with Revolut", "https://revolut.me/ann.lee", "1000.00 ISK"),
+    )
+    assert pay_offers({"paypal": PayPalMe("AnnLee")}, D("250"), "INR", "x").links == (
+        PayLink("paypal", "Pay with PayPal", "https://paypal.me/AnnLee", "250.00 INR"),
+    )
 
 
 def test_a_night_played_for_chips_or_with_an_ambiguous_sign_for_a_currency_gets_no_offer() -> None:
@@ -184,12 +215,23 @@ def test_a_night_played_for_chips_or_with_an_ambiguous_sign_for_a_currency_gets_
     assert [link.url for link in euro_sign.links] == ["https://paypal.me/AnnLee/12.00EUR"]
 
 
-def test_a_reference_too_long_for_the_transfer_leaves_the_links() -> None:
+def test_a_reference_too_long_for_the_transfer_is_cut_to_the_codes_140_characters() -> None:
     long = "x" * 141  # the EPC text holds 140 characters
     offers = pay_offers({"iban": ANN["iban"], "revolut": Revolut("ann.lee")}, D("1"), "EUR", long)
-    assert offers.transfer is None
-    assert offers.refused[0].reason.startswith("no QR code: ")
+    assert offers.refused == ()
+    assert scanned(str(offers.transfer.svg)).split("\n")[10] == "x" * 140
+    assert offers.transfer.reference == "x" * 140
     assert [link.kind for link in offers.links] == ["revolut"]
+
+
+def test_the_transfers_text_is_in_the_sepa_basic_latin_set() -> None:
+    # the night's reference "Zoë's · Friday & co" holds "ë", "·" and "&", outside the set: the code
+    # carries "Zoe's - Friday + co", and the details to copy by hand say the same
+    transfer = pay_offers({"iban": ANN["iban"]}, D("2"), "EUR", "Zo\u00eb's \u00b7 Friday & co").transfer
+    assert scanned(str(transfer.svg)).split("\n")[10] == "Zoe's - Friday + co"
+    assert transfer.reference == "Zoe's - Friday + co"
+    # a reference on two lines is one line of the set
+    assert pay_offers({"iban": ANN["iban"]}, D("2"), "EUR", "a\nb").transfer.reference == "a b"
 
 
 def test_a_transfer_over_the_codes_largest_amount() -> None:
@@ -224,8 +266,13 @@ def test_the_macro_opens_each_link_in_a_new_tab_without_telling_it_where_from(ap
     assert [re.search(r">([^<]*)<", a).group(1) for a in links] == ["Pay with PayPal", "Pay with Revolut"]
     for a in links:
         assert 'target="_blank"' in a and 'rel="noopener noreferrer"' in a and 'class="button pay-link"' in a
-    # the URL's "&" is written "&amp;" in the attribute, as HTML asks
-    assert 'href="https://revolut.me/ann.lee?amount=1250&amp;currency=EUR&amp;note=Poker%20group%3A%20night%2012"' in html
+    assert 'href="https://paypal.me/AnnLee/12.50EUR"' in html and 'href="https://revolut.me/ann.lee"' in html
+    # Revolut's link carries no amount: the amount to type beside it, and beside it only
+    assert html.count("amount to type") == 1
+    assert (
+        '<span class="pay-to-type" data-pay="revolut">amount to type: <strong class="copy">12.50 EUR</strong></span>'
+        in html
+    )
     # the QR code inline, with the IBAN and the holder as text
     assert html.count("<svg ") == 1
     assert '<dd class="copy" data-copy="iban">BE68 5390 0754 7034</dd>' in html
