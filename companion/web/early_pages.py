@@ -81,7 +81,7 @@ from companion.web.raw_reads import READ_ENGINE
 from companion.web.report import report_page, view_of
 from companion.web.session_cookie import SESSIONS_KEPT, session_cookies  # CSRF tokens are kept as many
 from companion.web.table import table_page
-from companion.web.home import first_games
+from companion.web.first_game import first_games
 from companion.web.this_browser import known_nights_of, marks_in, mark_of
 from companion.web.while_unchanged import NOW, WhileUnchanged
 

@@ -74,7 +74,7 @@ from companion.web.forms import (
     night_form_class,
 )
 from companion.web.pay_offers import PayOffers, pay_offers
-from companion.web.home import first_games, show_rules_of
+from companion.web.first_game import first_games, show_rules_of
 from companion.web.links import KEY_CHARS, MAX_KEY_LENGTH, keeper_night
 from companion.web.raw_reads import read_engine, read_row
 from companion.web.security import RotationMemory, client_id, reject_unknown_link, same_secret

@@ -6,14 +6,14 @@ import os
 import re
 from typing import Any
 
-from flask import Blueprint, abort, current_app, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, redirect, render_template, request, url_for
 from sqlalchemy import text
 
 from companion import service
 from companion.extensions import db
 from companion.db import disk
 from companion.db.brakes import brake
-from companion.games import GAMES, RecordError
+from companion.games import RecordError
 from companion.games.protocol import IllegalAction
 from companion.games.web import SCREENS
 from companion.night.file import Money
@@ -25,54 +25,12 @@ from companion.web.forms import (
     ImportForm,
     NightBaseForm,
     move_seat_up,
-    night_form_class,
-    picked_another_game,
 )
+from companion.web.first_game import first_game_kind, first_games, night_form, show_rules_of
 from companion.web.security import client_id
 from companion.web.this_browser import known_nights
 
 bp = Blueprint("home", __name__)
-
-
-def first_game_kind(source: Any) -> str:
-    """The first game's short name a request asks for (default: the first game offered, the registry's
-    first); 400 for one the app does not offer."""
-    kind = source.get("game") or first_games()[0][0]
-    if kind not in SCREENS or kind not in GAMES:
-        abort(400, "choose one of the games offered")
-    return kind
-
-
-#: the night's fields that stay as typed when the first game's rules are shown anew
-_NIGHT_FIELDS = ("name", *(f"seat_{i}" for i in range(1, 8)), "first_dealer", "chip_value", "currency")
-
-
-def show_rules_of(kind: str, shown: str, asked: bool, here: str | None = None):  # type: ignore[no-untyped-def]
-    """The night's form again with ``kind``'s rules (its defaults), the seats and money as typed, on the page
-    ``here`` (the home page's address unless another: a group's *New night*).
-
-    ``shown`` is the game whose rules the submitted page showed: its fields are the ones posted.
-    Asked for (*Show its rules*, no JavaScript needed) it answers 200; a *Start the night* that
-    picked another game than the one shown is refused (422) and says so.
-    """
-    posted = night_form(first_game_kind({"game": shown}))  # the fields the page showed, as typed
-    fresh = night_form(kind, formdata=None)
-    for name in _NIGHT_FIELDS:
-        getattr(fresh, name).data = getattr(posted, name).data
-    fresh.game.data = kind
-    status = 200
-    if not asked:
-        fresh.form_errors.append(picked_another_game(kind, "Start the night"))
-        status = 422
-    return post_redirect_get.refuse(here or url_for("home.index"), status, form_name="night", form=fresh,
-                                    data=post_redirect_get.typed(fresh))
-
-
-def night_form(kind: str, **kwargs: Any) -> NightBaseForm:
-    """The night's form with ``kind``'s rules as its first game's."""
-    form = night_form_class(SCREENS[kind].rules_fields)(**kwargs)
-    form.game.data = kind
-    return form
 
 
 def _home(form: NightBaseForm | None = None, import_form: ImportForm | None = None, status: int = 200):  # type: ignore[no-untyped-def]
@@ -97,11 +55,6 @@ def _home(form: NightBaseForm | None = None, import_form: ImportForm | None = No
     if fresh:  # the same page for every browser that knows these nights: kept, with this request's keys
         return kept_pages.render_kept_across(("home", kind, nights), render), status
     return render(), status
-
-
-def first_games() -> list[tuple[str, str]]:
-    """(short name, title) of every game a night can start with: those with screens."""
-    return [(kind, GAMES[kind].title) for kind in GAMES if kind in SCREENS]
 
 
 @bp.get("/")

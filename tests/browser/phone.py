@@ -248,7 +248,8 @@ class Phone:
     def __init__(self, page: Page, shots: Shots) -> None:
         self.page, self.shots, self.taps = page, shots, 0
 
-    def tap(self, control: Any, what: str) -> None:
+    def _opens(self, control: Any, what: str) -> None:
+        """Tap ``control`` and wait for the page it opens, which must answer 200."""
         control.scroll_into_view_if_needed()
         with self.page.expect_navigation(wait_until="load") as navigation:
             control.tap()
@@ -257,6 +258,9 @@ class Phone:
         assert response is not None and response.status == 200, (
             f"{what}: HTTP {response.status if response else '?'}: {self.page.locator('main').inner_text()[:600]}"
         )
+
+    def tap(self, control: Any, what: str) -> None:
+        self._opens(control, what)
         refused = self.page.locator(".errors, .flash.warn").all_inner_texts()
         assert not [r for r in refused if "Not settled yet" not in r and "No payments yet" not in r], f"{what}: {refused}"
         self.shots(self.page, what)
@@ -264,14 +268,7 @@ class Phone:
     def ask(self, control: Any, what: str) -> str:
         """Tap a control that asks first (a payment, a correction: issue 35): the page that asks, and its
         question ("Confirm: Dan paid Ann 2.00 €?"), returned; nothing is recorded yet."""
-        control.scroll_into_view_if_needed()
-        with self.page.expect_navigation(wait_until="load") as navigation:
-            control.tap()
-        self.taps += 1
-        response = navigation.value
-        assert response is not None and response.status == 200, (
-            f"{what}: HTTP {response.status if response else '?'}: {self.page.locator('main').inner_text()[:600]}"
-        )
+        self._opens(control, what)
         question = self.page.locator("form.confirm .flash.warn").inner_text().strip()
         assert question.startswith("Confirm: "), f"{what}: {question}"
         self.shots(self.page, what)
