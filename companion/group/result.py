@@ -35,12 +35,13 @@ from companion.money.amounts import to_money
 from companion.money.settle import Payment
 from companion.night.file import NightFile
 from companion.night.ledger import BANK, NightLedger, extra_line, settle_on_counts
+from companion.night.tab import TabCleared
 from companion.report.model import Figures, Report
 from companion.report.parts import build_night_report
 
 from .nights import Cleared, Flow, NightResult, Transfer
 
-__all__ = ["NotSettled", "night_ledger", "night_report", "night_result", "not_settled", "result_of_report", "tab_cleared"]
+__all__ = ["NotSettled", "cleared_of", "night_ledger", "night_report", "night_result", "not_settled", "result_of_report", "tab_cleared"]
 
 
 class NotSettled(ValueError):
@@ -151,9 +152,12 @@ def not_settled(block: str) -> NotSettled:
 
 def tab_cleared(night: NightFile, night_id: str) -> tuple[Cleared, ...]:
     """The night's ``tab_cleared`` events as the group's :class:`Cleared` records, in the order appended."""
-    return tuple(
-        Cleared(night_id, r.player, r.amount, r.payer, r.payee) for r in night_ledger(night).tab_records
-    )
+    return cleared_of(night_ledger(night).tab_records, night_id)
+
+
+def cleared_of(records: Iterable[TabCleared], night_id: str) -> tuple[Cleared, ...]:
+    """A night's tab records (:attr:`NightLedger.tab_records`) as the group's :class:`Cleared` records, in order."""
+    return tuple(Cleared(night_id, r.player, r.amount, r.payer, r.payee) for r in records)
 
 
 def _parts(report: Report, figures: Sequence[Figures], only: str) -> dict[str, int]:

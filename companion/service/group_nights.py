@@ -34,8 +34,8 @@ from companion.db.models import GroupNight, Night
 from companion.extensions import db
 from companion.games import IllegalAction
 from companion.games.night_kinds import TAB_CLEARED
-from companion.group.nights import Cleared, NightResult
-from companion.group.result import not_settled, result_of_report
+from companion.group.nights import NightResult
+from companion.group.result import cleared_of, not_settled, result_of_report
 from companion.group.tab import Overpayment, check_marked
 from companion.night.file import NightFile
 from companion.night.ledger import BANK, file_events
@@ -90,9 +90,7 @@ def counted(night: Night) -> Counted:
                     date=night.created_at.date(),
                     title=night.name,
                     only=play_for(night).played()[0].title,
-                    cleared=tuple(
-                        Cleared(str(night.id), r.player, r.amount, r.payer, r.payee) for r in state.ledger.tab_records
-                    ),
+                    cleared=cleared_of(state.ledger.tab_records, str(night.id)),
                 )
             )
         except (ValueError, TypeError, IllegalAction) as error:  # what the night holds cannot be counted

@@ -419,10 +419,11 @@ def group_for_member(key: str) -> Group | None:
     return db.session.scalar(select(Group).where(Group.member_key == key)) if key else None
 
 
-def member_links(group: Group) -> dict[str, str]:
+def member_links(group: Group, members: Members | None = None) -> dict[str, str]:
     """Each member's own link key, by the member's name now (only members the organiser made one for): the
-    latest link made for them; one made under a name since renamed or merged follows its member."""
-    members = _folded(group.id).members
+    latest link made for them; one made under a name since renamed or merged follows its member.  ``members``:
+    the group's members as the caller folded them already (its view's), else folded here."""
+    members = members if members is not None else _folded(group.id).members
     out: dict[str, str] = {}
     for name, key in db.session.execute(
         select(MemberLink.member, MemberLink.key).where(MemberLink.group_id == group.id).order_by(MemberLink.id)
@@ -442,11 +443,8 @@ def group_for_member_link(key: str) -> tuple[Group, str] | None:
     group = db.session.get(Group, row.group_id)
     if group is None:
         return None
-    members = _folded(group.id).members
-    if row.member not in members:
-        return None
-    member = members.member(row.member)
-    return (group, member) if member_links(group).get(member) == key else None
+    member = next((m for m, latest in member_links(group).items() if latest == key), None)
+    return (group, member) if member is not None else None
 
 
 def make_member_link(group_id: int, member: str, expected_version: int, request_key: str | None) -> GroupRecorded:

@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
 
 from sqlalchemy import select
 
@@ -30,13 +29,14 @@ from companion.db.models import Event, Night
 from companion.extensions import db
 from companion.money.settle import Payment, settle_up
 from companion.night.bank import BankCheck
-from companion.night.ledger import BANK, FOLDED, KINDS, NightLedger, extra_line, settle_on_counts
+from companion.night.ledger import BANK, FOLDED, NightLedger, extra_line, settle_on_counts
 from companion.night.tab import TabCleared
 from companion.service.store import derived, keep_derived, play_for
 
 
 def _events(night: Night) -> list[Event]:
-    """The night's own events (no game's) at its version, in order.
+    """The night's own ledger events (no game's: its setting, bank, Bonus Round and the group's tab records) at its
+    version, in order.
 
     Ordered by ``seq + 0``, not ``seq``: ordered by the column itself, SQLite walks every event
     of the night in the order of its (night, seq) key to find these few; by the expression, it
@@ -46,7 +46,7 @@ def _events(night: Night) -> list[Event]:
     return list(
         db.session.scalars(
             select(Event)
-            .where(Event.night_id == night.id, Event.game_id.is_(None), Event.kind.in_(FOLDED + ("paid",)))
+            .where(Event.night_id == night.id, Event.game_id.is_(None), Event.kind.in_(FOLDED))
             .where(Event.seq <= night.version)
             .order_by(Event.seq + 0)
         )
@@ -62,24 +62,9 @@ def ledger_of(night: Night) -> NightLedger:
         tuple(night.players), Decimal(night.chip_value or 0), night.currency or "", records_chip_by_chip(night)
     )
     for event in _events(night):
-        if event.kind in FOLDED:
-            ledger.apply(event.seq, event.kind, event.payload)
+        ledger.apply(event.seq, event.kind, event.payload)
     keep_derived("night-ledger", night.id, night.version, ledger)
     return ledger
-
-
-def ledger_events(night: Night) -> tuple[tuple[str, dict[str, Any]], ...]:
-    """The night's setting, bank and Bonus Round events at ``night.version``, in order, as a night file holds them."""
-    return tuple((event.kind, event.payload) for event in _events(night) if event.kind in KINDS)
-
-
-def own_events(night: Night) -> tuple[tuple[str, dict[str, Any]], ...]:
-    """The night's own events at ``night.version`` (no game's), in order: its setting, bank and Bonus Round
-    events, the settle-up payments marked paid and the group's tab records, in one query.
-
-    What :func:`ledger_events`, :func:`paid_payments` and the group's ``cleared_of`` each read apart: a
-    group shown cold reads each of its nights once, not three times (web: the group's first view)."""
-    return tuple((event.kind, event.payload) for event in _events(night))
 
 
 def paid_payments(night: Night) -> tuple[Payment, ...]:

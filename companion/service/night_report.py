@@ -33,16 +33,20 @@ def carried_on(night: Night) -> dict[str, int] | None:
 
 def report_key(night: Night) -> str:
     """What the report of ``night`` is kept under at its version, besides the night and version."""
-    taken = carried_on(night)
+    return _key(carried_on(night))
+
+
+def _key(taken: dict[str, int] | None) -> str:
     return f"report/{sorted(taken.items()) if taken is not None else '-'}"
 
 
 def report_of(night: Night) -> Report:
     """The report of ``night`` as it stands, with the payments recorded so far (kept per version)."""
-    what = report_key(night)
+    taken = carried_on(night)  # one look for the next night, for the key and the report alike
+    what = _key(taken)
     kept = derived(what, night.id, night.version)
     if kept is None:
-        kept = _build_report(night, carried_on(night))
+        kept = _build_report(night, taken)
         keep_derived(what, night.id, night.version, kept)
     return kept  # type: ignore[no-any-return]
 

@@ -301,7 +301,7 @@ def _render(group: Group, view: Any, period: Period, *, organiser: bool, status:
         unit_text=unit_text,
         organiser=organiser,
         me=me,
-        own_links=service.member_links(group) if organiser else {},
+        own_links=service.member_links(group, view.members) if organiser else {},
         own_link_form=lambda: fresh(OwnLinkForm(formdata=None), view.version),
         own_url=lambda k: shared_url(url_for("groups.own", key=k))[0],
         message=message,
@@ -447,16 +447,29 @@ def kept_as(stamp: tuple[Any, ...], organiser: bool, period: Period, first: str,
     return ("group", organiser, period, first, second, all_listed, members_link, stamp)
 
 
+def _asked_period() -> tuple[Period, str | None]:
+    """The period the address asks for; the whole season, and why, when it cannot be shown."""
+    try:
+        return period_from(request.args), None
+    except Unreadable as unreadable:
+        return ALL_TIME, f"That period cannot be shown: {unreadable}. The whole season is shown instead."
+
+
+def _answer(refused: str | None, kept: post_redirect_get.Refusal | None) -> tuple[int, str | None]:
+    """A group page's status and message made for this request: a refused form's (kept for it), else 400 with
+    why the period or the rivalry asked for cannot be shown, else 200."""
+    status, message = (400 if refused else 200), refused
+    if kept is not None:
+        status, message = kept.status, kept.message or message
+    return status, message
+
+
 def _page(key: str, organiser: bool):  # type: ignore[no-untyped-def]
     """The group's page: kept per (page, group's stamp, period) as a night's pages are per version (issue 25),
     unless it shows a refusal (a refused form as typed, a period or a rivalry that cannot be shown): then it is
     made anew for this request alone.  A request for a kept page asks the database one statement
     (:func:`read_stamp`), as a night's kept page does."""
-    try:
-        period = period_from(request.args)
-        error = None
-    except Unreadable as unreadable:
-        period, error = ALL_TIME, f"That period cannot be shown: {unreadable}. The whole season is shown instead."
+    period, error = _asked_period()
     if error is None and "refused" not in request.args:
         stamp = read_stamp(key, organiser)
         if stamp is not None:
@@ -473,10 +486,7 @@ def _page(key: str, organiser: bool):  # type: ignore[no-untyped-def]
         return kept_pages.render_kept_across(what, lambda flashed: _render(
             group, view, period, organiser=organiser, forms=forms, rivalry=rivalry, flashed=flashed,
         )[0])
-    status = 400 if error or refused else 200
-    message = error or refused
-    if kept is not None:
-        status, message = kept.status, kept.message or message
+    status, message = _answer(error or refused, kept)
     forms = _organiser_forms(view.version, kept) if organiser else {}
     return _render(
         group, view, period, organiser=organiser, status=status, message=message, forms=forms, rivalry=rivalry,
@@ -498,17 +508,11 @@ def own(key: str):  # type: ignore[no-untyped-def]
     """A member's own page (their own link, issue 35, item 7): the members' page, with "I got it" beside each
     payment to them alone.  Made for each request (a page of one member, seldom opened)."""
     group, me = own_link(key)
-    try:
-        period = period_from(request.args)
-        error = None
-    except Unreadable as unreadable:
-        period, error = ALL_TIME, f"That period cannot be shown: {unreadable}. The whole season is shown instead."
+    period, error = _asked_period()
     kept = post_redirect_get.recall(group.version)
     view = service.group_view(group, period)
     rivalry, refused = _rivalry(group, period)
-    status, message = (400, error or refused) if error or refused else (200, None)
-    if kept is not None:
-        status, message = kept.status, kept.message or message
+    status, message = _answer(error or refused, kept)
     return _render(group, view, period, organiser=False, status=status, message=message, rivalry=rivalry,
                    me=me, own_key=key)
 
