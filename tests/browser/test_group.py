@@ -311,5 +311,13 @@ def test_a_group_across_two_nights_its_season_tab_and_payments(live_server, new_
     axe.check(page, "organiser's page, the month settled")
     member.reload()
     assert member.locator("[data-tab-settled]").is_visible()
+    # --- a new link for Cat: the one her phone holds opens nothing from then on --------------------------
+    made = page.locator('li[data-member="Cat"]')
+    phone.tap(made.get_by_role("button", name="New link for Cat"), "a new link for cat")
+    made = page.locator('li[data-member="Cat"]')
+    made.locator("details.own-link summary").tap()
+    new_link = made.locator("details.own-link p.link a").inner_text().strip()
+    assert new_link != cats_link
+    assert page.request.get(cats_link).status == 404 and page.request.get(new_link).status == 200
     assert not axe.failures, "\n".join(axe.failures)
 

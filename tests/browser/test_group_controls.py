@@ -266,6 +266,27 @@ def test_the_group_pages_other_controls(live_server, new_phone, shots, problems,
     assert paid == 2 and all(f.startswith("Ben paid Ann") for f in flows), flows
     axe.check(page, "organiser's page, ann against ben")
 
+    # --- the section bar at the foot of the screen: each section one tap away -------------------------
+    page.goto(organiser_url)
+    bar = page.locator("nav.sections")
+    assert bar.is_visible() and bar.get_by_role("link").all_inner_texts() == [
+        "Season", "Tab", "Nights", "Members", "Links"]
+    bar.get_by_role("link", name="Members").tap()
+    page.wait_for_url(organiser_url + "#members-h")
+    heading = page.locator("#members-h").evaluate("h => h.getBoundingClientRect().top")
+    assert 0 <= heading < 740 / 2, heading  # the section is on the screen, near its top
+    axe.check(page, "organiser's page, the members' section by the bar")
+
+    # --- the group's New night: another first game picked in its list shows that game's rules in place ---
+    page.goto(organiser_url)
+    phone.tap(page.get_by_role("link", name="New night", exact=True), "new night from the group")
+    first = page.locator("#first-game")
+    assert first.locator("option:checked").inner_text().strip() == "Fixed-stake pots"  # the last night's
+    first.select_option(label="Napalm")
+    page.locator('.rules-of[data-rules-of="napalm"]').wait_for()  # swapped in place: nothing started
+    assert page.locator('input[name="rules_of"]').input_value() == "napalm"
+    axe.check(page, "group's new night, napalm picked")
+
     # --- Take a night out (asked first; its Yes tapped twice in a hurry: once), then put it back ----------
     page.goto(organiser_url)
     out = page.get_by_role("button", name="Take June Tuesday out of the group")
