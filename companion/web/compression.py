@@ -8,13 +8,14 @@ that it leaves alone what must stay as it is:
 
 * anything but a 200, and bodies under :data:`MIN_SIZE` (a 304 has no body; a short
   answer gains less than the work costs);
-* an answer with an ETag: the players' poll compares its ETag byte for byte, in the
+* an answer with an ETag (but a minified stylesheet or script, below): the players' poll compares its ETag byte for byte, in the
   WSGI middleware that answers most polls without Flask (web/live_poll.py), and
   Flask-Compress would change it; the static files (fingerprinted, immutable) too;
 * an answer already encoded (a kept page sent as kept, compressed: web/kept_pages.py).
 
 A body that is the same for every request at a night's version (a download, kept per
-version) is compressed once: the view names it in ``g`` (:func:`same_body_as`) and
+version), or a minified stylesheet or script at its fingerprint (web/static_files.py, whose
+weak ETag stands for every encoding of it), is compressed once: the view names it in ``g`` (:func:`same_body_as`) and
 the compressed bytes are kept by that name and the encoding, bounded in size (8 MB).
 """
 
@@ -56,7 +57,7 @@ def same_body_as(name: str) -> None:
 def init_app(app: Flask) -> None:
     app.config.setdefault("COMPRESS_REGISTER", False)  # our hook below decides what is compressed
     app.config.setdefault("COMPRESS_MIN_SIZE", MIN_SIZE)
-    app.config.setdefault("COMPRESS_MIMETYPES", ["text/html", "text/csv", "application/json", "text/javascript"])
+    app.config.setdefault("COMPRESS_MIMETYPES", ["text/html", "text/csv", "application/json", "text/javascript", "text/css"])
     app.config.setdefault("COMPRESS_EVALUATE_CONDITIONAL_REQUEST", False)
     app.config.setdefault("COMPRESS_STREAMS", False)
     each_time = Compress(app)
@@ -67,12 +68,13 @@ def init_app(app: Flask) -> None:
 
     @app.after_request
     def _compress(response: Response) -> Response:
+        if response.status_code != 200 or request.method != "GET" or "Content-Encoding" in response.headers:
+            return response
+        if request.endpoint == "static" and hasattr(g, _NAME):
+            return once.after_request(response)
         if (
-            response.status_code != 200
-            or response.direct_passthrough  # a file sent from disk: the static files, fingerprinted
+            response.direct_passthrough  # a file sent from disk: the static files, fingerprinted
             or "ETag" in response.headers
-            or "Content-Encoding" in response.headers
-            or request.method != "GET"
         ):
             return response
         return (once if hasattr(g, _NAME) else each_time).after_request(response)
