@@ -128,9 +128,13 @@ def render_report(  # type: ignore[no-untyped-def]
     report = report_of(night)
     view = view or _view()
     group_pay = service.night_pay(night) if isinstance(pay, bool) else pay
+    # the group's tab cannot count the night's unit: nothing is offered there, as on the group's pages (issue 35)
+    refusal = group_pay.refusal if group_pay is not None else ""
     confirm = None
     paid_form = None
-    if keeper and request.args.get("payer"):
+    if keeper and request.args.get("payer") and refusal:
+        message = message or f"That payment cannot be marked paid: {refusal}."
+    elif keeper and request.args.get("payer"):
         try:
             chips = whole_number(request.args.get("chips", ""), "chips", low=1, high=MAX_CHIPS)
         except Unreadable:
@@ -199,6 +203,7 @@ def render_report(  # type: ignore[no-untyped-def]
             source=source,
             pay_for=night_offers(night, report, view, group_pay),
             kept_in=group_pay.group_name if group_pay is not None else None,
+            refusal=refusal,
             **({"flashed": flashed} if flashed is not None else {}),
         ),
         status,
