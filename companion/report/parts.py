@@ -44,6 +44,7 @@ from typing import Any
 from companion.games.fold import POT, Transfer
 from companion.games.protocol import GameClosing, GameKind, GameState
 from companion.money.amounts import signed
+from companion.night.play import nothing_recorded, of_the_night
 from .model import Figures, GameLine, GamePart, PotClosing, Report, night_words, ordinal
 from .payments import report_from_part
 
@@ -124,7 +125,9 @@ def build_night_report(
 
     ``rules`` are the game's rules as its kind reads them, ``closing`` its
     :class:`~companion.games.protocol.GameClosing` and ``kind`` its
-    :class:`~companion.games.protocol.GameKind`.  Each game counts as it closed
+    :class:`~companion.games.protocol.GameKind`: the night's games played, in order, of which a game with
+    nothing recorded in it is left out (:func:`~companion.night.play.nothing_recorded`: it moves no chip, and
+    is no game of the night), as :meth:`~companion.night.play.NightPlay.of_the_night` leaves it out.  Each game counts as it closed
     (a game followed by another was stopped when the next started, and its closing dealt
     with its pot); the night's plan settles the sum, once.  A game that declares a part of
     its own (``has_report_part``) breaks itself down (Napalm: game by game to its token
@@ -141,9 +144,13 @@ def build_night_report(
     (issue 22); each part checks what it reads there, and the report is the same with or without.
     """
     extra_chips = {n: c for n, c in (extra[1] if extra else {}).items() if c}
-    entries = list(games)
+    played = list(games)
+    # a game started and left with nothing recorded in it is no game of the night (issue 35): not listed, not
+    # numbered, its words not the night's; when it is the game at the table, nothing is in the pot at the table
+    entries = of_the_night(played, lambda g: not nothing_recorded(g[4], g[1], g[3]))
+    at_table_empty = bool(played) and entries[-1] is not played[-1]
     words = night_words([entry[4].report_vocabulary for entry in entries])
-    if len(entries) == 1 and not extra_chips:
+    if len(entries) == 1 and not extra_chips and not at_table_empty:
         title, state, rules, game_closing, kind = entries[0]
         if kind.has_report_part:
             part = game_report_part(0, title, state, rules, game_closing, kind, carried_on, memo)
@@ -160,8 +167,12 @@ def build_night_report(
         for n in players
     }
     closings = [part.closing for part in parts]
-    # the game at the table: the last game (the night's own ledger, when shown, comes after it)
-    at_table = [part for part in parts if not part.games or not part.games[0].extra][-1].closing
+    # the game at the table: the last game (the night's own ledger, when shown, comes after it), or nothing in
+    # the pot at the table when that game has nothing recorded in it
+    at_table = (
+        PotClosing(pot=0, net={}, shares={}, carried=0, note="") if at_table_empty
+        else [part for part in parts if not part.games or not part.games[0].extra][-1].closing
+    )
     carrying = [c for c in closings if c.carried]
     # The pot and its shares are the game at the table's: the table already counts the games
     # before it as they closed, so only its pot is "dealt with" between the table and the plan.

@@ -93,6 +93,7 @@ from companion.service.store import (
     money_of,
     play_for,
     played_games,
+    games_of_the_night,
     table_for,
     warm_up,
 )
@@ -161,6 +162,7 @@ __all__ = [
     "Period",
     "play_for",
     "played_games",
+    "games_of_the_night",
     "record",
     "report_of",
     "read_payment",
