@@ -469,6 +469,13 @@ def settle_on_counts(
 #: (the report line's title, what it is)
 BANK_LINE = ("The bank", "each count less the chips bought, less the games above")
 BONUS_LINE = ("Bonus Round", "its payments")
+#: what the bank's line is, in one sentence, where it is shown without the night's report and its line beside it
+#: (the group's season, game by game): never mistaken for chips bought from the bank or cashed into it
+BANK_LINE_MEANS = (
+    "on a night settled on chip counts, each player's count less the chips they bought, less what the night's "
+    "games gave them: chips won or lost at the table beyond what the app recorded (poker's pots, the Bonus "
+    "Round's payments made in chips), never the chips bought from the bank or cashed into it"
+)
 
 
 class ExtraLine(NamedTuple):

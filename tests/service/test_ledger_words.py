@@ -17,6 +17,7 @@ Ann pays Cat 2, and between Ben and Cat, Ben's 2 to Cat less Cat's 1 to Ben: Ben
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal as D
 from html import unescape
 from typing import Any
@@ -118,3 +119,37 @@ def test_on_the_tally_the_bonus_rounds_payments_are_paid_as_made_beside_a_games_
             "Through the pot: Cat owes Ben 1 (Cat's antes in pots that went to Ben), netted here.",
             "Bonus Round: Ben paid Cat 2 in its payments, player to player.",
         )
+
+
+SEASON_BANK = ("The bank: on a night settled on chip counts, each player's count less the chips they bought, less "
+               "what the night's games gave them: chips won or lost at the table beyond what the app recorded "
+               "(poker's pots, the Bonus Round's payments made in chips), never the chips bought from the bank or "
+               "cashed into it.")
+
+
+def season_page(client, key: str) -> str:  # type: ignore[no-untyped-def]
+    response = client.get(key)
+    assert response.status_code == 200
+    html = unescape(response.get_data(as_text=True))
+    return " ".join(html[html.index('<section class="season"'):].split("</section>")[0].split())
+
+
+def test_the_seasons_bank_line_is_explained_where_the_season_shows_it(app, client):
+    """The counts night above in a group: Ann's season, game by game, is "The bank" +10 (her count 60 less the 50
+    she bought, the poker's 0 beside it): the line is explained once, on both the organiser's and the members'
+    page.  A group of the tally night alone shows no bank line, and no explanation."""
+    with app.app_context():
+        group = service.open_group("Fridays", from_night=db.session.get(Night, counts_night()))
+        assert {label: t.chips for label, t in service.group_view(group).season.row("Ann").per_game.items()} == {
+            "The bank": 10}
+        keys = f"/g/{group.organiser_key}", f"/m/{group.member_key}"
+        tally_id = service.open_night("Tally", ["Ann", "Ben", "Cat"], Money(D("0.25"), "EUR"), HIGH_CARD).id
+        service.record(tally_id, GAMES["pots"].from_event("win", {"winners": ["Ben"]}), version(tally_id))
+        other = service.open_group("Saturdays", from_night=db.session.get(Night, tally_id))
+        other_key = f"/g/{other.organiser_key}"
+    for key in keys:
+        season = season_page(client, key)
+        said = re.sub(r"<[^>]+>", "", season)
+        assert '<tr data-game="The bank">' in season and said.count(SEASON_BANK) == 1, key
+    season = season_page(client, other_key)
+    assert '<tr data-game="High Card">' in season and "The bank" not in season
