@@ -102,7 +102,7 @@ def night_result(
         night_id=night_id,
         date=date,
         title=title,
-        only=night.play.played()[0].title,
+        only=night.play.of_the_night()[0].title,
         cleared=(*tab_cleared(night, night_id), *cleared),
     )
 

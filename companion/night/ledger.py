@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from companion.games import IllegalAction
 from companion.games.protocol import and_
@@ -164,6 +164,14 @@ class NightLedger:
                 self.bonus_net[t.payee] += t.chips
             self.bonus_log.append((seq, record))
             self.rounds[-1]["rolls"].append(bonus.to_list()[-1])
+
+    @property
+    def bonus_payments(self) -> tuple[tuple[str, str, int], ...]:
+        """Every payment the Bonus Round made, player to player, as (payer, payee, chips) in the order made."""
+        return tuple(
+            (t.payer, t.payee, t.chips) for _, record in self.bonus_log for t in record.transfers
+            if t.payer is not None and t.payee is not None and t.chips
+        )
 
     @property
     def rolls(self) -> list[tuple[int, BonusRecord]]:
@@ -461,18 +469,43 @@ def settle_on_counts(
 #: (the report line's title, what it is)
 BANK_LINE = ("The bank", "each count less the chips bought, less the games above")
 BONUS_LINE = ("Bonus Round", "its payments")
+#: what the bank's line is, in one sentence, where it is shown without the night's report and its line beside it
+#: (the group's season, game by game): never mistaken for chips bought from the bank or cashed into it
+BANK_LINE_MEANS = (
+    "on a night settled on chip counts, each player's count less the chips they bought, less what the night's "
+    "games gave them: chips won or lost at the table beyond what the app recorded (poker's pots, the Bonus "
+    "Round's payments made in chips), never the chips bought from the bank or cashed into it"
+)
+
+
+class ExtraLine(NamedTuple):
+    """What the night's own ledger adds beside its games: ``title``, ``chips`` per player (summing to 0) and
+    ``what`` it is (:data:`BANK_LINE`, :data:`BONUS_LINE`).
+
+    ``direct``: the Bonus Round's payments within it, player to player (payer, payee, chips) in the order
+    rolled, and ``direct_title`` what made them ("Bonus Round"): they passed between two players directly, so
+    the pair-by-pair view pays them as made; the rest of the line (the bank's counts beyond the games and
+    the Bonus Round) is squared in the fewest payments.  Read by index too: (title, chips, what)."""
+
+    title: str
+    chips: dict[str, int]
+    what: str
+    direct: tuple[tuple[str, str, int], ...] = ()
+    direct_title: str = ""
 
 
 def extra_line(
     ledger: NightLedger, games_net: Mapping[str, int], results: Mapping[str, int] | None, block: str | None
-) -> tuple[str, dict[str, int], str] | None:
-    """What the night's own ledger adds beside its games, if anything: (title, chips per player, what it is).
+) -> ExtraLine | None:
+    """What the night's own ledger adds beside its games, if anything (:class:`ExtraLine`).
 
     On chip counts that balance, the bank's results less the games' balances (``results`` and
-    ``block`` as :func:`settle_on_counts` gives them); otherwise the Bonus Round's payments: while
-    the counts do not balance yet, the standings are the app's tally (what each count will be
-    checked against), and the report says why it shows no plan.  The report, the players' page
-    and a group's night (:mod:`companion.group.result`) all read it here, so they cannot disagree.
+    ``block`` as :func:`settle_on_counts` gives them: the Bonus Round's payments, made with the
+    chips on the table, are in the counts and so in this line, named apart in ``direct``);
+    otherwise the Bonus Round's payments: while the counts do not balance yet, the standings are the
+    app's tally (what each count will be checked against), and the report says why it shows no plan.
+    The report, the players' page and a group's night (:mod:`companion.group.result`) all read it
+    here, so they cannot disagree.
     """
     players = ledger.players
     if ledger.settle_on == BANK and block is None:
@@ -480,7 +513,10 @@ def extra_line(
         (title, what), chips = BANK_LINE, {p: counted.get(p, 0) - games_net.get(p, 0) for p in players}
     else:
         (title, what), chips = BONUS_LINE, {p: ledger.bonus_net.get(p, 0) for p in players}
-    return (title, chips, what) if any(chips.values()) else None
+    if not any(chips.values()):
+        return None
+    direct = ledger.bonus_payments
+    return ExtraLine(title, chips, what, direct, BONUS_LINE[0] if direct else "")
 
 
 def replay_extras(

@@ -14,9 +14,9 @@ Pure: no Flask, no database (``tests/test_layers.py``).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from companion.games import GameClosing, GameKind, GameState, IllegalAction, game_kind, title_of
 from companion.games.protocol import seat_order, validate_names
@@ -25,6 +25,8 @@ MIN_SEATED = 2
 MAX_SEATED = 7
 #: what a game taken back says where the night lists its games
 TAKEN_BACK_NOTE = "Taken back: started by mistake, nothing recorded in it."
+
+G = TypeVar("G")
 
 
 def validate_seating(players: Sequence[str]) -> tuple[str, ...]:
@@ -85,6 +87,37 @@ def set_up_game(
     return setup, game, parsed, state
 
 
+def nothing_recorded(game: GameKind, state: GameState, closing: GameClosing) -> bool:
+    """Whether nothing is recorded in a game of the night: no action of its own counts (an undone one and its
+    undo do not, as for taking a game back), it started with no pot carried in, and its closing moves no chip.
+
+    Such a game (a first game left for another before its first deal) is no game of the night: its report,
+    its list of games and its group's season leave it out (issue 35); its start stays in the night's records
+    (its history, its file).  The one definition: :meth:`PlayedGame.recorded` and :func:`of_the_night` read it.
+
+    A game whose chips the app never sees (``records_chips`` False: poker with real betting, its pots settled
+    by the chips on the table and counted at the bank) may have been played all night without a record of its
+    own: nothing in its records says it was empty, so it always counts.
+    """
+    return (
+        game.records_chips
+        and not game.live_actions(state)
+        and not state.carried_in
+        and not any(closing.net.values())
+        and not closing.carried_total
+    )
+
+
+def of_the_night(games: Sequence[G], recorded: Callable[[G], bool]) -> list[G]:
+    """The games of a night that count as its games: those of ``games`` (played, in order) with something
+    ``recorded`` in them; a night with nothing recorded in any game yet is its game at the table (the last).
+
+    Generic over how a caller holds a game (a :class:`PlayedGame`, or the report's tuple of one), so that the
+    night's report and what reads the night beside it (its titles, its charts) always agree."""
+    counted = [g for g in games if recorded(g)]
+    return counted or list(games[-1:])
+
+
 @dataclass
 class PlayedGame:
     """One game of the night and its fold."""
@@ -100,6 +133,11 @@ class PlayedGame:
     @property
     def title(self) -> str:
         return title_of(self.setup.kind, self.setup.rules)
+
+    @property
+    def recorded(self) -> bool:
+        """Whether something recorded in this game counts (:func:`nothing_recorded`): else it is no game of the night."""
+        return not self.taken_back and not nothing_recorded(self.game, self.state, self.close())
 
     def close(self) -> GameClosing:
         if self.taken_back:  # nothing was recorded in it: it moves no chip
@@ -135,6 +173,11 @@ class NightPlay:
     def played(self) -> list[PlayedGame]:
         """The night's games in order, less those taken back (started by mistake)."""
         return [played for played in self.games if not played.taken_back]
+
+    def of_the_night(self) -> list[PlayedGame]:
+        """The games of the night as its report and its group count them: the games played with something
+        recorded in them (:func:`of_the_night`); a game started and left with nothing in it is none of them."""
+        return of_the_night(self.played(), lambda played: played.recorded)
 
     def shown_number(self, number: int) -> int:
         """The number the night shows game ``number`` (as started) by: its place among the games

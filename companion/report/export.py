@@ -93,6 +93,7 @@ def report_dict(report: Report) -> dict[str, Any]:
             "money": _plain(p.money),
             **({words.between.key: p.side_bets} if words.between is not None else {}),
             **({f"through_{words.pot}": p.through_pot} if words.pot is not None else {}),
+            **({"ledger": [{"line": s.title, "chips": s.chips} for s in p.ledger]} if p.ledger else {}),
             "paid": p.paid,
         }
         for p in report.pairwise

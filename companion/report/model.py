@@ -34,6 +34,7 @@ __all__ = [
     "Figures",
     "GameLine",
     "GamePart",
+    "LedgerShare",
     "NightTab",
     "PairLine",
     "PlanLine",
@@ -193,6 +194,12 @@ class GameLine:
     #: the game's closing, on a line of its own: the chips it settled between players when it
     #: stopped (points turned into chips), said in the game's words (``text``: its note)
     closing: bool = False
+    #: a line of the night's own ledger: the payments in it made player to player, (payer, payee, chips)
+    #: (the Bonus Round's), and what made them (``direct_title``); the pair-by-pair view pays them as made
+    direct: tuple[tuple[str, str, int], ...] = ()
+    direct_title: str = ""
+    #: such a line: what it is, in its own words ("each count less the chips bought, less the games above")
+    what: str = ""
 
     @property
     def finished(self) -> bool:
@@ -247,8 +254,25 @@ class PlanLine:
 
 
 @dataclass(frozen=True)
+class LedgerShare:
+    """What one line of the night's own ledger makes a pair-by-pair payment: ``chips`` the payer owes the payee
+    from it (negative: the payee owes them, netted), under the line's ``title`` ("The bank", "Bonus Round").
+
+    ``direct``: payments made player to player (the Bonus Round's): ``paid``, what the payer paid the payee
+    in them, ``back`` what the payee paid the payer; else the line is squared in the fewest payments and
+    ``what`` says what it is, in its own words."""
+
+    title: str
+    chips: int
+    direct: bool = False
+    paid: int = 0
+    back: int = 0
+    what: str = ""
+
+
+@dataclass(frozen=True)
 class PairLine:
-    """One payment of the pair-by-pair plan: side bets and pot shares between two players."""
+    """One payment of the pair-by-pair plan: side bets, pot shares and the night's own lines between two players."""
 
     payer: str
     payee: str
@@ -257,8 +281,10 @@ class PairLine:
     money_text: str
     paid: bool
     side_bets: int  # chips the payer owes the payee from side bets (may be negative)
-    through_pot: int  # chips the payer owes the payee from the pot (may be negative)
+    through_pot: int  # chips the payer owes the payee from the games' pots (may be negative)
     why: tuple[str, ...]
+    #: what the night's own lines make of it (the Bonus Round's payments, the bank's counts), each apart
+    ledger: tuple[LedgerShare, ...] = ()
 
 
 @dataclass(frozen=True)

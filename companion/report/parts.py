@@ -44,6 +44,8 @@ from typing import Any
 from companion.games.fold import POT, Transfer
 from companion.games.protocol import GameClosing, GameKind, GameState
 from companion.money.amounts import signed
+from companion.night.ledger import ExtraLine
+from companion.night.play import nothing_recorded, of_the_night
 from .model import Figures, GameLine, GamePart, PotClosing, Report, night_words, ordinal
 from .payments import report_from_part
 
@@ -117,14 +119,16 @@ def build_night_report(
     paid: Iterable[tuple[str, str, int]] = (),
     name: str = "",
     carried_on: Mapping[str, int] | None = None,
-    extra: tuple[str, Mapping[str, int]] | tuple[str, Mapping[str, int], str] | None = None,
+    extra: ExtraLine | tuple[str, Mapping[str, int]] | tuple[str, Mapping[str, int], str] | None = None,
     memo: dict[int, Any] | None = None,
 ) -> Report:
     """The report of a night of games: ``games`` are (title, state, rules, closing, kind), in order.
 
     ``rules`` are the game's rules as its kind reads them, ``closing`` its
     :class:`~companion.games.protocol.GameClosing` and ``kind`` its
-    :class:`~companion.games.protocol.GameKind`.  Each game counts as it closed
+    :class:`~companion.games.protocol.GameKind`: the night's games played, in order, of which a game with
+    nothing recorded in it is left out (:func:`~companion.night.play.nothing_recorded`: it moves no chip, and
+    is no game of the night), as :meth:`~companion.night.play.NightPlay.of_the_night` leaves it out.  Each game counts as it closed
     (a game followed by another was stopped when the next started, and its closing dealt
     with its pot); the night's plan settles the sum, once.  A game that declares a part of
     its own (``has_report_part``) breaks itself down (Napalm: game by game to its token
@@ -135,15 +139,20 @@ def build_night_report(
     beside its games, (what it is, chips per player summing to 0): the Bonus Round's
     payments, or on chip counts the bank's results less the games' balances; it is its
     own line of the report and counts in the plan; a third item, when given, says what it is
-    (the line's text).  ``memo``: what the games' own parts kept when this night's report was
+    (the line's text), and an :class:`~companion.night.ledger.ExtraLine` names the Bonus Round's payments
+    in it, player to player (the pair-by-pair view pays them as made).  ``memo``: what the games' own parts kept when this night's report was
     made at an earlier version (a copy: they write what they keep for the next one into it),
     so that a long night's part follows what was added since rather than every record again
     (issue 22); each part checks what it reads there, and the report is the same with or without.
     """
     extra_chips = {n: c for n, c in (extra[1] if extra else {}).items() if c}
-    entries = list(games)
+    played = list(games)
+    # a game started and left with nothing recorded in it is no game of the night (issue 35): not listed, not
+    # numbered, its words not the night's; when it is the game at the table, nothing is in the pot at the table
+    entries = of_the_night(played, lambda g: not nothing_recorded(g[4], g[1], g[3]))
+    at_table_empty = bool(played) and entries[-1] is not played[-1]
     words = night_words([entry[4].report_vocabulary for entry in entries])
-    if len(entries) == 1 and not extra_chips:
+    if len(entries) == 1 and not extra_chips and not at_table_empty:
         title, state, rules, game_closing, kind = entries[0]
         if kind.has_report_part:
             part = game_report_part(0, title, state, rules, game_closing, kind, carried_on, memo)
@@ -153,15 +162,21 @@ def build_night_report(
         for number, (title, state, rules, game_closing, kind) in enumerate(entries, start=1)
     ]
     if extra is not None and extra_chips:
-        parts.append(ledger_part(extra[0], seated, extra_chips, extra[2] if len(extra) > 2 else ""))  # type: ignore[misc]
+        what = extra[2] if len(extra) > 2 else ""  # type: ignore[misc]
+        direct, direct_title = (extra[3], extra[4]) if len(extra) > 4 else ((), "")  # type: ignore[misc]
+        parts.append(ledger_part(extra[0], seated, extra_chips, what, direct, direct_title))
     players = tuple(seated)
     figures = {
         n: tuple(f for part in parts for f in (part.figures.get(n) or (Figures(),) * len(part.games)))
         for n in players
     }
     closings = [part.closing for part in parts]
-    # the game at the table: the last game (the night's own ledger, when shown, comes after it)
-    at_table = [part for part in parts if not part.games or not part.games[0].extra][-1].closing
+    # the game at the table: the last game (the night's own ledger, when shown, comes after it), or nothing in
+    # the pot at the table when that game has nothing recorded in it
+    at_table = (
+        PotClosing(pot=0, net={}, shares={}, carried=0, note="") if at_table_empty
+        else [part for part in parts if not part.games or not part.games[0].extra][-1].closing
+    )
     carrying = [c for c in closings if c.carried]
     # The pot and its shares are the game at the table's: the table already counts the games
     # before it as they closed, so only its pot is "dealt with" between the table and the plan.
@@ -188,19 +203,25 @@ def build_night_report(
     return report_from_part(merged, chip_value=chip_value, currency=currency, paid=paid, name=name, words=words)
 
 
-def ledger_part(title: str, seated: Sequence[str], chips: Mapping[str, int], what: str = "") -> GamePart:
+def ledger_part(
+    title: str, seated: Sequence[str], chips: Mapping[str, int], what: str = "",
+    direct: Sequence[tuple[str, str, int]] = (), direct_title: str = "",
+) -> GamePart:
     """What the night's own ledger adds beside its games, as one line of the report.
 
     Its own figure (:attr:`Figures.ledger`, named by ``title``), never antes or pots won: on chip
     counts it is what the counts say beyond the games (a poker result is not "pots won").  The
-    pair-by-pair payments square it like a game's pot.  The line's text is ``what`` it is and
-    each player's share, so its title is said once ("The bank: each count less …: Ann +3, …")."""
+    pair-by-pair payments pay its ``direct`` payments (the Bonus Round's, made player to player,
+    named by ``direct_title``) as they were made, and square the rest in the fewest payments, each
+    said in the line's own words.  The line's text is ``what`` it is and each player's share, so its
+    title is said once ("The bank: each count less …: Ann +3, …")."""
     if sum(chips.values()) != 0:  # pragma: no cover - the night ledger balances by construction
         raise ValueError(f"{title} does not balance: {dict(chips)}")
     players = tuple(seated)
     figures = {n: (Figures(ledger=chips.get(n, 0), ledger_label=title),) for n in players}
     shares = ", ".join(f"{n} {signed(chips.get(n, 0))}" for n in players)
-    line = GameLine(0, None, 0, 0, night_game=0, title=title, text=f"{what}: {shares}" if what else shares, extra=True)
+    line = GameLine(0, None, 0, 0, night_game=0, title=title, text=f"{what}: {shares}" if what else shares, extra=True,
+                    direct=tuple(direct), direct_title=direct_title or title, what=what)
     closing = PotClosing(pot=0, net={n: chips.get(n, 0) for n in players},
                          shares=dict.fromkeys(players, 0), carried=0, note="")
     return GamePart(

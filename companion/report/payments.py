@@ -35,7 +35,7 @@ from decimal import Decimal
 from companion.money.amounts import to_money, value_text
 from companion.money.settle import Payment, pairwise_debts, settle_up
 from companion.games.vocabulary import ReportVocabulary
-from .model import GameLine, GamePart, PairLine, PlanLine, PlayerReport, Report, night_words, sum_figures
+from .model import GameLine, GamePart, LedgerShare, PairLine, PlanLine, PlayerReport, Report, night_words, sum_figures
 from .why import why_pair, why_plan
 
 __all__ = ["report_from_part"]
@@ -112,7 +112,7 @@ def _settle(
     recorded = tuple(Payment(a, b, c) for a, b, c in paid)
     plan = settle_up(closing.net)
     plan_paid = _match(plan, recorded)
-    pairs, parts = _pairwise(players, by_name, games, closing.net)
+    pairs, parts, shares = _pairwise(players, by_name, games, closing.net)
     pairs_paid = _match(pairs, recorded)
     plan_lines = tuple(
         PlanLine(
@@ -137,7 +137,8 @@ def _settle(
             paid=done,
             side_bets=parts[p.payer, p.payee][0],
             through_pot=parts[p.payer, p.payee][1],
-            why=why_pair(p, parts[p.payer, p.payee], by_name, words, games),
+            why=why_pair(p, parts[p.payer, p.payee], by_name, words, games, shares[p.payer, p.payee]),
+            ledger=shares[p.payer, p.payee],
         )
         for p, done in zip(pairs, pairs_paid)
         for money in (to_money(p.chips, chip_value),)
@@ -198,22 +199,42 @@ def _pairwise(
     by_name: Mapping[str, PlayerReport],
     games: Sequence[GameLine],
     closing_net: Mapping[str, int],
-) -> tuple[tuple[Payment, ...], dict[tuple[str, str], tuple[int, int]]]:
-    """Pair-by-pair debts, and for each (payer, payee) the (side bets, through the pot) parts."""
+) -> tuple[tuple[Payment, ...], dict[tuple[str, str], tuple[int, int]], dict[tuple[str, str], tuple[LedgerShare, ...]]]:
+    """Pair-by-pair debts; for each (payer, payee) the (side bets, through the pot) parts, and what each line
+    of the night's own ledger makes of it (:class:`LedgerShare`)."""
     side: list[tuple[str, str, int]] = []
     for p in players:
         for other, chips in by_name[p].total.lost_to:
             side.append((p, other, chips))
     pot: list[tuple[str, str, int]] = []
-    for g in range(len(games)):
+    # the night's own lines, each apart under its title: payments made player to player as made (the Bonus
+    # Round's), the rest squared in the fewest payments (the bank's counts beyond the games)
+    ledger: dict[str, list[tuple[str, str, int]]] = {}
+    direct: dict[str, list[tuple[str, str, int]]] = {}
+    said: dict[str, str] = {}
+    for g, line in enumerate(games):
         # Within one game the pot nets (pots taken and returned minus antes) add
         # up to zero; the fewest payments that square them are, for a finished
         # game, exactly "everyone pays the winner the antes they put in".
         nets = {p: by_name[p].games[g].pot_net + by_name[p].games[g].ledger for p in players}
-        pot += [(x.payer, x.payee, x.chips) for x in settle_up(nets)]
-    pairs = pairwise_debts(side + pot)
+        if not line.extra:
+            pot += [(x.payer, x.payee, x.chips) for x in settle_up(nets)]
+            continue
+        for payer, payee, chips in line.direct:
+            nets[payer] += chips  # made already, player to player: what is left of the line is the rest
+            nets[payee] -= chips
+            direct.setdefault(line.direct_title, []).append((payer, payee, chips))
+            ledger.setdefault(line.direct_title, []).append((payer, payee, chips))
+        rest = [(x.payer, x.payee, x.chips) for x in settle_up(nets)]
+        if rest:
+            ledger.setdefault(line.title, []).extend(rest)
+            apart = line.direct and line.direct_title != line.title  # the Bonus Round's payments within the line
+            said[line.title] = line.what + (f", less the {line.direct_title}'s payments" if apart else "")
+    owed_in_ledger = [debt for debts in ledger.values() for debt in debts]
+    pairs = pairwise_debts(side + pot + owed_in_ledger)
     side_by_pair = pairwise_debts(side)
     pot_by_pair = pairwise_debts(pot)
+    ledger_by_pair = {title: pairwise_debts(debts) for title, debts in ledger.items()}
 
     def owed(debts: Iterable[Payment], payer: str, payee: str) -> int:
         for d in debts:
@@ -227,9 +248,23 @@ def _pairwise(
         (p.payer, p.payee): (owed(side_by_pair, p.payer, p.payee), owed(pot_by_pair, p.payer, p.payee))
         for p in pairs
     }
+
+    def made(title: str, payer: str, payee: str) -> int:
+        return sum(c for a, b, c in direct.get(title, ()) if (a, b) == (payer, payee))
+
+    shares = {
+        (p.payer, p.payee): tuple(
+            LedgerShare(title, chips, title in direct, made(title, p.payer, p.payee), made(title, p.payee, p.payer),
+                        said.get(title, ""))
+            for title, debts in ledger_by_pair.items()
+            for chips in (owed(debts, p.payer, p.payee),)
+            if chips or made(title, p.payer, p.payee)
+        )
+        for p in pairs
+    }
     # Every player's pairwise payments add up to their closing balance.
     for name in players:
         flow = sum(p.chips for p in pairs if p.payee == name) - sum(p.chips for p in pairs if p.payer == name)
         if flow != closing_net[name]:  # pragma: no cover - a bug
             raise ValueError(f"the pairwise plan gives {name} {flow}, the ledger says {closing_net[name]}")
-    return pairs, parts
+    return pairs, parts, shares

@@ -21,9 +21,9 @@ from collections.abc import Mapping, Sequence
 from companion.money.amounts import chips_text
 from companion.money.settle import Payment
 from companion.games.vocabulary import ReportVocabulary
-from .model import Figures, GameLine, PlayerReport, sum_figures
+from .model import Figures, GameLine, LedgerShare, PlayerReport, sum_figures
 
-__all__ = ["why_pair", "why_plan"]
+__all__ = ["why_ledger", "why_pair", "why_plan"]
 
 #: one game's words and its figures' places among a player's per-line figures, named by its title
 Group = tuple[str, ReportVocabulary, tuple[int, ...]]
@@ -98,6 +98,20 @@ def _direct(payer: PlayerReport, payee: PlayerReport, words: ReportVocabulary, g
     return f"No chips passed between {payer.name} and {payee.name} directly."
 
 
+def _made_directly(payer: str, payee: str, games: Sequence[GameLine]) -> list[str]:
+    """What the night's own lines paid between the two player to player (the Bonus Round's payments), a sentence
+    per line that did: "In the Bonus Round's payments, player to player: Ben paid Ann 2."."""
+    out = []
+    for line in games:
+        paid = sum(c for a, b, c in line.direct if (a, b) == (payer, payee))
+        back = sum(c for a, b, c in line.direct if (a, b) == (payee, payer))
+        said = " and ".join(s for s in (f"{payer} paid {payee} {paid}" if paid else "",
+                                        f"{payee} paid {payer} {back}" if back else "") if s)
+        if said:
+            out.append(f"In the {line.direct_title}'s payments, player to player: {said}.")
+    return out
+
+
 def _split(name: str, role: str, payments: Sequence[Payment]) -> str | None:
     """How a debt (``role`` "pays") or a credit is shared among several payments; None for one payment."""
     mine = [p for p in payments if (p.payer if role == "pays" else p.payee) == name]
@@ -121,7 +135,10 @@ def why_plan(
     payer, payee = by_name[payment.payer], by_name[payment.payee]
     groups, order = _groups(games), list(by_name)
     direct = _direct(payer, payee, words, groups, order)
-    out = [_balance(payer, words, groups, order) + ".", _balance(payee, words, groups, order) + ".", direct]
+    made = _made_directly(payer.name, payee.name, games)
+    if made and direct.startswith("No chips passed"):  # the games moved none between them; the night's own line did
+        direct = direct.removesuffix(".") + " in the games."
+    out = [_balance(payer, words, groups, order) + ".", _balance(payee, words, groups, order) + ".", direct, *made]
     for sentence in (_split(payer.name, "pays", plan), _split(payee.name, "receives", plan)):
         if sentence:
             out.append(sentence)
@@ -139,9 +156,10 @@ def _joined(phrases: Sequence[str]) -> str:
 
 def why_pair(
     payment: Payment, parts: tuple[int, int], by_name: Mapping[str, PlayerReport], words: ReportVocabulary,
-    games: Sequence[GameLine] = (),
+    games: Sequence[GameLine] = (), ledger: Sequence[LedgerShare] = (),
 ) -> tuple[str, ...]:
-    """Why a pair-by-pair ``payment``: its ``parts`` (side bets, through the pot), each in a sentence.
+    """Why a pair-by-pair ``payment``: its ``parts`` (side bets, through the pot), each in a sentence, and what
+    each line of the night's own ``ledger`` makes of it, in that line's words (:func:`why_ledger`).
 
     ``games`` are the report's game lines: when their words differ, the chips between the two and
     those paid in are called as the games that hold them call them ("side bets and points")."""
@@ -178,4 +196,25 @@ def why_pair(
             f"Through the {word}: {payee.name} owes {payer.name} {-pot} ({payee.name}'s {paid_in} in {word}s that "
             f"went to {payer.name}), netted here."
         )
+    out += [why_ledger(share, payer.name, payee.name) for share in ledger]
     return tuple(out)
+
+
+def why_ledger(share: LedgerShare, payer: str, payee: str) -> str:
+    """What one line of the night's own ledger makes ``payer`` owe ``payee``, in the line's own words: the
+    Bonus Round's payments as they were made, player to player ("Bonus Round: Ben paid Ann 2 in its payments,
+    player to player."); the bank's counts as what they are ("The bank: Ben owes Ann 3 (each count less the
+    chips bought, less the games above), squared with the others' in the fewest payments."), never a pot."""
+    if share.direct:
+        made = f"{payer} paid {payee} {share.paid}" if share.paid else ""
+        back = f"{payee} paid {payer} {share.back}" if share.back else ""
+        said = " and ".join(s for s in (made, back) if s)
+        if share.paid and share.back:
+            net = (f"{payer} owes {share.chips}" if share.chips > 0
+                   else f"{payee} owes {-share.chips}, netted here" if share.chips < 0 else "square")
+            return f"{share.title}: {said} in its payments, player to player: {net}."
+        return f"{share.title}: {said} in its payments, player to player" + (", netted here." if share.back else ".")
+    owes = f"{payer} owes {payee} {share.chips}" if share.chips > 0 else f"{payee} owes {payer} {-share.chips}"
+    what = f" ({share.what})" if share.what else ""
+    netted = ", netted here" if share.chips < 0 else ""
+    return f"{share.title}: {owes}{what}, squared with the others' in the fewest payments{netted}."

@@ -89,7 +89,7 @@ def counted(night: Night) -> Counted:
                     night_id=str(night.id),
                     date=night.created_at.date(),
                     title=night.name,
-                    only=play_for(night).played()[0].title,
+                    only=play_for(night).of_the_night()[0].title,
                     cleared=cleared_of(state.ledger.tab_records, str(night.id)),
                 )
             )

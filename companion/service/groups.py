@@ -73,9 +73,9 @@ from companion.values.reading import Unreadable, name as read_name
 __all__ = [
     "GROUP_REFUSALS", "GroupView", "HANDLE_KINDS", "KeptNight", "NextNightDefaults", "NightInPlay", "UnknownPlayers",
     "add_member", "export_group", "group_for_member", "group_for_organiser", "group_of_night", "group_stamp", "group_view",
-    "handles_for_night", "import_group", "night_pay", "NightPay", "keep_night", "merge_members", "next_night_defaults",
-    "open_group", "open_night_in_group", "pay_tab", "read_payment", "remove_handle", "rename_member", "rivalry_view",
-    "rotate_group_link", "set_handle",
+    "blocked_at", "handles_for_night", "import_group", "night_pay", "NightPay", "keep_night", "merge_members",
+    "next_night_defaults", "open_group", "open_night_in_group", "pay_tab", "read_payment", "refuse_paid_where_blocked", "remove_handle",
+    "rename_member", "rivalry_view", "rotate_group_link", "set_handle",
 ]
 
 #: the kinds of pay handle a member may give, one each, in the order shown
@@ -478,31 +478,97 @@ def handles_for_night(night: Night) -> Mapping[str, Mapping[str, PayHandle]]:
 
 @dataclass(frozen=True)
 class NightPay:
-    """What a night's settle-up needs of the group it is kept in to offer *Pay* beside its payments.
+    """What a night's settle-up needs of the group it is kept in to offer *Pay* and *Mark paid* beside its payments.
 
     ``version`` is the group's version as read before its records (the page is kept by it: a handle
     set later moves it on); ``handles`` maps each seat whose member gave a handle to that member's
-    handles (kind → handle).  Nothing else of the group: never its links.
+    handles (kind → handle).  ``blocked``: the nights (by name) whose tab records in the night's unit the
+    group cannot count (:func:`blocked_at`), () when none: then nothing is offered there.  ``nights_changed``
+    and ``nights_versions``: the group's nights as read before the block, as :func:`night_group_stamp` reads
+    them (another night of the group may block the unit without this night's or the group's version moving).
+    Nothing else of the group: never its links.
     """
 
     group_id: int
     version: int
     group_name: str
     handles: Mapping[str, Mapping[str, PayHandle]]
+    blocked: tuple[str, ...] = ()
+    nights_changed: int = 0
+    nights_versions: int = 0
+    #: why nothing is offered in the night's unit, in the words a refused *Mark paid* says it ("" when not blocked)
+    refusal: str = ""
 
 
 def night_pay(night: Night) -> NightPay | None:
-    """The group ``night`` is kept in, its version and name, and its members' handles by seat; None in no group."""
+    """The group ``night`` is kept in, its version and name, its members' handles by seat, and what blocks the
+    night's unit in its tab; None in no group."""
     group = group_of_night(night)
     if group is None:
         return None
-    version, name = group.version, group.name  # read before the records: never a version newer than them
+    # read before the records and the nights: never a stamp newer than what the page shows
+    version, name, changed, versions = group.version, group.name, group.nights_changed, _nights_versions(group.id)
     folded = _folded(group.id)
     out = {}
     for seat in night.players:
         if seat in folded.members and folded.members.member(seat) in folded.handles:
             out[seat] = folded.handles[folded.members.member(seat)]
-    return NightPay(group.id, version, name, MappingProxyType(out))
+    blocked = _blocked_in(group, night)
+    refusal = _blocked_sentence(night, blocked) if blocked else ""
+    return NightPay(group.id, version, name, MappingProxyType(out), blocked, changed, versions, refusal)
+
+
+def _nights_versions(group_id: int) -> int:
+    """The sum of the group's nights' versions, as the night's link reads it (web/links.py): any event at any
+    of them moves it on (a night's version only grows, and a night is never taken out of its group's rows)."""
+    total = db.session.scalar(
+        select(func.coalesce(func.sum(Night.version), 0))
+        .join(GroupNight, GroupNight.night_id == Night.id).where(GroupNight.group_id == group_id)
+    )
+    return int(total or 0)
+
+
+def blocked_at(night: Night) -> tuple[str, ...]:
+    """The nights (by name) holding what the tab of the group ``night`` is kept in cannot count in ``night``'s unit
+    (its currency; chips on a chips-only night): the tab then offers and takes no payment in that unit
+    (:attr:`GroupView.blocked`), and neither may the night (issue 35): a payment marked there could be a wrong
+    one.  () for a night in no group, a night taken out of its group (the tab does not count it), or a unit the
+    tab settles as usual."""
+    group = group_of_night(night)
+    return () if group is None else _blocked_in(group, night)
+
+
+def _blocked_in(group: Group, night: Night) -> tuple[str, ...]:
+    view = group_view(group)
+    if any(n.night_id == night.id for n in view.left_out):
+        return ()
+    money = money_of(night)
+    unit = money.currency if money.chip_value else None  # a NightResult's unit: its currency as written
+    return tuple(view.blocked.get(unit, ()))
+
+
+def refuse_paid_where_blocked(night: Night) -> None:
+    """IllegalAction when a payment marked paid at ``night`` is in a unit its group's tab cannot settle
+    (:func:`blocked_at`), as the group's own pages refuse one (:class:`~companion.group.tab.Unreconciled`).
+
+    The other nights are read, not locked (a night's command locks its own night and no other): a command of
+    the group that blocks the unit at the same moment then simply comes after this payment, which it does not
+    read, and one that unblocks it before, which the payer may try again."""
+    names = blocked_at(night)
+    if names:
+        raise IllegalAction(_blocked_sentence(night, names))
+
+
+def _blocked_sentence(night: Night, names: Sequence[str]) -> str:
+    """Why nothing is marked paid at ``night`` in its unit while ``names`` block it, as the group's page says it."""
+    money = money_of(night)
+    unit = money.currency if money.chip_value else "chips"
+    one = len(names) == 1
+    return (
+        f"nothing can be marked paid in {unit} while {', '.join(names)} {'holds' if one else 'hold'} tab records the "
+        f"group cannot count, so a payment marked in {unit} could be a wrong one: the group's organiser can take "
+        f"{'that night' if one else 'those nights'} out of the group"
+    )
 
 
 # --- opening a group, its links ------------------------------------------------------------------

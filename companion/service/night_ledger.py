@@ -29,7 +29,7 @@ from companion.db.models import Event, Night
 from companion.extensions import db
 from companion.money.settle import Payment, settle_up
 from companion.night.bank import BankCheck
-from companion.night.ledger import BANK, FOLDED, NightLedger, extra_line, settle_on_counts
+from companion.night.ledger import BANK, FOLDED, ExtraLine, NightLedger, extra_line, settle_on_counts
 from companion.night.tab import TabCleared
 from companion.service.store import derived, keep_derived, play_for
 
@@ -182,9 +182,10 @@ def _counted_less_games(state: BankState, players: Sequence[str]) -> dict[str, i
     return {p: results.get(p, 0) - state.games_net.get(p, 0) for p in players}
 
 
-def night_extra(night: Night) -> tuple[str, dict[str, int], str] | None:
+def night_extra(night: Night) -> ExtraLine | None:
     """What the night's own ledger adds beside its games (the Bonus Round, the bank's counts), if anything:
-    (title, chips per player, what it is): :func:`companion.night.ledger.extra_line` at this version.
+    (title, chips per player, what it is, the Bonus Round's payments in it):
+    :func:`companion.night.ledger.extra_line` at this version.
     """
     state = bank_state(night)
     return extra_line(state.ledger, state.games_net, state.results, state.block)

@@ -20,6 +20,7 @@ from companion.night.paid import refuse_payment
 from companion.night.play import NightPlay
 from companion.service.bank import refuse_moving_cashed_out, verify
 from companion.service.group_nights import refuse_paid_beyond_open
+from companion.service.groups import refuse_paid_where_blocked
 from companion.service.history import describe_ledger_event
 from companion.service.nights import refuse_on_a_carried_night
 from companion.service.store import play_for
@@ -83,6 +84,7 @@ def _verify_payment(night: Night, payload: dict[str, Any]) -> str:
     verify(night, "paid", payload)  # refused while the night settles on counts the bank cannot balance yet
     payer, payee, chips = payload.get("payer"), payload.get("payee"), payload.get("chips")
     refuse_payment(night.players, payer, payee, chips)  # the check a night file's "paid" passes too
+    refuse_paid_where_blocked(night)  # a night of a group: nothing in a unit its tab cannot count (issue 35)
     refuse_paid_beyond_open(night, payer, payee, chips)  # a night of a group: never settled twice
     return describe_ledger_event("paid", payload)
 

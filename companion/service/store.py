@@ -137,6 +137,13 @@ def played_games(night: Night) -> list[Game]:
     return [night.games[p.number - 1] for p in play_for(night).played()]
 
 
+def games_of_the_night(night: Night) -> list[Game]:
+    """The rows of ``night``'s games as its report counts them: those played with something recorded in them
+    (:meth:`~companion.night.play.NightPlay.of_the_night`: a game started and left with nothing in it is no
+    game of the night, issue 35); the night's history and file still hold every game started."""
+    return [night.games[p.number - 1] for p in play_for(night).of_the_night()]
+
+
 def events_of(night: Night) -> list[Event]:
     return list(db.session.scalars(select(Event).where(Event.night_id == night.id).order_by(Event.seq)))
 

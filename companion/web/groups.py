@@ -48,6 +48,7 @@ from companion.group.season import ALL_TIME, Period
 from companion.group.tab import Overpayment, TabPayment
 from companion.money.amounts import format_money
 from companion.night.file import Money
+from companion.night.ledger import BANK_LINE, BANK_LINE_MEANS
 from companion.values.reading import Unreadable, iso_date, whole_number
 from companion.web import kept_pages, post_redirect_get, qr
 from companion.web.addresses import shared_url
@@ -299,6 +300,7 @@ def _render(group: Group, view: Any, period: Period, *, organiser: bool, status:
         amount_text=amount_text,
         signed_text=signed_text,
         unit_text=unit_text,
+        bank_says=bank_says(view),
         organiser=organiser,
         me=me,
         own_links=service.member_links(group, view.members) if organiser else {},
@@ -309,6 +311,13 @@ def _render(group: Group, view: Any, period: Period, *, organiser: bool, status:
         all_url=url_for(endpoint, key=key, nights="all", **period_args(period)),
         **shown,
     ), status
+
+
+def bank_says(view: service.GroupView) -> tuple[str, str] | None:
+    """(the bank's line's title, what it is in one sentence) when the season shows that line (a member's
+    game by game), as the night's report says it under its own line; None when it shows none."""
+    title = BANK_LINE[0]
+    return (title, BANK_LINE_MEANS) if any(title in row.per_game for row in view.season.rows) else None
 
 
 def _pay_form(cls: type[TabPaidForm], version: int, payment: TabPayment) -> TabPaidForm:

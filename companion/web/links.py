@@ -43,9 +43,11 @@ class NightLink:
 
     ``continued`` is the night its pot was carried into: that night can appear
     without a new version here, and it changes the table screen and the report.
-    ``group`` is the group the night is kept in and its version, (id, version), or None:
-    a handle set on the group moves the group's version and not the night's, and it
-    changes the *Pay* offers of the night's report (web/night_pay.py).
+    ``group`` is the group the night is kept in, its version, its ``nights_changed`` and the sum of
+    its nights' versions, or None: a handle set on the group moves the group's version and not the
+    night's, and it changes the *Pay* offers of the night's report (web/night_pay.py); another night
+    of the group may block the night's unit in the group's tab (then no *Mark paid*, no *Pay*: issue
+    35), moving only that night's version.
     """
 
     id: int
@@ -53,13 +55,16 @@ class NightLink:
     keeper_key: str
     viewer_key: str
     continued: int | None
-    group: tuple[int, int] | None = None
+    group: tuple[int, int, int, int] | None = None
 
 
 #: the scorekeeper's link's night, the night that continues it and the group it is kept in (with that
-#: group's version), by their unique indexes
+#: group's version, its nights' changes and the sum of their versions: the index of the group's nights
+#: alone, as the group's own stamp reads it, web/groups.py), by their unique indexes
 _LINK_SQL = (
-    "SELECT n.id, n.version, n.keeper_key, n.viewer_key, c.id, g.id, g.version FROM night n"
+    "SELECT n.id, n.version, n.keeper_key, n.viewer_key, c.id, g.id, g.version, g.nights_changed,"
+    " (SELECT COALESCE(SUM(x.version), 0) FROM group_night y JOIN night x ON x.id = y.night_id"
+    " WHERE y.group_id = g.id) FROM night n"
     " LEFT OUTER JOIN night c ON c.carried_from = n.id"
     " LEFT OUTER JOIN group_night gn ON gn.night_id = n.id"
     " LEFT OUTER JOIN home_group g ON g.id = gn.group_id WHERE n.keeper_key = {}"
@@ -67,7 +72,8 @@ _LINK_SQL = (
 
 
 def _link(row: tuple) -> NightLink:  # type: ignore[type-arg]
-    return NightLink(row[0], row[1], row[2], row[3], row[4], (row[5], row[6]) if row[5] is not None else None)
+    group = (row[5], row[6], row[7], int(row[8])) if row[5] is not None else None
+    return NightLink(row[0], row[1], row[2], row[3], row[4], group)
 
 
 def keeper_link(key: str) -> NightLink | None:

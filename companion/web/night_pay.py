@@ -15,8 +15,12 @@ The reference is "<group name> · <night name>", at most 140 characters (the EPC
 the transfer's QR code carries it in the SEPA basic Latin set ("Fridays - Friday": pay_offers does it).
 
 The report is kept per night version (web/kept_pages.py), and a handle set on the group moves the
-group's version, not the night's: :func:`pay_stamp` is what the kept page's key adds, the group and
-its version as :func:`companion.web.links.keeper_link` reads them on every request.
+group's version, not the night's: :func:`pay_stamp` is what the kept page's key adds, the group, its
+version and its nights' as :func:`companion.web.links.keeper_link` reads them on every request.
+
+While the group's tab cannot count the night's unit (a night of the group holds tab records there that do
+not add up: :func:`companion.service.blocked_at`), the night offers no *Pay* and no *Mark paid* in it,
+as the group's own pages offer none (issue 35).
 """
 
 from __future__ import annotations
@@ -56,9 +60,10 @@ def night_reference(group_name: str, night_name: str) -> str:
     return f"{group}{_BETWEEN}{night}"
 
 
-def pay_stamp(pay: service.NightPay | None) -> tuple[int, int] | None:
-    """What the night's kept report depends on of its group: (group id, group version), None in no group."""
-    return (pay.group_id, pay.version) if pay is not None else None
+def pay_stamp(pay: service.NightPay | None) -> tuple[int, int, int, int] | None:
+    """What the night's kept report depends on of its group, as :class:`~companion.web.links.NightLink` reads
+    it: (group id, group version, its nights' changes, the sum of their versions), None in no group."""
+    return (pay.group_id, pay.version, pay.nights_changed, pay.nights_versions) if pay is not None else None
 
 
 def night_offers(night: Night, report: Report, view: str, pay: service.NightPay | None) -> Offers:
@@ -67,9 +72,10 @@ def night_offers(night: Night, report: Report, view: str, pay: service.NightPay 
     The payments are the ones *Mark paid* would offer (the night's own lines not marked paid; once
     the group's tab settled part of the night, only what remains), or, when recorded payments do not
     match the lines, what settles the rest.  A payee with no handle, or no offer to make (a currency
-    a service does not send, an amount finer than a cent), is left out.
+    a service does not send, an amount finer than a cent), is left out; and every payment while the group's
+    tab cannot count the night's unit (``pay.blocked``: the group's own pages offer nothing there either).
     """
-    if pay is None or not pay.handles or report.chip_value <= 0 or not report.currency:
+    if pay is None or pay.blocked or not pay.handles or report.chip_value <= 0 or not report.currency:
         return {}
     reference = night_reference(pay.group_name, night.name)
     out: Offers = {}

@@ -71,7 +71,7 @@ def chip_series(night: Night) -> ChipSeries:
     if kept is not None:
         return kept  # type: ignore[no-any-return]
     play = service.play_for(night)
-    games = [(p.number, p.state, p.close().net) for p in play.played()]  # a game taken back: none
+    games = [(p.number, p.state, p.close().net) for p in play.of_the_night()]  # a game taken back or left empty: none
     before = service.derived_before("chip-series", night.id, night.version)
     chips = before[1].extended(games) if before is not None else None
     if chips is None:
@@ -128,9 +128,13 @@ def render_report(  # type: ignore[no-untyped-def]
     report = report_of(night)
     view = view or _view()
     group_pay = service.night_pay(night) if isinstance(pay, bool) else pay
+    # the group's tab cannot count the night's unit: nothing is offered there, as on the group's pages (issue 35)
+    refusal = group_pay.refusal if group_pay is not None else ""
     confirm = None
     paid_form = None
-    if keeper and request.args.get("payer"):
+    if keeper and request.args.get("payer") and refusal:
+        message = message or f"That payment cannot be marked paid: {refusal}."
+    elif keeper and request.args.get("payer"):
         try:
             chips = whole_number(request.args.get("chips", ""), "chips", low=1, high=MAX_CHIPS)
         except Unreadable:
@@ -161,6 +165,12 @@ def render_report(  # type: ignore[no-untyped-def]
     if chip_charts is None:
         chips = chip_series(night)
         series = {name: list(points) for name, points in chips.series.items()}
+        play = service.play_for(night)
+        if play.of_the_night()[-1] is not play.current:  # the game at the table has nothing in it: no game of
+            tally = play.net()  # the night, and the last one that is was stopped: each line ends where it closed
+            if any(points[-1] != tally.get(name, 0) for name, points in series.items()):
+                for name, points in series.items():
+                    points.append(tally.get(name, 0))
         added = bank_service.night_extra(night)
         ledger = ""
         if added is not None:  # each line ends at the player's result, not at the games' tally
@@ -183,7 +193,7 @@ def render_report(  # type: ignore[no-untyped-def]
             "report/show.html",
             chip_charts=chip_charts,
             night=night,
-            played=service.played_games(night),  # a game taken back counts nowhere in the report
+            played=service.games_of_the_night(night),  # a game taken back, or left with nothing in it: none
             st=standings_of(night),
             rep=report,
             view=view,
@@ -199,6 +209,7 @@ def render_report(  # type: ignore[no-untyped-def]
             source=source,
             pay_for=night_offers(night, report, view, group_pay),
             kept_in=group_pay.group_name if group_pay is not None else None,
+            refusal=refusal,
             **({"flashed": flashed} if flashed is not None else {}),
         ),
         status,
@@ -352,7 +363,7 @@ def _known() -> list[tuple[Night, Report]]:
 def games_of(night: Night, report: Report) -> str:
     """The night's games as played, in words fit for every game (issue 23): their titles in order,
     and for a game that plays games to a target inside it (Napalm) how many finished."""
-    return games_played_text([p.title for p in service.play_for(night).played()], report.games)
+    return games_played_text([p.title for p in service.play_for(night).of_the_night()], report.games)
 
 
 @bp.get("/nights")

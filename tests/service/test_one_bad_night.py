@@ -8,17 +8,19 @@ Ben +3.00, Cat −1.00, Dan −4.00; in chips: Ann −5, Cat +5.
 from __future__ import annotations
 
 import json
+import re
+from html import unescape
 from decimal import Decimal as D
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from companion import service
 from companion.db.models import Event, Night
 from companion.extensions import db
 from companion.games import IllegalAction
 from companion.group.tab import Overpayment, TabPayment
-from service.group_support import group, group_of_three
+from service.group_support import group, group_of_three, versions
 
 
 def append_one_sided_record(night_id: int) -> None:
@@ -109,3 +111,67 @@ def test_a_good_night_goes_out_and_back_and_one_paid_with_others_cannot_go_alone
             service.leave_out_night(group_id, n1, group(group_id).version, None)
         with pytest.raises(IllegalAction, match="not kept in the group"):
             service.leave_out_night(group_id, 999, group(group_id).version, None)
+
+
+# --- a night's own Mark paid in a unit its group's tab cannot count (issue 35) --------------------------------
+
+
+def paid_events(night_id: int) -> list[dict]:
+    db.session.rollback()
+    return list(db.session.scalars(select(Event.payload).where(Event.night_id == night_id, Event.kind == "paid")))
+
+
+def test_a_night_marks_nothing_paid_in_a_currency_its_group_cannot_count_and_the_rest_as_usual(app):
+    with app.app_context():
+        group_id, (n1, n2, n3) = group_of_three()
+        append_one_sided_record(n2)  # EUR blocked by N2 (the test above); chips not
+        assert service.blocked_at(db.session.get(Night, n1)) == ("N2",)
+        assert service.blocked_at(db.session.get(Night, n2)) == ("N2",)
+        assert service.blocked_at(db.session.get(Night, n3)) == ()
+        # N1's own plan (Dan pays Ann 8 chips = 2.00 EUR) is no longer marked paid at the night, nor N2's
+        # (Cat pays Ben 10 chips = 1.00 EUR): refused, nothing recorded
+        for night_id, payer, payee, chips in ((n1, "Dan", "Ann", 8), (n2, "Cat", "Ben", 10)):
+            version = db.session.get(Night, night_id).version
+            with pytest.raises(IllegalAction, match="nothing can be marked paid in EUR while N2 holds tab records"):
+                service.mark_paid(night_id, payer, payee, chips, version, None)
+            assert versions([night_id]) == [version] and paid_events(night_id) == []
+        # N3 is played in chips, which the tab counts: Ann pays Cat 5 chips is marked as ever
+        service.mark_paid(n3, "Ann", "Cat", 5, db.session.get(Night, n3).version, None)
+        assert paid_events(n3) == [{"payer": "Ann", "payee": "Cat", "chips": 5}]
+        # N2 taken out: the tab counts EUR again, and N1's payment is marked at the night
+        service.leave_out_night(group_id, n2, group(group_id).version, None)
+        assert service.blocked_at(db.session.get(Night, n1)) == ()
+        service.mark_paid(n1, "Dan", "Ann", 8, db.session.get(Night, n1).version, None)
+        assert paid_events(n1) == [{"payer": "Dan", "payee": "Ann", "chips": 8}]
+
+
+def test_a_nights_report_offers_no_mark_paid_or_pay_link_in_a_blocked_currency_and_refuses_a_form_made_before(app, client):
+    with app.app_context():
+        group_id, (n1, n2, n3) = group_of_three()
+        service.set_handle(group_id, "Ann", "paypal", {"username": "AnnLee"}, group(group_id).version, None)
+        night = db.session.get(Night, n1)
+        key, players = night.keeper_key, f"/p/{night.viewer_key}/report"
+    keeper = f"/k/{key}/report"
+    # before: Dan pays Ann 8 chips × 0.25 = 2.00 EUR, with Mark paid and Ann's PayPal.Me link (the page kept so)
+    for url in (keeper, keeper):
+        html = client.get(url).get_data(as_text=True)
+        assert "Mark paid" in html and "https://paypal.me/AnnLee/2.00EUR" in html
+    asked = client.get(f"{keeper}?payer=Dan&payee=Ann&chips=8").get_data(as_text=True)
+    fields = dict(re.findall(r'name="(\w+)"[^>]*value="([^"]*)"', re.search(r'id="confirm">(.*?)</form>', asked, re.S)[1]))
+    with app.app_context():  # N2 gets a record the tab cannot count: neither N1's version nor the group's moves
+        append_one_sided_record(n2)
+    sentence = ("Nothing can be marked paid in EUR while N2 holds tab records the group cannot count, so a payment "
+                "marked in EUR could be a wrong one: the group's organiser can take that night out of the group.")
+    for url in (keeper, players):
+        html = " ".join(unescape(client.get(url).get_data(as_text=True)).split())
+        assert 'data-payer="Dan" data-payee="Ann" data-chips="8"' in html  # the payment is still said
+        assert "Mark paid" not in html and "paypal.me" not in html and "pay-offers" not in html, url
+        assert sentence in html, url
+    asked = " ".join(unescape(client.get(f"{keeper}?payer=Dan&payee=Ann&chips=8").get_data(as_text=True)).split())
+    assert 'id="confirm"' not in asked and "That payment cannot be marked paid: nothing can be marked paid in EUR" in asked
+    # the confirming form made before the block: refused, with the reason, nothing recorded
+    response = client.post(f"/k/{key}/paid", data=fields)
+    assert response.status_code == 422
+    assert "nothing can be marked paid in EUR while N2 holds tab records" in unescape(response.get_data(as_text=True))
+    with app.app_context():
+        assert paid_events(n1) == []

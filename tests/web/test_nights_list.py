@@ -63,10 +63,14 @@ def test_a_night_of_napalm_then_nap_names_both_in_order(start_night, client):
         "variant": "plain", "stake": "1", "misere": "y",
     })
     assert response.status_code == 303, response.get_data(as_text=True)[:2000]
-    # Napalm's game 2 stopped with its antes returned; Nap has nothing recorded: Ben +3 still
+    # Napalm's game 2 stopped with its antes returned; Nap has nothing recorded: Ben +3 still, and Nap is no
+    # game of the night yet (issue 35)
     assert night_lines(client)["Two games"] == (
-        "2 games: Napalm (1 game finished, one unfinished), Nap · 0 of 3 payments marked paid"
+        "Napalm (1 game finished, one unfinished) · 0 of 3 payments marked paid"
     )
+    page.refresh()
+    assert page.post("deal", {"bidder": "Dan", "bid": "2", "result": "made"}).status_code == 303
+    assert night_lines(client)["Two games"].startswith("2 games: Napalm (1 game finished, one unfinished), Nap · ")
 
 
 def test_a_players_page_counts_games_won_only_on_nights_that_have_games_to_win(start_night, client, app):

@@ -172,8 +172,10 @@ def test_a_game_taken_back_counts_nowhere_and_the_games_are_numbered_as_played(s
     assert history.count("Game 2 of the night: Nap starts") == 2  # the one taken back, and the one played
     assert "Game 2 of the night (Nap) taken back" in history
     assert "Game 3 of the night: Napalm starts" in history and "Game 4" not in history
+    # the Nap played and the 3rd game have nothing recorded in them yet: no games of the night (issue 35), so
+    # the report is still that of the one Napalm played
     report = client.get(f"{page.url}/report").get_data(as_text=True)
-    assert any(line.startswith("3 games: Napalm") for line in _facts(report)), _facts(report)
+    assert not any(" games" in line for line in _facts(report)) and "tokens win" in _facts(report)[0], _facts(report)
 
 
 def test_a_game_taken_back_leaves_no_rules_nor_carried_pot_behind(start_night, client, app):
