@@ -1,7 +1,8 @@
 """The night's next game: the game at the table stops, and the next starts with its players and rules.
 
-``GET|POST /k/<key>/next-game?game=<kind>[&offer=<preset>]``: the game's players, first
-dealer and rules, proposed from the night so far; picking another game shows its own
+``GET|POST /k/<key>/next-game?game=<kind>[&offer=<preset>|&named=<name>]``: the game's players,
+first dealer and rules, proposed from the night so far (``named``: from the last game played
+under that name, as dealer's choice offers it); picking another game shows its own
 rules before anything starts (issue 20, item 5).  Dealer's choice (web/choice.py) opens
 it with a game picked.
 """
@@ -15,7 +16,7 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from companion import service
 from companion.extensions import db
 from companion.db.models import Night
-from companion.games import GAMES
+from companion.games import GAMES, title_of
 from companion.games.protocol import IllegalAction
 from companion.games.web import SCREENS, offers_of
 from companion.web import post_redirect_get
@@ -49,14 +50,25 @@ def _offer_of(kind: str, key: str | None) -> tuple[str, tuple[str, Any]] | None:
     return (str(key), found) if found is not None else None
 
 
+def _named_of(night: Night, kind: str, raw: str | None) -> str | None:
+    """``?named=``: the game's title or a name a game of ``kind`` was played under tonight, else None
+    (a name the night never used is not shown as the game's heading)."""
+    if not raw:
+        return None
+    names = {GAMES[kind].title} | {title_of(g.kind, g.rules) for g in service.played_games(night) if g.kind == kind}
+    return raw if raw in names else None
+
+
 def _render_next_game(  # type: ignore[no-untyped-def]
-    night: Night, kind: str, form: Any, status: int = 200, message: str | None = None, offer: Any = None
+    night: Night, kind: str, form: Any, status: int = 200, message: str | None = None, offer: Any = None,
+    named: str | None = None,
 ):
     return (
         render_template(
             "next_game/start.html", night=night, form=form, kind=kind,
-            title=offer[1][0] if offer is not None else GAMES[kind].title,
+            title=offer[1][0] if offer is not None else named or GAMES[kind].title,
             offer=offer[0] if offer is not None else None,
+            picked={"offer": offer[0]} if offer is not None else {"named": named} if named else {},
             rules_template=SCREENS[kind].rules_template, st=standings_of(night), message=message,
             stopping=service.play_for(night).current.stopping(),
         ),
@@ -72,8 +84,9 @@ def start(key: str):  # type: ignore[no-untyped-def]
     if kind not in SCREENS or kind not in GAMES:
         abort(400, "choose one of the games offered")
     offer = _offer_of(kind, request.values.get("offer"))
+    named = None if offer is not None else _named_of(night, kind, request.values.get("named"))
     location = url_for("next_game.start", key=night.keeper_key, game=kind,
-                       **({"offer": offer[0]} if offer is not None else {}))
+                       **({"offer": offer[0]} if offer is not None else {"named": named} if named else {}))
     if request.method != "POST":
         kept = post_redirect_get.recall(night.version)
         form = _next_game_form(night, kind)
@@ -81,14 +94,15 @@ def start(key: str):  # type: ignore[no-untyped-def]
             kept.refill(form)
             form.game.data = kind
         else:
-            defaults = service.next_game_defaults(night, kind, offer[1][1] if offer is not None else None)
+            defaults = service.next_game_defaults(night, kind, offer[1][1] if offer is not None else None, named)
             form.game.data = kind
             form.players.data = list(defaults.players)
             form.first_dealer.data = defaults.first_dealer
             SCREENS[kind].fill_rules(form, defaults.rules)
         fresh(form, night.version)
         status = kept.status if kept is not None else 200
-        return _render_next_game(night, kind, form, status, message=kept.message if kept else None, offer=offer)
+        return _render_next_game(night, kind, form, status, message=kept.message if kept else None, offer=offer,
+                                 named=named)
     shown = request.form.get("rules_of") or kind  # a page that says nothing showed the picked game's
     if shown != kind or request.form.get("show_rules"):
         # the picked game's own rules and players, shown before anything starts (issue 20, item 5)
