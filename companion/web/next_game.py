@@ -18,7 +18,7 @@ from companion.extensions import db
 from companion.db.models import Night
 from companion.games import GAMES, title_of
 from companion.games.protocol import IllegalAction
-from companion.games.web import SCREENS, offers_of
+from companion.games.web import SCREENS, game_picks, offer_matching, offers_of, pick_of, read_pick
 from companion.web import post_redirect_get
 from companion.web import tap_guard
 from companion.web.forms import fresh, next_game_form_class, picked_another_game
@@ -38,7 +38,8 @@ def _refused(night: Night, message: str) -> Any:
 def _next_game_form(night: Night, kind: str, formdata: Any = None) -> Any:
     screens = SCREENS[kind]
     form = next_game_form_class(screens.rules_fields)(formdata=formdata)
-    form.game.choices = [(k, GAMES[k].title) for k in GAMES if k in SCREENS]
+    # the list offers each game once by its name (game_picks); a bare kind still reads (a page of before)
+    form.game.choices = game_picks() + [(k, GAMES[k].title) for k in GAMES if k in SCREENS and offers_of(k)]
     form.players.choices = [(n, n) for n in night.players]
     form.first_dealer.choices = [(n, n) for n in night.players]
     return form
@@ -68,7 +69,9 @@ def _render_next_game(  # type: ignore[no-untyped-def]
             "next_game/start.html", night=night, form=form, kind=kind,
             title=offer[1][0] if offer is not None else named or GAMES[kind].title,
             offer=offer[0] if offer is not None else None,
-            picked={"offer": offer[0]} if offer is not None else {"named": named} if named else {},
+            picks=game_picks(),
+            # the offer goes in the game list's value; a name the game was played under, in the address
+            action_args={"named": named} if named else {},
             rules_template=SCREENS[kind].rules_template, st=standings_of(night), message=message,
             stopping=service.play_for(night).current.stopping(),
         ),
@@ -80,37 +83,43 @@ def _render_next_game(  # type: ignore[no-untyped-def]
 def start(key: str):  # type: ignore[no-untyped-def]
     """Start the night's next game: the one at the table stops, and its closing applies from then on."""
     night = keeper_night(key)
-    kind = request.values.get("game") or service.play_for(night).current.setup.kind
+    # the game list's value: a kind, or a kind and one of its offers ("pots:high_card"); else ?offer=
+    picked = request.values.get("game") or service.play_for(night).current.setup.kind
+    kind, offer_key = read_pick(picked)
     if kind not in SCREENS or kind not in GAMES:
         abort(400, "choose one of the games offered")
-    offer = _offer_of(kind, request.values.get("offer"))
+    offer = _offer_of(kind, offer_key or request.values.get("offer"))
     named = None if offer is not None else _named_of(night, kind, request.values.get("named"))
-    location = url_for("next_game.start", key=night.keeper_key, game=kind,
-                       **({"offer": offer[0]} if offer is not None else {"named": named} if named else {}))
     if request.method != "POST":
+        if offer is None and offers_of(kind):  # a game listed by its offers shows one: the one played last
+            offer = _offer_of(kind, offer_matching(kind, service.next_game_defaults(night, kind).rules))
         kept = post_redirect_get.recall(night.version)
         form = _next_game_form(night, kind)
         if kept is not None and kept.form == "next_game":  # the refused form, as typed, with its errors
             kept.refill(form)
-            form.game.data = kind
         else:
             defaults = service.next_game_defaults(night, kind, offer[1][1] if offer is not None else None, named)
-            form.game.data = kind
             form.players.data = list(defaults.players)
             form.first_dealer.data = defaults.first_dealer
             SCREENS[kind].fill_rules(form, defaults.rules)
+        form.game.data = pick_of(kind, offer[0] if offer is not None else None)
         fresh(form, night.version)
         status = kept.status if kept is not None else 200
         return _render_next_game(night, kind, form, status, message=kept.message if kept else None, offer=offer,
                                  named=named)
-    shown = request.form.get("rules_of") or kind  # a page that says nothing showed the picked game's
-    if shown != kind or request.form.get("show_rules"):
+    location = url_for("next_game.start", key=night.keeper_key, game=kind,
+                       **({"offer": offer[0]} if offer is not None else {"named": named} if named else {}))
+    # the page says which game's rules and players it showed; one that says nothing showed the picked game's
+    shown = request.form.get("rules_of") or picked
+    if shown != picked or request.form.get("show_rules"):
         # the picked game's own rules and players, shown before anything starts (issue 20, item 5)
-        if shown not in SCREENS:
+        if read_pick(shown)[0] not in SCREENS:
             abort(400, "choose one of the games offered")
         if request.form.get("show_rules"):
             return post_redirect_get.refuse(location, 200, version=night.version)
-        return post_redirect_get.refuse(location, 422, message=picked_another_game(kind, "Start this game"), version=night.version)
+        title = offer[1][0] if offer is not None else None
+        return post_redirect_get.refuse(location, 422, message=picked_another_game(kind, "Start this game", title),
+                                        version=night.version)
     form = _next_game_form(night, kind, request.form)
     if not form.validate():
         return post_redirect_get.refuse(location, 422, form_name="next_game", form=form, version=night.version)

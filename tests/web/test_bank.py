@@ -498,7 +498,7 @@ def test_dealers_choice_offers_each_game_by_its_name_the_latest_played_first(cli
     for name in ("version", "request_key"):
         data[name] = re.search(rf'name="{name}"[^>]*value="([^"]+)"', form.group(2)).group(1)  # type: ignore[union-attr]
     data["players"] = re.findall(r'name="players" value="(\w+)" checked', form.group(2))
-    data["game"] = re.search(r'<option selected value="(\w+)">', form.group(2)).group(1)  # type: ignore[union-attr]  # the Game list
+    data["game"] = re.search(r'<select name="game".*?<option selected value="([\w:]+)">', form.group(2), re.S).group(1)  # type: ignore[union-attr]  # the Game list
     data["first_dealer"] = "Ben"
     data["stake_a"], data["stake_b"] = "2", "3"
     response = client.post(form.group(1).replace("&amp;", "&"), data=data)
