@@ -198,22 +198,36 @@
   }
   document.querySelectorAll(".ask .confirm").forEach(clearOfBar);
 
-  // The report's audit is one tap away, in <details class="audit"> (issue 20, item 16).  A link
-  // to a part of it (a player's chips, from the players' page) opens it, and a printout shows it
-  // all, with each payment's "Why?": static/app.css does so where the browser styles
+  // The report's audit is one tap away, in <details class="audit"> (issue 20, item 16), and the
+  // organiser's page folds each section in a <details class="part"> (issue 35).  A link to
+  // something inside a closed one (a player's chips from the players' page, a section from the
+  // section bar, a save returning to its section) opens it and every fold around it, on load,
+  // on hashchange and on a tap of a link to where the address already points; a printout shows
+  // it all, with each payment's "Why?": static/app.css does so where the browser styles
   // ::details-content; this does it everywhere else, and closes them again after printing.
+  var FOLDS = "details.audit, details.part, details.fold";
   function openTarget() {
-    var target = location.hash.length > 1 && document.getElementById(decodeURIComponent(location.hash.slice(1)));
-    var closed = target && target.closest("details.audit:not([open])");
-    if (closed) { closed.open = true; target.scrollIntoView(); }
+    var id = location.hash.length > 1 && decodeURIComponent(location.hash.slice(1));
+    var target = id && document.getElementById(id);
+    if (!target) return;
+    var opened = false;
+    for (var d = target.closest("details"); d; d = d.parentElement && d.parentElement.closest("details")) {
+      if (!d.open && d.matches(FOLDS)) { d.open = true; opened = true; }
+    }
+    if (opened) target.scrollIntoView();
   }
-  if (document.querySelector("details.audit")) {
+  if (document.querySelector(FOLDS)) {
     openTarget();
     window.addEventListener("hashchange", openTarget);
+    document.addEventListener("click", function (event) {
+      var link = event.target.closest && event.target.closest('a[href^="#"]');
+      if (link && link.getAttribute("href") === location.hash) setTimeout(openTarget, 0);  // no hashchange then
+    });
     var openedToPrint = [];
     window.addEventListener("beforeprint", function () {
       openedToPrint = Array.prototype.filter.call(
-        document.querySelectorAll("details.audit:not([open]), details.why:not([open]), details.records:not([open])"),
+        document.querySelectorAll("details.audit:not([open]), details.why:not([open]), details.records:not([open]), " +
+                                  "details.part:not([open]), details.fold:not([open])"),
         function (d) { d.open = true; return true; });
     });
     window.addEventListener("afterprint", function () {

@@ -206,6 +206,49 @@ def offers_of(kind: str) -> dict[str, tuple[str, dict[str, Any]]]:
     return SCREENS[kind].offers() if kind in SCREENS else {}
 
 
+#: between a game's kind and one of its offers in a game list's value ("pots:high_card")
+PICK_SEPARATOR = ":"
+
+
+def game_picks() -> list[tuple[str, str]]:
+    """Every game a list offers, each once, by the name the group plays it under: ``(value, name)``.
+
+    A game with offers of its own (a pot game's presets) is listed once per offer, its value
+    ``kind:offer``; any other once by its title, its value its kind.  A game is never offered
+    twice (once by its kind and again by its offers), and each value says which fields to show.
+    """
+    picks: list[tuple[str, str]] = []
+    for kind in GAMES:
+        if kind not in SCREENS:
+            continue
+        listed = offers_of(kind)
+        if not listed:
+            picks.append((kind, GAMES[kind].title))
+        picks += [(pick_of(kind, key), name) for key, (name, _rules) in listed.items()]
+    return picks
+
+
+def pick_of(kind: str, offer: str | None) -> str:
+    """A game list's value for ``kind`` played as its ``offer`` (None: the kind itself)."""
+    return f"{kind}{PICK_SEPARATOR}{offer}" if offer else kind
+
+
+def read_pick(value: str | None) -> tuple[str, str | None]:
+    """``(kind, offer or None)`` from a game list's value (:func:`pick_of`); the caller checks both."""
+    kind, _, offer = str(value or "").partition(PICK_SEPARATOR)
+    return kind, offer or None
+
+
+def offer_matching(kind: str, rules: Mapping[str, Any]) -> str | None:
+    """The first of ``kind``'s offers whose rules ``rules`` hold (a pot game's preset), else its first
+    offer; None for a game without offers.  The game a next-game screen shows when none was named."""
+    listed = offers_of(kind)
+    for key, (_name, offered) in listed.items():
+        if all(rules.get(name) == value for name, value in offered.items()):
+            return key
+    return next(iter(listed), None)
+
+
 def rules_text(kind: str, rules: Mapping[str, Any]) -> str:
     """``describe_rules`` of the game's screens ("" for a kind no longer registered)."""
     return SCREENS[kind].describe_rules(rules) if kind in SCREENS else ""

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from companion.db.models import Night
-from companion.games import IllegalAction, game_kind
+from companion.games import IllegalAction, game_kind, title_of
 from companion.games.night_kinds import GAME_STARTED, GAME_TAKEN_BACK
 from companion.night import file as nightfile
 from companion.night.play import GameSetup, NightPlay, set_up_game, validate_seating
@@ -151,20 +151,25 @@ def update_setup(
         uow.commit()
 
 
-def next_game_defaults(night: Night, kind: str, offer: Mapping[str, Any] | None = None) -> GameSetup:
+def next_game_defaults(
+    night: Night, kind: str, offer: Mapping[str, Any] | None = None, named: str | None = None
+) -> GameSetup:
     """What the next game of ``kind`` starts with unless the scorekeeper changes it.
 
     The rules of the last game of that kind tonight (else the game's defaults),
     everyone seated (or those the game picks, when its rules limit the players:
     ``default_players``), and the deal where the game at the table would pass it next.
     ``offer`` is one of the game's offers (a pot game's preset: ``{"preset": "nasdaq"}``):
-    the last game played with it, else the game's defaults with it.
+    the last game played with it, else the game's defaults with it.  ``named`` is the name
+    the group played it under (``title_of``: a poker variant, "Pool Nap"): the last game
+    played under that name, else the game's defaults (dealer's choice offers each by name).
     """
     game = game_kind(kind)
     offer = dict(offer or {})
     earlier = [
         g for g in played_games(night)
         if g.kind == game.kind and all(g.rules.get(key) == value for key, value in offer.items())
+        and (named is None or title_of(g.kind, g.rules) == named)
     ]
     rules = dict(earlier[-1].rules) if earlier else game.rules_to_dict(game.rules_from_dict(offer))
     current = play_for(night).current

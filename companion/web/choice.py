@@ -13,7 +13,7 @@ from companion.service import bank as bank_service
 from companion import service
 from companion.games import GAMES, title_of
 from companion.games.web import SCREENS, offers_of
-from companion.night.choice import as_offered, next_game_offers
+from companion.night.choice import as_offered, next_game_offers, with_names_played
 from companion.web.ledger_pages import next_dealer
 from companion.web.links import keeper_night
 
@@ -40,18 +40,23 @@ def _named_games() -> dict[tuple[str, str], str | None]:
 def show(key: str):  # type: ignore[no-untyped-def]
     night = keeper_night(key)
     named = _named_games()
-    played = as_offered([(g.kind, title_of(g.kind, g.rules)) for g in service.played_games(night)], list(named))
+    by_title = {kind for (kind, _name), offer in named.items() if offer is None}
+    tonight = [(g.kind, title_of(g.kind, g.rules)) for g in service.played_games(night)]
+    available = with_names_played(tonight, list(named), by_title)
+    played = as_offered(tonight, available)
     last = bank_service.ledger_of(night).last_roll
     offers = [
         {
             "kind": kind,
-            "offer": named[(kind, name)],
+            "offer": named.get((kind, name)),
             "title": name,
             "played": (kind, name) in played,
+            # a preset by its offer key; a game offered by its title, or by a name played tonight,
+            # by that name: its next-game screen starts from the last game played under it
             "url": url_for("next_game.start", key=night.keeper_key, game=kind,
-                           **({"offer": named[(kind, name)]} if named[(kind, name)] else {})),
+                           **({"offer": named[(kind, name)]} if named.get((kind, name)) else {"named": name})),
         }
-        for kind, name in next_game_offers(played, list(named))
+        for kind, name in next_game_offers(played, available)
     ]
     return render_template(
         "choice/show.html",

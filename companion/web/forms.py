@@ -162,13 +162,13 @@ class PaidForm(ActionForm):
     chips = WholeNumberField(validators=[InputRequired(), NumberRange(min=1, max=10**9)])
 
 
-def picked_another_game(kind: str, button: str) -> str:
+def picked_another_game(kind: str, button: str, name: str | None = None) -> str:
     """What a submit is told when it picked ``kind`` from the list while the page showed another game's rules.
 
     Nothing starts: the rules on the page were not the picked game's, and starting it with
     rules nobody saw (or the shown game instead) is the wrong game at the table (issue 20, item 5).
     """
-    return f"You picked {GAMES[kind].title}: nothing has started yet. Its rules are below now: check them and tap {button} again."
+    return f"You picked {name or GAMES[kind].title}: nothing has started yet. Its rules are below now: check them and tap {button} again."
 
 
 class NextGameForm(ActionForm):

@@ -561,8 +561,9 @@ def _back(group: Group, organiser: bool = True) -> str:
 
 
 #: the section of a group's page each form is in: a save returns there, its message at the top of the
-#: screen (issue 35, item 6: the organiser's page is many screens long)
-SECTION_OF = {"add": "members-h", "rename": "members-h", "merge": "members-h", "handle": "members-h",
+#: screen (issue 35, item 6), the section opened (static/app.js: the page folds each section); adding a
+#: member or a way to pay returns to that form, opened again for the next one
+SECTION_OF = {"add": "add-h", "rename": "members-h", "merge": "members-h", "handle": "handle-h",
               "remove_handle": "members-h", "own_link": "members-h", "paid": "tab-h", "settle": "tab-h",
               "got_it": "tab-h", "move": "nights-h"}
 

@@ -1,7 +1,8 @@
 """The night's next game: the game at the table stops, and the next starts with its players and rules.
 
-``GET|POST /k/<key>/next-game?game=<kind>[&offer=<preset>]``: the game's players, first
-dealer and rules, proposed from the night so far; picking another game shows its own
+``GET|POST /k/<key>/next-game?game=<kind>[&offer=<preset>|&named=<name>]``: the game's players,
+first dealer and rules, proposed from the night so far (``named``: from the last game played
+under that name, as dealer's choice offers it); picking another game shows its own
 rules before anything starts (issue 20, item 5).  Dealer's choice (web/choice.py) opens
 it with a game picked.
 """
@@ -15,9 +16,9 @@ from flask import Blueprint, abort, flash, redirect, render_template, request, u
 from companion import service
 from companion.extensions import db
 from companion.db.models import Night
-from companion.games import GAMES
+from companion.games import GAMES, title_of
 from companion.games.protocol import IllegalAction
-from companion.games.web import SCREENS, offers_of
+from companion.games.web import SCREENS, game_picks, offer_matching, offers_of, pick_of, read_pick
 from companion.web import post_redirect_get
 from companion.web import tap_guard
 from companion.web.forms import fresh, next_game_form_class, picked_another_game
@@ -37,7 +38,8 @@ def _refused(night: Night, message: str) -> Any:
 def _next_game_form(night: Night, kind: str, formdata: Any = None) -> Any:
     screens = SCREENS[kind]
     form = next_game_form_class(screens.rules_fields)(formdata=formdata)
-    form.game.choices = [(k, GAMES[k].title) for k in GAMES if k in SCREENS]
+    # the list offers each game once by its name (game_picks); a bare kind still reads (a page of before)
+    form.game.choices = game_picks() + [(k, GAMES[k].title) for k in GAMES if k in SCREENS and offers_of(k)]
     form.players.choices = [(n, n) for n in night.players]
     form.first_dealer.choices = [(n, n) for n in night.players]
     return form
@@ -49,14 +51,27 @@ def _offer_of(kind: str, key: str | None) -> tuple[str, tuple[str, Any]] | None:
     return (str(key), found) if found is not None else None
 
 
+def _named_of(night: Night, kind: str, raw: str | None) -> str | None:
+    """``?named=``: the game's title or a name a game of ``kind`` was played under tonight, else None
+    (a name the night never used is not shown as the game's heading)."""
+    if not raw:
+        return None
+    names = {GAMES[kind].title} | {title_of(g.kind, g.rules) for g in service.played_games(night) if g.kind == kind}
+    return raw if raw in names else None
+
+
 def _render_next_game(  # type: ignore[no-untyped-def]
-    night: Night, kind: str, form: Any, status: int = 200, message: str | None = None, offer: Any = None
+    night: Night, kind: str, form: Any, status: int = 200, message: str | None = None, offer: Any = None,
+    named: str | None = None,
 ):
     return (
         render_template(
             "next_game/start.html", night=night, form=form, kind=kind,
-            title=offer[1][0] if offer is not None else GAMES[kind].title,
+            title=offer[1][0] if offer is not None else named or GAMES[kind].title,
             offer=offer[0] if offer is not None else None,
+            picks=game_picks(),
+            # the offer goes in the game list's value; a name the game was played under, in the address
+            action_args={"named": named} if named else {},
             rules_template=SCREENS[kind].rules_template, st=standings_of(night), message=message,
             stopping=service.play_for(night).current.stopping(),
         ),
@@ -68,35 +83,43 @@ def _render_next_game(  # type: ignore[no-untyped-def]
 def start(key: str):  # type: ignore[no-untyped-def]
     """Start the night's next game: the one at the table stops, and its closing applies from then on."""
     night = keeper_night(key)
-    kind = request.values.get("game") or service.play_for(night).current.setup.kind
+    # the game list's value: a kind, or a kind and one of its offers ("pots:high_card"); else ?offer=
+    picked = request.values.get("game") or service.play_for(night).current.setup.kind
+    kind, offer_key = read_pick(picked)
     if kind not in SCREENS or kind not in GAMES:
         abort(400, "choose one of the games offered")
-    offer = _offer_of(kind, request.values.get("offer"))
-    location = url_for("next_game.start", key=night.keeper_key, game=kind,
-                       **({"offer": offer[0]} if offer is not None else {}))
+    offer = _offer_of(kind, offer_key or request.values.get("offer"))
+    named = None if offer is not None else _named_of(night, kind, request.values.get("named"))
     if request.method != "POST":
+        if offer is None and offers_of(kind):  # a game listed by its offers shows one: the one played last
+            offer = _offer_of(kind, offer_matching(kind, service.next_game_defaults(night, kind).rules))
         kept = post_redirect_get.recall(night.version)
         form = _next_game_form(night, kind)
         if kept is not None and kept.form == "next_game":  # the refused form, as typed, with its errors
             kept.refill(form)
-            form.game.data = kind
         else:
-            defaults = service.next_game_defaults(night, kind, offer[1][1] if offer is not None else None)
-            form.game.data = kind
+            defaults = service.next_game_defaults(night, kind, offer[1][1] if offer is not None else None, named)
             form.players.data = list(defaults.players)
             form.first_dealer.data = defaults.first_dealer
             SCREENS[kind].fill_rules(form, defaults.rules)
+        form.game.data = pick_of(kind, offer[0] if offer is not None else None)
         fresh(form, night.version)
         status = kept.status if kept is not None else 200
-        return _render_next_game(night, kind, form, status, message=kept.message if kept else None, offer=offer)
-    shown = request.form.get("rules_of") or kind  # a page that says nothing showed the picked game's
-    if shown != kind or request.form.get("show_rules"):
+        return _render_next_game(night, kind, form, status, message=kept.message if kept else None, offer=offer,
+                                 named=named)
+    location = url_for("next_game.start", key=night.keeper_key, game=kind,
+                       **({"offer": offer[0]} if offer is not None else {"named": named} if named else {}))
+    # the page says which game's rules and players it showed; one that says nothing showed the picked game's
+    shown = request.form.get("rules_of") or picked
+    if shown != picked or request.form.get("show_rules"):
         # the picked game's own rules and players, shown before anything starts (issue 20, item 5)
-        if shown not in SCREENS:
+        if read_pick(shown)[0] not in SCREENS:
             abort(400, "choose one of the games offered")
         if request.form.get("show_rules"):
             return post_redirect_get.refuse(location, 200, version=night.version)
-        return post_redirect_get.refuse(location, 422, message=picked_another_game(kind, "Start this game"), version=night.version)
+        title = offer[1][0] if offer is not None else None
+        return post_redirect_get.refuse(location, 422, message=picked_another_game(kind, "Start this game", title),
+                                        version=night.version)
     form = _next_game_form(night, kind, request.form)
     if not form.validate():
         return post_redirect_get.refuse(location, 422, form_name="next_game", form=form, version=night.version)

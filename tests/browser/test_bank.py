@@ -263,3 +263,38 @@ def test_after_a_cash_out_the_table_refuses_to_move_those_chips_and_a_roll_leave
              for r in page.locator("table.standings tbody tr").all()}
     assert bonus == {n: ("+2" if n == roller else "0" if n == "Dan" else "-1") for n in NAMES}, bonus
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
+
+
+def test_dealers_choice_offers_the_poker_the_group_typed_by_its_name(live_server, new_phone, shots, problems):
+    """Issue 35 on a 360×740 phone: poker with real betting played as "Texas hold'em" is offered by
+    that name.  Napalm (seat 1 Ann deals), then Dealer's choice: Poker with real betting, "Texas
+    hold'em" typed, started.  Dealer's choice now offers first "Texas hold'em (played tonight)",
+    then Napalm (played tonight), and the bare "Poker with real betting" further down for another
+    variant.  Tapping Texas hold'em opens its next game filled in with that name; Start: the table
+    says "Tonight's 3rd game: Texas hold'em"."""
+    axe = Axe(shots)
+    page = new_phone().new_page()
+    phone = Phone(page, shots)
+    start_night(page, live_server.url, NAMES, tokens_to_win=5)
+
+    phone.link("Dealer's choice")
+    phone.tap(page.locator("ul.offers a").filter(has_text=re.compile(r"^Poker with real betting$")), "choice, poker")
+    page.get_by_label(re.compile("^Which poker")).fill("Texas hold'em")
+    phone.button("Start this game", "texas hold'em started")
+    assert "Tonight's 2nd game: Texas hold'em" in phone.main()
+
+    phone.link("Dealer's choice")
+    offers = [" ".join(t.split()) for t in page.locator("ul.offers a").all_inner_texts()]
+    assert offers[:2] == ["Texas hold'em (played tonight)", "Napalm (played tonight)"], offers
+    assert "Poker with real betting" in offers[2:]
+    axe.check(page, "dealer's choice, texas hold'em played")
+    first = page.locator("ul.offers a").first
+    box = first.bounding_box()
+    assert box is not None and box["height"] >= 44, box
+    phone.tap(first, "choice, texas hold'em again")
+    assert page.locator("form.next-game h2").inner_text() == "Texas hold'em"
+    assert page.get_by_label(re.compile("^Which poker")).input_value() == "Texas hold'em"
+    phone.button("Start this game", "texas hold'em again")
+    assert "Tonight's 3rd game: Texas hold'em" in phone.main()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    assert not axe.failures, "\n".join(axe.failures)

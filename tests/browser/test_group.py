@@ -41,7 +41,7 @@ from typing import Any
 
 import pytest
 
-from browser.phone import Phone, guarded_double_tap
+from browser.phone import Phone, guarded_double_tap, open_fold
 from browser.test_accessibility import Axe
 from qr_codes import decode_qr
 
@@ -57,7 +57,9 @@ def text_of(page: Any, selector: str = "main") -> str:
 
 
 def season_of(page: Any) -> dict[str, tuple[int, str, str]]:
-    """Each member's row of the season table as read: (nights, net, chips)."""
+    """Each member's row of the season table as read (its section opened first, where the page folds it):
+    (nights, net, chips)."""
+    open_fold(page, "season-h")
     return {
         row.get_attribute("data-member"): (
             int(row.locator("[data-nights]").inner_text()),
@@ -70,6 +72,7 @@ def season_of(page: Any) -> dict[str, tuple[int, str, str]]:
 
 def tab_of(page: Any, unit: str = "€") -> tuple[dict[str, Decimal], list[tuple[str, str, Decimal, str]]]:
     """The tab in ``unit``: each member's balance, and the plan (payer, payee, amount, the amount as said)."""
+    open_fold(page, "tab-h")
     block = page.locator(f'.tab-unit[data-unit="{unit}"]')
     balances = {li.get_attribute("data-member"): Decimal(li.get_attribute("data-balance"))
                 for li in block.locator("ul.balances li").all()}
@@ -190,6 +193,7 @@ def test_a_group_across_two_nights_its_season_tab_and_payments(live_server, new_
     axe.check(page, "organiser's page, two nights and the tab")
 
     # --- the members' page on a second phone, by the QR code the organiser's page shows ----------
+    open_fold(page, "links-h")
     qr = page.locator("section.group-links img.qr")
     qr.scroll_into_view_if_needed()
     assert qr.evaluate("img => img.complete && img.naturalWidth > 0"), "the QR code did not load"
@@ -214,6 +218,7 @@ def test_a_group_across_two_nights_its_season_tab_and_payments(live_server, new_
     axe.check(member, "members' page")
 
     # --- Cat's pay handles: the Pay link and the bank transfer's QR code ----------------------------
+    open_fold(page, "members-h", "handle-h")
     handle = page.locator("form", has=page.locator("#handle-kind"))
     handle.get_by_label("Member").select_option("Cat")
     handle.get_by_label("How they are paid").select_option(label="PayPal.Me")
@@ -225,6 +230,8 @@ def test_a_group_across_two_nights_its_season_tab_and_payments(live_server, new_
     handle.get_by_label("Username, link or IBAN").fill("DE89 3704 0044 0532 0130 00")
     handle.get_by_label("Account holder's name, as the bank has it (IBAN only)").fill("Cat Lee")
     phone.tap(handle.get_by_role("button", name="Save"), "cat's iban saved")
+    assert page.url.endswith("#handle-h") and handle.is_visible()  # back at the form, opened for the next
+    open_fold(page, "tab-h")
     to_cat = payment(page, "Ben", "Cat")
     link = to_cat.locator('a.pay-link[data-pay="paypal"]')
     assert link.get_attribute("href") == "https://paypal.me/CatPays/0.75EUR"  # 0.75 € filled in
@@ -269,6 +276,7 @@ def test_a_group_across_two_nights_its_season_tab_and_payments(live_server, new_
     assert payment(page, "Ben", "Cat").locator('a.pay-link[data-pay="paypal"]').get_attribute("href") == (
         "https://paypal.me/CatPays/0.25EUR")
     # Cat's own link, made on the organiser's page and opened on her phone: "I got it" beside the payment to her
+    open_fold(page, "members-h")
     made = page.locator('li[data-member="Cat"]')
     phone.tap(made.get_by_role("button", name="Make Cat’s own link"), "cat's own link made")
     made = page.locator('li[data-member="Cat"]')
@@ -312,6 +320,7 @@ def test_a_group_across_two_nights_its_season_tab_and_payments(live_server, new_
     member.reload()
     assert member.locator("[data-tab-settled]").is_visible()
     # --- a new link for Cat: the one her phone holds opens nothing from then on --------------------------
+    open_fold(page, "members-h")
     made = page.locator('li[data-member="Cat"]')
     phone.tap(made.get_by_role("button", name="New link for Cat"), "a new link for cat")
     made = page.locator('li[data-member="Cat"]')

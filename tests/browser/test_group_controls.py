@@ -42,7 +42,7 @@ from typing import Any
 
 import pytest
 
-from browser.phone import Phone, guarded_double_tap
+from browser.phone import Phone, guarded_double_tap, open_fold
 from browser.test_accessibility import Axe
 from browser.test_group import MINUS, flash, play_high_card, season_of
 
@@ -141,6 +141,7 @@ def test_the_group_pages_other_controls(live_server, new_phone, shots, problems,
     axe.check(page, "organiser's page, a new empty group")
 
     # --- Add a member -----------------------------------------------------------------------------------
+    open_fold(page, "members-h", "add-h")  # the page folds each section: a tap on its heading opens it
     added = page.locator("form", has=page.locator("#add-name"))
     added.get_by_label("New member's name").fill("Ann")
     phone.tap(added.get_by_role("button", name="Add"), "ann added")
@@ -186,6 +187,7 @@ def test_the_group_pages_other_controls(live_server, new_phone, shots, problems,
     axe.check(page, "organiser's page, two nights, anne kept as ann")
 
     # --- Merge two names: Dave is Dan ---------------------------------------------------------------------
+    open_fold(page, "members-h", "merge-h")
     merge = page.locator("form", has=page.locator("#merge-merged"))
     merge.locator("#merge-merged").select_option("Dave")
     merge.locator("#merge-kept").select_option("Dan")
@@ -195,6 +197,7 @@ def test_the_group_pages_other_controls(live_server, new_phone, shots, problems,
     assert page.locator('table.season-table tbody tr[data-member="Dan"]').count() == 1
 
     # --- Rename a member: Cat is Kat ------------------------------------------------------------------------
+    open_fold(page, "members-h", "rename-h")
     rename = page.locator("form", has=page.locator("#rename-member"))
     rename.locator("#rename-member").select_option("Cat")
     rename.get_by_label("New name").fill("Kat")
@@ -206,6 +209,7 @@ def test_the_group_pages_other_controls(live_server, new_phone, shots, problems,
     axe.check(page, "organiser's page, merged and renamed")
 
     # --- Remove a way to pay: Kat's PayPal.Me set, its Pay link shown, then removed ------------------------
+    open_fold(page, "members-h", "handle-h")
     handle = page.locator("form", has=page.locator("#handle-kind"))
     handle.get_by_label("Member").select_option("Kat")
     handle.get_by_label("How they are paid").select_option(label="PayPal.Me")
@@ -213,6 +217,7 @@ def test_the_group_pages_other_controls(live_server, new_phone, shots, problems,
     phone.tap(handle.get_by_role("button", name="Save"), "kat's paypal.me saved")
     to_kat = page.locator('li.payment[data-payee="Kat"] a.pay-link[data-pay="paypal"]')
     assert to_kat.count() >= 1 and to_kat.first.get_attribute("href").startswith("https://paypal.me/KatPays/")
+    open_fold(page, "members-h", "unhandle-h")
     remove = page.locator("form", has=page.locator("#unhandle-kind"))
     axe.check(page, "organiser's page, a way to pay to remove")
     remove.locator("#unhandle-member").select_option("Kat")
@@ -224,6 +229,7 @@ def test_the_group_pages_other_controls(live_server, new_phone, shots, problems,
 
     # --- the period filter -------------------------------------------------------------------------------
     def show(period: str, what: str, **days: str) -> None:
+        open_fold(page, "season-h")
         page.locator("#period").select_option(period)
         for which, day in days.items():
             page.locator(f"#period-{which}").fill(day)
@@ -253,6 +259,7 @@ def test_the_group_pages_other_controls(live_server, new_phone, shots, problems,
     assert season_of(page)["Ann"] == (2, "+0.75 €", "+3")
 
     # --- Rivalries: Ann against Ben --------------------------------------------------------------------
+    open_fold(page, "rivalry-h")
     page.locator("#rival-first").select_option("Ann")
     page.locator("#rival-second").select_option("Ben")
     phone.tap(page.get_by_role("button", name="Show what passed between them"), "ann against ben")
@@ -289,6 +296,7 @@ def test_the_group_pages_other_controls(live_server, new_phone, shots, problems,
 
     # --- Take a night out (asked first; its Yes tapped twice in a hurry: once), then put it back ----------
     page.goto(organiser_url)
+    open_fold(page, "nights-h")
     out = page.get_by_role("button", name="Take June Tuesday out of the group")
     asked_out = phone.ask(out, "take june tuesday out? asked")
     assert asked_out.startswith("Confirm: take June Tuesday (2025-06-13) out of the group?"), asked_out
@@ -306,6 +314,7 @@ def test_the_group_pages_other_controls(live_server, new_phone, shots, problems,
     # --- Export group file, then Import the group on the home page -----------------------------------------
     page.goto(organiser_url)
     original = season_of(page)
+    open_fold(page, "links-h")
     export = page.get_by_role("link", name="Export group file")
     export.scroll_into_view_if_needed()
     with page.expect_download() as download:
@@ -333,6 +342,8 @@ def test_the_group_pages_other_controls(live_server, new_phone, shots, problems,
 
     # --- Replace the members' link (a double tap replaces once), then the organiser's -------------------
     page.goto(organiser_url)
+    page.locator("nav.sections").get_by_role("link", name="Links").tap()  # the section bar opens the links' section
+    page.wait_for_url(organiser_url + "#links-h")
     old_members = page.locator("section.group-links p.link a").inner_text().strip()
     assert page.request.get(old_members).status == 200
     import companion.service as service_module
@@ -350,6 +361,7 @@ def test_the_group_pages_other_controls(live_server, new_phone, shots, problems,
     guarded_double_tap(page, app, page.get_by_role("button", name="Make a new link"))
     page.wait_for_url(organiser_url)
     assert replaced == ["members"], replaced  # two taps, one new link
+    open_fold(page, "links-h")
     new_members = page.locator("section.group-links p.link a").inner_text().strip()
     assert new_members != old_members
     said = flash(page)
@@ -361,6 +373,7 @@ def test_the_group_pages_other_controls(live_server, new_phone, shots, problems,
     page.locator("#rotate-which").select_option("organiser")
     phone.tap(page.get_by_role("button", name="Make a new link"), "a new organiser link")
     new_organiser = page.url
+    open_fold(page, "links-h")
     assert new_organiser != organiser_url and re.search(r"/g/[A-Za-z0-9_-]{16,}$", new_organiser)
     assert "A new organiser link is ready" in flash(page)
     assert page.request.get(organiser_url).status == 404

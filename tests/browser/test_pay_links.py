@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from browser.phone import HURRIED_TAP_GUARD_MS, Phone, double_tap
+from browser.phone import HURRIED_TAP_GUARD_MS, Phone, double_tap, open_fold
 from browser.test_accessibility import Axe
 from browser.test_group import payment, record_count
 from qr_codes import decode_qr
@@ -53,6 +53,8 @@ def night_and_group(app: Any) -> tuple[str, str]:
 
 
 def handle_form(page: Any) -> Any:
+    """The form that sets how a member is paid, its folds on the organiser's page opened by their headings."""
+    open_fold(page, "members-h", "handle-h")
     return page.locator("form", has=page.locator("#handle-kind"))
 
 
@@ -104,6 +106,7 @@ def test_pay_links_as_each_provider_documents_them(live_server, new_phone, shots
 
     # --- beside "Dan pays Ann 2.00 €" in the tab -----------------------------------------------------
     page.goto(live_server.url + organiser)
+    open_fold(page, "tab-h")
     to_ann = payment(page, "Dan", "Ann")
     assert to_ann.locator(".what").inner_text().strip() == "Dan pays Ann 2.00 €"
     revolut = to_ann.locator('a.pay-link[data-pay="revolut"]')

@@ -54,6 +54,7 @@ import re
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from browser.phone import Phone, guarded_double_tap, open_audit, save_a_bonus_grid_that_always_pays_the_dealer, start_night
 from browser.test_accessibility import Axe
@@ -106,14 +107,19 @@ def test_a_dealers_choice_poker_night_under_the_bank_settles_once(live_server, n
     assert "Tips to the Fat One" in offers.all_inner_texts()
     phone.tap(offers.filter(has_text=re.compile(r"^Tips to the Fat One$")), "choice, tips to the fat one")
     assert page.locator("form.next-game h2").inner_text() == "Tips to the Fat One"
-    # the way back to every pot game, then Tips again by its own button: a finger-sized link each way
-    other = page.get_by_role("link", name="all the pot games")
-    box = other.bounding_box()
+    # every pot game is in the Game list once, by its name: Mountain picked shows its ante alone (no
+    # Tips pots, no NASDAQ limit), put in place; then Tips again
+    game = page.locator("#pick-game")
+    box = game.bounding_box()
     assert box is not None and box["height"] >= 44, box
-    phone.tap(other, "next game, all the pot games")
-    assert page.get_by_label("Which pot game").is_visible()
-    phone.tap(page.locator(".offers").get_by_role("link", name="Tips to the Fat One", exact=True), "next game, tips again")
-    assert page.locator("form.next-game h2").inner_text() == "Tips to the Fat One"
+    assert game.locator("option").all_inner_texts().count("Mountain") == 1
+    game.select_option(label="Mountain")
+    expect(page.locator("form.next-game h2")).to_have_text("Mountain")
+    shown = [i.get_attribute("name") for i in page.locator("form.next-game input:visible").all()
+             if i.get_attribute("type") not in ("checkbox", "hidden")]
+    assert shown == ["ante"], shown
+    game.select_option(label="Tips to the Fat One")
+    expect(page.locator("form.next-game h2")).to_have_text("Tips to the Fat One")
     ticked = [b.get_attribute("value") for b in page.locator('input[name="players"]:checked').all()]
     assert ticked == ["Ben", "Cat"]  # the dealer-to-be and his left
     for name in ("Cat", "Ann"):

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from browser.phone import guarded_double_tap, open_audit, start_night
 
@@ -86,17 +87,12 @@ class PotsScreen:
 
 
 def next_game(keeper, shots, *, preset: str, toggle: tuple[str, ...], what: str, **fields: str):  # type: ignore[no-untyped-def]
-    """Start the next game from the table: the pot games, then the preset's own link (its defaults and
-    players), then tap the players' toggles in ``toggle`` and fill ``fields`` by their labels."""
+    """Start the next game from the table: the pot game by its name in the Game list (its defaults and
+    players put in place), then tap the players' toggles in ``toggle`` and fill ``fields`` by their labels."""
     with keeper.expect_navigation():
         keeper.get_by_role("link", name="Start the next game").click()
-    if keeper.locator('select[name="preset"]').count() == 0:  # the game at the table is not a pot game
-        keeper.locator("#pick-game").select_option("pots")
-        with keeper.expect_navigation():
-            keeper.get_by_role("button", name="Show its rules").click()
-    with keeper.expect_navigation():
-        keeper.locator(".offers").get_by_role("link", name=preset, exact=True).click()
-    assert keeper.locator("form.next-game h2").inner_text() == preset  # the game by its name, its preset unasked
+    keeper.locator("#pick-game").select_option(label=preset)
+    expect(keeper.locator("form.next-game h2")).to_have_text(preset)  # the game by its name, its preset unasked
     for name in toggle:
         box = keeper.locator(f'input[name="players"][value="{name}"]')
         was = box.is_checked()

@@ -24,7 +24,7 @@ from companion.games.protocol import IllegalAction
 from companion.games.napalm import Rules
 from companion.games.napalm import hand_history
 from companion.games.pots.engine import Win
-from companion.games.web import SCREENS, BaseScreens
+from companion.games.web import SCREENS, BaseScreens, offer_matching, pick_of, read_pick
 from companion.db.models import Night
 from security.support import napalm_night
 from seating import players_for
@@ -205,3 +205,14 @@ def test_no_games_action_is_named_like_a_page_of_the_table(app):
             state = game.new_state(players, players[0], game.rules_from_dict({}))
             names = set(screens.forms(state)) | {"undo"}
             assert not names & taken, (kind, names & taken)
+
+
+def test_a_game_lists_value_names_the_kind_and_the_offer() -> None:
+    """Issue 35: a game list's value is the kind alone, or the kind and one of its offers."""
+    assert pick_of("pots", "high_card") == "pots:high_card" and pick_of("nap", None) == "nap"
+    assert read_pick("pots:high_card") == ("pots", "high_card")
+    assert read_pick("nap") == ("nap", None) and read_pick(None) == ("", None)
+    # the offer whose rules the rules hold: NASDAQ's preset with an ante of 2; none matching: the first
+    assert offer_matching("pots", {"preset": "nasdaq", "ante": 2}) == "nasdaq"
+    assert offer_matching("pots", {"preset": "craps"}) == "tips_to_the_fat_one"
+    assert offer_matching("nap", {"variant": "pool"}) is None  # Nap is offered once, by its title

@@ -47,3 +47,28 @@ def test_a_game_played_under_a_name_not_offered_is_offered_by_its_kind() -> None
     # "Pool Nap" is a Nap game offered once as "Nap"; a game of a kind not offered is left out
     assert as_offered([("nap", "Pool Nap"), ("craps", "Craps")], NAMED) == [("nap", "Nap")]
     assert next_game_offers(as_offered([("nap", "Pool Nap")], NAMED), NAMED)[:2] == (("nap", "Nap"), ("napalm", "Napalm"))
+
+
+from companion.night.choice import with_names_played  # noqa: E402
+
+
+def test_a_game_offered_by_its_title_is_offered_under_each_name_it_was_played_under() -> None:
+    # betting and nap are offered once by their titles (any name goes); pots by its presets' names.
+    # Tonight: Texas hold'em, Pool Nap, Omaha, Texas hold'em again, and a pot game under a name no
+    # preset has.  The names played are added after the offers, in the order first played, each once;
+    # the pot game's stays out (as_offered gives it its kind's first offer, Tips)
+    played = [("betting", "Texas hold'em"), ("nap", "Pool Nap"), ("betting", "Omaha"),
+              ("betting", "Texas hold'em"), ("pots", "Odd pot")]
+    available = with_names_played(played, NAMED, {"napalm", "nap", "betting"})
+    assert available == list(NAMED) + [("betting", "Texas hold'em"), ("nap", "Pool Nap"), ("betting", "Omaha")]
+    # from the latest back: the odd pot as Tips, Texas hold'em, Omaha, Pool Nap; then the rest in order,
+    # the bare "Poker with real betting" and "Nap" among them (a game under no name of its own yet)
+    assert next_game_offers(as_offered(played, available), available) == (
+        ("pots", "Tips to the Fat One"), ("betting", "Texas hold'em"), ("betting", "Omaha"), ("nap", "Pool Nap"),
+        ("napalm", "Napalm"), ("nap", "Nap"), ("pots", "High Card"), ("pots", "NASDAQ"),
+        ("betting", "Poker with real betting"),
+    )
+
+
+def test_a_game_played_under_its_own_title_is_not_offered_twice() -> None:
+    assert with_names_played([("betting", "Poker with real betting")], NAMED, {"betting"}) == list(NAMED)

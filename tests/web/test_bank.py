@@ -498,7 +498,7 @@ def test_dealers_choice_offers_each_game_by_its_name_the_latest_played_first(cli
     for name in ("version", "request_key"):
         data[name] = re.search(rf'name="{name}"[^>]*value="([^"]+)"', form.group(2)).group(1)  # type: ignore[union-attr]
     data["players"] = re.findall(r'name="players" value="(\w+)" checked', form.group(2))
-    data["game"] = re.search(r'<option selected value="(\w+)">', form.group(2)).group(1)  # type: ignore[union-attr]  # the Game list
+    data["game"] = re.search(r'<select name="game".*?<option selected value="([\w:]+)">', form.group(2), re.S).group(1)  # type: ignore[union-attr]  # the Game list
     data["first_dealer"] = "Ben"
     data["stake_a"], data["stake_b"] = "2", "3"
     response = client.post(form.group(1).replace("&amp;", "&"), data=data)
@@ -510,6 +510,56 @@ def test_dealers_choice_offers_each_game_by_its_name_the_latest_played_first(cli
     assert offered(html)[1] == ("napalm", "", "Napalm")
     assert html.count("(played tonight)") == 2
     assert 'class="button big primary" data-game="pots" data-offer="tips_to_the_fat_one"' in html
+
+
+def start_from(client, url: str, **fields: Any) -> str:  # type: ignore[no-untyped-def]
+    """Open a next-game screen at ``url`` (as a dealer's choice button does) and start it, everyone in,
+    Ann dealing, with ``fields`` as typed; the screen shown is returned."""
+    html = client.get(url.replace("&amp;", "&")).get_data(as_text=True)
+    stamp = {k: re.search(rf'name="{k}"[^>]*value="([^"]+)"', html).group(1) for k in ("version", "request_key")}  # type: ignore[union-attr]
+    action = re.search(r'<form method="post" action="([^"]+)" class="night next-game">', html).group(1)  # type: ignore[union-attr]
+    form = {"game": "betting", "players": list(PLAYERS), "first_dealer": "Ann", **fields}
+    response = client.post(action.replace("&amp;", "&"), data={**stamp, **form})
+    assert response.status_code == 303, response.get_data(as_text=True)[:2000]
+    return html
+
+
+def choice_link(html: str, name: str) -> str:
+    found = re.search(r'href="([^"]+)">' + re.escape(name.replace("'", "&#39;")) + r"(?: <small>|</a>)", html)
+    assert found, name
+    return found.group(1)
+
+
+def test_dealers_choice_offers_poker_with_real_betting_by_each_variant_played(client, app, night):
+    """Issue 35: poker played with real betting under the bank is offered by the name the group typed.
+    Played tonight: Napalm (the fixture), then Poker with real betting as "Texas hold'em", then as
+    "Omaha".  Offered, the latest first: Omaha, Texas hold'em, Napalm; then every other offer in the
+    group's order, the bare "Poker with real betting" among them (no game played under it yet).  Each
+    variant's button opens the next game with the rules of the last game played under that name (so
+    Texas hold'em's is "Texas hold'em", not Omaha, the last of its kind); the bare title, the defaults."""
+    start_from(client, f"{night.url}/next-game?game=betting", variant="Texas hold'em")
+    html = BankPage(client, night, "choice").html
+    # the second poker game from the bare title's button, the variant typed anew
+    start_from(client, choice_link(html, "Poker with real betting"), variant="Omaha")
+    html = BankPage(client, night, "choice").html
+    assert [name for _, _, name in offered(unescape(html))] == offers_in_order("Omaha", "Texas hold'em", "Napalm")
+    assert html.count("(played tonight)") == 3
+    assert offered(unescape(html))[:2] == [("betting", "", "Omaha"), ("betting", "", "Texas hold'em")]
+
+    holdem = client.get(unescape(choice_link(html, "Texas hold'em"))).get_data(as_text=True)
+    assert "<h2>Texas hold&#39;em</h2>" in holdem
+    assert re.search(r'name="variant"[^>]*value="Texas hold&#39;em"', holdem)
+    bare = client.get(unescape(choice_link(html, "Poker with real betting"))).get_data(as_text=True)
+    assert "<h2>Poker with real betting</h2>" in bare
+    assert re.search(r'name="variant"[^>]*value=""', bare)
+    # a name never played tonight is no heading: the game's title, from the last game of the kind (Omaha)
+    made_up = client.get(f"{night.url}/next-game?game=betting&named=Craps").get_data(as_text=True)
+    assert "<h2>Poker with real betting</h2>" in made_up and "Craps" not in made_up
+    assert re.search(r'name="variant"[^>]*value="Omaha"', made_up)
+    # the table names the game at it by its variant too
+    table = client.get(night.url).get_data(as_text=True)
+    assert "Tonight's 3rd game: Omaha</p>" in table.replace("&#39;", "'")
+    assert "<strong>2nd: Texas hold&#39;em</strong>" in table
 
 
 # --- the night file ---------------------------------------------------------------------------------

@@ -705,16 +705,33 @@ def test_a_currency_sign_that_names_one_currency_gets_pay_offers():
     assert [currency_code(u) for u in ("€", "£", " EUR ", "$", "", None)] == ["EUR", "GBP", "EUR", "$", "", ""]
 
 
+def test_the_organisers_page_folds_each_section_and_shows_a_refused_form_open(app, client, organiser):
+    """Issue 35: the organiser's page folds its sections (season, running totals, tab, rivalries, nights,
+    members, links), each closed at first; a refused Add comes back with the Members section and its Add
+    fold open, the error in view without a tap (no script needed), the other sections still closed."""
+    html = page(client, organiser)
+    folded = re.findall(r'<details class="part"( open)?><summary><h2 id="([a-z]+)-h">', html)
+    assert [name for _, name in folded][:1] == ["season"] and not any(opened for opened, _ in folded), folded
+    assert {"season", "tab", "rivalry", "nights", "members", "links"} <= {name for _, name in folded}
+    refused = client.post(f"{organiser}/members/add", data={**stamp(html, f"{organiser}/members/add"), "name": ""})
+    assert refused.status_code == 422
+    shown = refused.get_data(as_text=True)
+    assert '<details class="part" open><summary><h2 id="members-h">' in shown
+    assert '<details class="fold" open><summary><h3 id="add-h">' in shown
+    assert '<details class="part"><summary><h2 id="season-h">' in shown
+    assert '<details class="fold"><summary><h3 id="rename-h">' in shown
+
+
 def test_each_save_returns_to_its_own_section_of_the_long_page_refused_or_not(app, client, organiser):
     """Issue 35, item 6: the organiser's page is many screens long; a save (or a refusal) lands on its section."""
     html = page(client, organiser)
     added = client.post(f"{organiser}/members/add", data={**stamp(html, f"{organiser}/members/add"), "name": "Eve"})
-    assert added.status_code == 303 and added.headers["Location"].endswith("#members-h")
+    assert added.status_code == 303 and added.headers["Location"].endswith("#add-h")  # the form again, for the next
     html = page(client, organiser)
     refused = client.post(f"{organiser}/members/add", data={**stamp(html, f"{organiser}/members/add"), "name": ""})
     assert refused.status_code == 422 and "This field is required" in refused.get_data(as_text=True)
     (redirected,) = refused.history  # the 303 to the page that shows the refusal, at the form's section
-    assert "?refused=" in redirected.headers["Location"] and redirected.headers["Location"].endswith("#members-h")
+    assert "?refused=" in redirected.headers["Location"] and redirected.headers["Location"].endswith("#add-h")
     data = {**confirmed(client, html, f"{organiser}/tab/paid", 'value="Cat"'), "payer": "Ann", "payee": "Cat",
             "unit": "EUR", "amount": "0.75"}
     paid = client.post(f"{organiser}/tab/paid", data=data)

@@ -36,6 +36,13 @@ class Betting(BaseGame):
     #: the report shows no figures of its own: the bank's counts are the night's results
     report_vocabulary = NO_CHIPS
 
+    def title_of(self, rules: Rules) -> str:
+        """What the group calls the game: the variant it typed ("Texas hold'em"), else the title.
+
+        The variant is the name the group plays this game under, so dealer's choice, the table
+        and the report offer and name it so, as a pot game is named by its preset."""
+        return rules.variant or self.title
+
     def rules_from_dict(self, raw: Mapping[str, Any]) -> Rules:
         if isinstance(raw, Mapping) and raw.get("variant", "") is None:
             raw = {**raw, "variant": ""}

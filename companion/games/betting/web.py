@@ -47,8 +47,9 @@ class BettingScreens(BaseScreens):
     rules_fields = BettingRulesFields
 
     def describe_rules(self, rules: Mapping[str, Any]) -> str:
+        """The variant is already the game's name (``title_of``): said here is only that it is bet for real."""
         variant = rules.get("variant") or ""
-        return f"{variant}; the chips on the table settle each pot" if variant else "the chips on the table settle each pot"
+        return "with real betting; the chips on the table settle each pot" if variant else "the chips on the table settle each pot"
 
     def view(self, state: BettingTable) -> BettingView:
         return view(state)

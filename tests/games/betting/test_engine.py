@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.games import GAMES, RecordError
+from companion.games import GAMES, RecordError, title_of
 from companion.games.protocol import IllegalAction
 from companion.games.betting import BettingTable, Deal, Rules
 from companion.games.betting.game import BETTING
@@ -16,6 +16,15 @@ def test_registered_and_records_no_chips():
     assert GAMES["betting"] is BETTING
     assert BETTING.title == "Poker with real betting"
     assert BETTING.records_chips is False
+
+
+def test_the_game_is_called_by_the_variant_the_group_typed():
+    # issue 35: a group that plays "Texas hold'em" with real betting calls the game that; with no
+    # variant typed, the game's own title
+    assert BETTING.title_of(Rules("Texas hold'em")) == "Texas hold'em"
+    assert BETTING.title_of(Rules("")) == "Poker with real betting"
+    assert title_of("betting", {"variant": "Omaha"}) == "Omaha"
+    assert title_of("betting", {}) == "Poker with real betting"
 
 
 def test_a_deal_passes_left_and_moves_no_chips():

@@ -80,18 +80,86 @@ def version_of(app, page: TablePage) -> int:  # type: ignore[no-untyped-def]
 # --- the rules' screen -----------------------------------------------------------------------
 
 
-def test_the_next_game_screen_offers_the_presets_by_name_first(start_night, client):
+def game_list(html: str) -> list[tuple[str, str]]:
+    """The next-game screen's Game list: (value, name) of each option."""
+    found = re.search(r'<select name="game"[^>]*>(.*?)</select>', html, re.S)
+    assert found, "no Game list"
+    return re.findall(r'<option(?: selected)? value="([^"]+)">([^<]+)</option>', found.group(1))
+
+
+def picked_game(html: str) -> str:
+    found = re.search(r'<select name="game"[^>]*>.*?<option selected value="([^"]+)">', html, re.S)
+    assert found, "no game picked"
+    return found.group(1)
+
+
+def test_the_next_game_screen_offers_each_pot_game_once_by_its_name(start_night, client):
+    """Issue 35: the Game list offers each pot game by its own name, in the presets' order, and no
+    "Fixed-stake pots" besides; no list of pot games inside the rules and no row of links repeats them.
+    Opened on the pot games with none played tonight: the game's defaults (docs/games/poker.md: preset
+    "fixed"), so Fixed-stake pot, its ante of 1 the one field shown."""
     page = start_night()
     html = client.get(f"{page.url}/next-game?game=pots").get_data(as_text=True)
-    rules = html[html.index('name="preset"'):]
-    titles = re.findall(r'<option[^>]*value="([a-z_]+)"[^>]*>([^<]+)</option>', rules[: rules.index("</select>")])
-    assert titles == [
-        ("tips_to_the_fat_one", "Tips to the Fat One"), ("high_card", "High Card"), ("mountain", "Mountain"),
-        ("nasdaq", "NASDAQ"), ("mystery_wheelbarrow", "Mystery Wheelbarrow"), ("fixed", "Fixed-stake pot"),
+    assert game_list(html) == [
+        ("napalm", "Napalm"), ("nap", "Nap"),
+        ("pots:tips_to_the_fat_one", "Tips to the Fat One"), ("pots:high_card", "High Card"),
+        ("pots:mountain", "Mountain"), ("pots:nasdaq", "NASDAQ"), ("pots:mystery_wheelbarrow", "Mystery Wheelbarrow"),
+        ("pots:fixed", "Fixed-stake pot"), ("betting", "Poker with real betting"),
     ]
-    # the preset comes before every other rule; C, D, E are worked out from the A and B shown
-    assert html.index('name="preset"') < html.index('name="ante"') < html.index('name="stake_a"')
-    assert "with A 2 and B 3, <strong>C 4, D 6, E 9</strong>" in html
+    assert picked_game(html) == "pots:fixed" and "<h2>Fixed-stake pot</h2>" in html
+    assert 'id="preset"' not in html and 'class="winners offers"' not in html
+    assert html.count(">Mountain<") == 1
+    visible = r'<input(?![^>]*type="(?:hidden|checkbox)")[^>]*name="(\w+)"'
+    assert re.findall(visible, html) == ["ante"] and re.search(r'name="ante"[^>]*value="1"', html)
+
+
+@pytest.mark.parametrize("pick, shown, hidden", [
+    # RULES-POKER.md: Mountain and High Card take an ante; NASDAQ an ante and its sale limit; Tips A and B
+    ("pots:mountain", ["ante"], ["stake_a", "stake_b", "sale_limit"]),
+    ("pots:high_card", ["ante"], ["stake_a", "stake_b", "sale_limit"]),
+    ("pots:nasdaq", ["ante", "sale_limit"], ["stake_a", "stake_b"]),
+    ("pots:tips_to_the_fat_one", ["stake_a", "stake_b"], ["ante", "sale_limit"]),
+])
+def test_the_game_picked_shows_its_own_fields_only(start_night, client, pick, shown, hidden):
+    """What the list's swap (static/app.js) fetches, and what a page without JavaScript opens: the
+    picked game's own fields, the others along hidden (Mountain shows neither Tips' pots nor NASDAQ's limit)."""
+    page = start_night()
+    html = client.get(f"{page.url}/next-game?game={pick}").get_data(as_text=True)
+    rules = html[html.index('class="rules-of"'):html.index("Start this game</button>")]
+    assert f'data-rules-of="{pick}"' in html and f'name="rules_of" value="{pick}"' in rules
+    visible = r'<input(?![^>]*type="(?:hidden|checkbox)")[^>]*name="(\w+)"'
+    assert re.findall(visible, rules) == shown
+    assert sorted(re.findall(r'<input type="hidden" name="(ante|stake_a|stake_b|sale_limit)"', rules)) == sorted(hidden)
+    assert ("Tips to the Fat One (two players" in rules) == (pick == "pots:tips_to_the_fat_one")
+    assert picked_game(html) == pick
+
+
+def test_without_javascript_show_its_rules_swaps_to_the_game_picked(start_night, client, app):
+    """No script: Mountain picked on a page that showed Tips, *Show its rules*: Mountain's own page, and
+    nothing started; *Start this game* with NASDAQ picked on Mountain's page starts nothing either (422)
+    and shows NASDAQ's; then NASDAQ starts as shown, ante 1, no limit (RULES-POKER.md)."""
+    page = start_night()
+    html = client.get(f"{page.url}/next-game?game=pots").get_data(as_text=True)
+    data = {**stamp_of(html), "game": "pots:mountain", "rules_of": "pots:tips_to_the_fat_one", "show_rules": "1",
+            "players": list(SEATED), "first_dealer": "Ann", "preset": "tips_to_the_fat_one", "stake_a": "2", "stake_b": "3"}
+    shown = client.post(f"{page.url}/next-game", data=data)
+    assert shown.status_code == 200
+    mountain = shown.get_data(as_text=True)
+    assert "<h2>Mountain</h2>" in mountain and picked_game(mountain) == "pots:mountain"
+    data = {**stamp_of(mountain), "game": "pots:nasdaq", "rules_of": "pots:mountain", "players": list(SEATED),
+            "first_dealer": "Ann", "preset": "mountain", "ante": "1"}
+    refused = client.post(f"{page.url}/next-game", data=data)
+    assert refused.status_code == 422
+    nasdaq = refused.get_data(as_text=True)
+    assert "You picked NASDAQ: nothing has started yet." in unescape(nasdaq)
+    assert "<h2>NASDAQ</h2>" in nasdaq and 'name="sale_limit"' in nasdaq
+    form = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)"', nasdaq))
+    form.update(stamp_of(nasdaq), game="pots:nasdaq", players=list(SEATED), first_dealer="Ann", ante="1", sale_limit="")
+    assert client.post(f"{page.url}/next-game", data=form).status_code == 303
+    with app.app_context():
+        night = db.session.scalar(db.select(Night).where(Night.keeper_key == page.key))
+        assert [(g.kind, g.rules.get("preset")) for g in night.games] == [("napalm", None), ("pots", "nasdaq")]
+        assert night.games[-1].rules["ante"] == 1 and night.games[-1].rules["sale_limit"] is None
 
 
 def test_an_offer_fills_in_its_preset_and_picks_two_players_for_tips(start_night, client):
@@ -100,10 +168,10 @@ def test_an_offer_fills_in_its_preset_and_picks_two_players_for_tips(start_night
     page = start_night()
     page.declare("Ben", "Cat")  # Ann's deal is under way: the next game's deal passes to Ben
     html = client.get(f"{page.url}/next-game?game=pots&offer=tips_to_the_fat_one").get_data(as_text=True)
-    # the game by its name; the preset goes along unasked, and the form posts back to the offer
+    # the game by its name, picked in the list; the preset goes along unasked
     assert "<h2>Tips to the Fat One</h2>" in html
     assert '<input type="hidden" name="preset" value="tips_to_the_fat_one">' in html
-    assert f'action="{page.url}/next-game?offer=tips_to_the_fat_one"' in html
+    assert picked_game(html) == "pots:tips_to_the_fat_one"
     ticked = re.findall(r'name="players" value="(\w+)" checked', html)
     assert ticked == ["Ben", "Cat"]
     assert "with A 2 and B 3, <strong>C 4, D 6, E 9</strong>" in html
@@ -111,7 +179,6 @@ def test_an_offer_fills_in_its_preset_and_picks_two_players_for_tips(start_night
     shown = re.findall(r'<input(?![^>]*type="(?:hidden|checkbox)")[^>]*name="(\w+)"', html)
     assert shown == ["stake_a", "stake_b"], shown
     assert 'select name="preset"' not in html and 'id="preset"' not in html
-    assert f'href="{page.url}/next-game?game=pots"' in html  # "all the pot games", one tap back
 
 
 def test_an_offer_shows_the_fields_its_game_uses(start_night, client):
@@ -183,7 +250,7 @@ def test_tips_to_the_fat_one_with_a_not_less_than_b_is_refused_naming_both(start
 def test_the_last_pots_rules_are_offered_again(start_night, client):
     page = start_pots(start_night, client, "nasdaq", sale_limit="5", ante="2")
     html = client.get(f"{page.url}/next-game?game=pots").get_data(as_text=True)
-    assert re.search(r'<option selected value="nasdaq">|<option value="nasdaq" selected>', html)
+    assert picked_game(html) == "pots:nasdaq"  # the pot game played last, by its own name
     assert re.search(r'name="ante"[^>]*value="2"', html) and re.search(r'name="sale_limit"[^>]*value="5"', html)
 
 
