@@ -15,7 +15,7 @@ shared machine: what grows with the night shows there first).
 Then the cold first page: a new Python process on the same database file, the app
 created, times its first table screen and its first report of the long night (what a
 worker restarted in the middle of a night pays once; goal <= 50 ms for the table), bare
-and as ``serve`` starts a worker (``cli.warm_up``: templates compiled, the newest nights
+and as ``serve`` starts a worker (``web.server.warm_up``: templates compiled, the newest nights
 folded, before the first request).
 """
 
@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from companion.cli import settle_garbage_collector  # noqa: E402
+from companion.web.server import settle_garbage_collector  # noqa: E402
 from reliability.heavy_nights import import_from, night_at_the_bound  # noqa: E402
 from table_bench import make_app  # noqa: E402
 
@@ -104,7 +104,7 @@ COLD = textwrap.dedent(
     app = make_app(Path({tmp!r}))
     client = app.test_client()
     if {served}:  # as ``serve`` starts a worker: templates compiled, the newest nights folded
-        from companion.cli import warm_up
+        from companion.web.server import warm_up
         with app.app_context():
             warm_up(app)
     for path in ("/k/{k}", "/k/{k}/report"):
@@ -127,7 +127,7 @@ def main() -> None:
         for number, stages in enumerate((10, args.stages), start=1):
             nights[stages] = import_from(client, f"127.0.0.{number}", night_at_the_bound(stages))
         # as ``serve`` leaves a worker before its first request: what start-up made out of the collector's
-        # reach, its thresholds raised (cli.settle_garbage_collector); with Python's defaults, a collection
+        # reach, its thresholds raised (web.server.settle_garbage_collector); with Python's defaults, a collection
         # of the older generations, walking the long night's fold, fell on one request in a few
         settle_garbage_collector()
         results = measure(client, nights, args.actions)

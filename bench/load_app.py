@@ -1,7 +1,8 @@
 """The app as the load bench serves it: the real app, a bare WSGI hello-world (the ceiling) and a GC log.
 
 Used only by ``bench/load_bench.py``:
-``flask --app bench/load_app.py serve --host 127.0.0.1 --port N --threads 8 [--workers 2]``.
+``flask --app bench/load_app.py serve --host 127.0.0.1 --port N [--workers 2]`` (or gunicorn's own command with
+``bench.load_app:create_app()``, for an alternative measured beside it).
 
 ``/hello`` is answered by the outermost WSGI callable, before the app's middleware,
 host check, session or headers: a bare WSGI hello-world on the same server, with the
@@ -59,7 +60,7 @@ COLLECTING = [0.0]
 class TimedPosts:
     """``COMPANION_TIME_POSTS``: each POST's time in the server (wall and this thread's CPU, and the collections
     of any thread meanwhile), from the app's first byte in to its answer's last byte out: what the client's latency
-    adds is time before the app (waitress's queue, the client itself).  Medians and p95 in ``posts-<pid>.json``."""
+    adds is time before the app (the server's queue, the client itself).  Medians and p95 in ``posts-<pid>.json``."""
 
     def __init__(self, app, folder: str) -> None:  # type: ignore[no-untyped-def]
         self.app, self.folder, self.seen = app, folder, []

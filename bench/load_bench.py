@@ -1,15 +1,16 @@
 """A real table's load: 20 tables x 7 players' phones polling while the scorekeepers record.
 
 Run: .venv/bin/python bench/load_bench.py [--seconds 1.5] [--rounds 3]
-     [--servers waitress,gunicorn] [--databases sqlite,postgresql] [--pages-only]
+     [--servers gevent,gevent2,gthread] [--databases sqlite,postgresql] [--pages-only]
      [--group-only] [--group-nights 200] [--night-seconds 10]   (see bench/README.md)
 
 Loopback only (127.0.0.1), bounded in requests and seconds; it stops by itself (about
 three minutes for both servers on both databases).
 
 The server is the production command, ``flask --app bench/load_app.py serve`` in a
-subprocess with ``COMPANION_ENV=production``: waitress with 8 threads (the default),
-and gunicorn with 2 processes x 4 threads.  ``bench/load_app.py`` is the app with a
+subprocess with ``COMPANION_ENV=production``: gunicorn with one gevent worker (the default,
+"gevent") and with two ("gevent2"); and, measured beside them, gunicorn's threaded worker
+with 2 processes x 4 threads ("gthread", started by gunicorn's own command line).  ``bench/load_app.py`` is the app with a
 bare WSGI hello-world in front of it at ``/hello`` (the same server, processes and
 threads; none of the app's middleware, session or headers: issue 22).  Each server runs on a fresh temporary SQLite file and, when PostgreSQL
 answers at 127.0.0.1:5432 (user postgres, trust auth), on a fresh database
@@ -95,10 +96,15 @@ POLL_EVERY = 0.8  # seconds, as static/app.js (2.0 before issue 14, item 11)
 RECORD_EVERY = 4.0  # seconds per table: five times faster than a real table, or more
 REAL_NIGHT_SECONDS = 10.0  # --night-seconds: 20 tables record about 51 stages in 10 s (a p95 of 51 is the 3rd slowest)
 MAX_REQUESTS = 300_000  # per phase, a bound besides time
+#: what each server is: ``serve``'s options (gunicorn with gevent workers, issue 37), or, for an alternative
+#: measured beside it, gunicorn's own options (the same app and database, the schema upgraded first, no warm-up)
 SERVERS = {
-    "waitress": ["--threads", "8"],
-    "gunicorn": ["--workers", "2", "--threads", "4"],
+    "gevent": ["--workers", "1"],
+    "gevent2": ["--workers", "2"],
+    "gthread": ["--worker-class", "gthread", "--workers", "2", "--threads", "4"],
 }
+#: the servers that ``serve`` does not start: gunicorn's command line, as each is commonly run
+ALTERNATIVES = {"gthread"}
 PG_ADMIN = ["psql", "-h", "127.0.0.1", "-p", "5432", "-U", "postgres", "-qAt", "-d", "postgres", "-c"]
 #: the database it makes afresh and drops (``COMPANION_LOAD_DATABASE``: another name, where several
 #: checkouts share one server and each must drop only its own)
@@ -595,9 +601,10 @@ def seed_nights(url: str, group_nights: int = GROUP_NIGHTS) -> tuple[list[tuple[
 
 
 class Server:
-    """The production serve command in a subprocess, stopped on exit."""
+    """The production serve command in a subprocess (or an alternative from :data:`ALTERNATIVES`), stopped on exit."""
 
-    def __init__(self, args: list[str], url: str, instance: Path) -> None:
+    def __init__(self, name: str, url: str, instance: Path) -> None:
+        args = SERVERS[name]
         self.port = free_port()
         self.instance = instance
         self.log = instance / "server.log"
@@ -611,6 +618,11 @@ class Server:
         }
         command = [sys.executable, "-m", "flask", "--app", "bench/load_app.py", "serve",
                    "--host", "127.0.0.1", "--port", str(self.port), *args]
+        if name in ALTERNATIVES:  # the schema as serve makes it, then gunicorn's own command
+            subprocess.run([sys.executable, "-m", "flask", "--app", "bench/load_app.py", "db", "upgrade"],
+                           cwd=ROOT, env=env, check=True, capture_output=True)
+            command = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{self.port}", "--forwarded-allow-ips", "",
+                       "--backlog", "1024", *args, "bench.load_app:create_app()"]
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
@@ -801,7 +813,7 @@ def main() -> None:
             for server_name in args.servers.split(","):
                 run = f"{kind}-{server_name}"
                 url = fresh_database(kind, tmp, run)
-                server = Server(SERVERS[server_name], url, tmp / run)
+                server = Server(server_name, url, tmp / run)
                 try:
                     nights, long_keys, group_keys = seed_nights(url, 1 if args.polls_only or args.night_only else args.group_nights)
                     if group_keys is None and not told:

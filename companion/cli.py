@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import gc
 import json
+import os
 import sys
 from pathlib import Path
 
 import click
-from flask import Flask, current_app
+from flask import Flask
 
 from companion.group import file as groupfile
 from companion.group import replay as group_replay
@@ -48,8 +48,9 @@ def replay_command(file: Path) -> None:
     click.echo(json.dumps(summary, indent=2, ensure_ascii=False))
 
 
-#: Open connections one process keeps: every phone at every table holds one (keep-alive) while it polls,
-#: and a socket that sent half a request holds one too, without holding a thread (see waitress_options).
+#: Open connections one gunicorn worker holds at most (``--worker-connections``): every phone at every table
+#: holds one or two (its page's stream, its requests kept alive), and a socket that sent half a request
+#: holds one, for KEEP_ALIVE seconds at most (companion/web/server.py); a greenlet each, never a thread.
 CONNECTION_LIMIT = 2000
 #: Files one process may have open: its connections, the database's files and the listening socket.
 OPEN_FILES = 4096
@@ -57,34 +58,8 @@ OPEN_FILES = 4096
 SPARE_FILES = 100
 
 
-def waitress_options(app: Flask, threads: int, open_files: int = OPEN_FILES) -> dict[str, object]:
-    """What each waitress process is told: the limits that keep a slow or idle client cheap.
-
-    Waitress reads whole requests in its one I/O loop and hands a thread only a request
-    that has fully arrived, so a socket that sends half a header and stops costs a
-    connection slot and a small buffer, never a thread: the table keeps being answered.
-    The bounds make each such socket cheap: a header larger than 32 KB or a body larger
-    than the app takes is refused at once, a body past 64 KB waits in a temporary file
-    rather than in memory (so 2,000 connections hold 64 MB of headers at most), and a
-    connection idle for a minute is closed, half a request or not.  The connections
-    stay under the files the process may open (``open_files``).
-    """
-    return {
-        "threads": threads,
-        "ident": "companion",
-        "connection_limit": max(10, min(CONNECTION_LIMIT, open_files - SPARE_FILES)),
-        # poll() rather than select(): select() cannot watch more than 1024 sockets.
-        "asyncore_use_poll": True,
-        "channel_timeout": 60,
-        "max_request_header_size": 32_768,
-        "max_request_body_size": int(app.config["MAX_CONTENT_LENGTH"]) + 65_536,
-        "inbuf_overflow": 65_536,
-        "backlog": 1024,
-    }
-
-
 def raise_open_files_limit(wanted: int = OPEN_FILES) -> int:
-    """Let this process open ``wanted`` files (as far as the hard limit allows); the limit now."""
+    """Let this process (and the server it becomes) open ``wanted`` files, as far as the hard limit allows; the limit now."""
     try:
         import resource
     except ImportError:  # pragma: no cover - Windows has no such limit to raise
@@ -100,153 +75,52 @@ def raise_open_files_limit(wanted: int = OPEN_FILES) -> int:
 @click.command("serve")
 @click.option("--host", default="0.0.0.0", show_default=True, help="0.0.0.0 lets the other phones reach it")
 @click.option("--port", default=5000, show_default=True, type=int)
-@click.option("--threads", default=8, show_default=True, type=int, help="threads per process")
 @click.option(
     "--workers",
     default=1,
     show_default=True,
     type=click.IntRange(min=1),
-    help="processes sharing the port (Unix only), each one waitress with --threads threads",
+    help="gunicorn worker processes sharing the port, each serving all its connections with gevent "
+    "(a Python process runs on one core at a time)",
 )
-def serve_command(host: str, port: int, threads: int, workers: int) -> None:
-    """Upgrade the database and serve the app with a production WSGI server.
+@click.option(
+    "--worker-connections",
+    default=CONNECTION_LIMIT,
+    show_default=True,
+    type=click.IntRange(min=10),
+    help="open connections each worker holds at most (a phone holds one or two)",
+)
+def serve_command(host: str, port: int, workers: int, worker_connections: int) -> None:
+    """Upgrade the database, then serve the app with gunicorn and gevent workers (Unix only).
 
-    Waitress with ``--threads`` threads; ``--workers N`` with N > 1 forks N waitress
-    processes that share one listening socket, all behind the same database (a Python
-    process runs on one core at a time).
+    This process upgrades the database and says where to open the app, then becomes
+    gunicorn's master (``exec``: the same process, a fresh interpreter) through
+    ``companion/web/server.py``, whose docstring says why each worker builds its own app.
     """
+    from flask.cli import ScriptInfo
     from flask_migrate import upgrade
 
-    app: Flask = current_app._get_current_object()  # type: ignore[attr-defined]
+    from .extensions import db
+
     upgrade()
-    app.config["LISTEN_HOST"] = host  # the QR code may use the LAN address only if it reaches us
-    if port:  # the players' and members' links name it (port 0: the one the server is given, SERVER_PORT)
-        app.config["LISTEN_PORT"] = port
-    open_files = raise_open_files_limit()
+    open_files = raise_open_files_limit()  # the server inherits the limit
+    connections = max(10, min(worker_connections, open_files - SPARE_FILES))
     lan = lan_address()
     click.echo(f"companion: serving on http://{host}:{port}/ ({workers} process{'es' if workers > 1 else ''} "
-               f"x {threads} threads)")
+               f"x {connections} connections, gunicorn with gevent)")
     if lan and host in ("0.0.0.0", "::"):
         click.echo(f"companion: phones on this network open http://{lan}:{port}/")
-    warm_up(app)
-    settle_garbage_collector()
-    if workers > 1:
-        from companion.web.workers import serve_processes
-
-        serve_processes(app, host, port, workers, waitress_options(app, threads, open_files))
-        return
-    from companion.web.waitress_serve import serve
-
-    serve(app, host=host, port=port, **waitress_options(app, threads, open_files))
-
-
-def warm_up(app: Flask) -> None:
-    """Before the first request: every template compiled, the nights in play folded and their pages made (issue 22).
-
-    What a restarted worker would otherwise do on its first requests, at a phone's
-    expense: Jinja compiles each template on first use, a night's fold is rebuilt
-    from its event log (service.warm_up), each game's screens and report part are
-    imported when first asked for, and a page's standings, charts and history lines are
-    worked out for its version (:func:`warm_pages`).  Forked workers inherit all of it.
-    """
-    from companion import service
-    from companion.games import GAMES
-    from companion.games.web import SCREENS
-    from companion.report.parts import own_report_part
-
-    for name in _template_names(app):
-        if name.endswith(".html"):
-            app.jinja_env.get_template(name)
-    for kind in SCREENS:  # each game's screens, forms and views, and its own part of the report
-        SCREENS[kind]
-        own_report_part(GAMES[kind])
-    warm_pages(app, service.warm_up())
-
-
-#: the pages of a night in play made before the first request: the scorekeeper's (table, report,
-#: history) and the players' (their page and the report)
-WARM_PAGES = ("/k/{keeper}", "/k/{keeper}/report", "/k/{keeper}/history", "/p/{viewer}", "/p/{viewer}/report")
-
-
-def warm_pages(app: Flask, night_ids: list[int]) -> None:
-    """Ask this process for the pages of each of ``night_ids`` (:data:`WARM_PAGES`), as a phone would.
-
-    A page is kept per night version (web/kept_pages), and what it derives (the standings,
-    the report's charts, the history's lines) too: asked once here, the first phone after
-    a restart is answered from what is kept rather than after a cold render (at 1,980
-    stages: the table screen 27-66 ms, the report 30-52 ms, the history 80-150 ms).  The
-    requests only read; a night since deleted is skipped, and a page that fails is logged,
-    not raised: a server starts whatever one night's page does.
-    """
-    from companion.db.models import Night
-    from companion.extensions import db
-
-    paths = []
-    for night_id in night_ids:
-        night = db.session.get(Night, night_id)
-        if night is not None:
-            paths += [path.format(keeper=night.keeper_key, viewer=night.viewer_key) for path in WARM_PAGES]
-    db.session.rollback()  # a read only, as service.warm_up's: no transaction open when the workers fork
-    client = app.test_client()
-    for path in paths:  # as a phone's browser asks: the compressed page is kept too
-        try:
-            client.get(path, headers={"Accept-Encoding": "gzip, deflate, br, zstd"})
-        except Exception:  # a page that fails fails its phone too, which is told then: serving goes on
-            app.logger.exception("warm-up: %s", path)
-
-
-def _template_names(app: Flask) -> set[str]:
-    """The templates the app's loaders can list (a loader that cannot is skipped: its templates compile on first use)."""
-    loaders = [app.jinja_loader, *(bp.jinja_loader for bp in app.iter_blueprints())]
-    names: set[str] = set()
-    while loaders:
-        loader = loaders.pop()
-        if loader is None:
-            continue
-        if hasattr(loader, "loaders"):  # a ChoiceLoader: ask each of its loaders
-            loaders.extend(loader.loaders)
-            continue
-        try:
-            names.update(loader.list_templates())
-        except TypeError:
-            pass
-    return names
-
-
-#: allocations between two young collections (Python's default is 700): a request makes
-#: thousands of short-lived objects, and each young collection that catches them
-#: half-made promotes them, so that full collections come sooner
-GC_YOUNG_THRESHOLD = 10_000
-#: young collections between two collections of the middle generation (Python's default is 10).  A middle
-#: collection walks the young objects and every one that survived the young collections since the last
-#: one: at 10 that was up to eleven times GC_YOUNG_THRESHOLD objects, and a night folded for the first time
-#: (a group's two hundred nights: their records, positions and transfers, all kept) survives whole, so the
-#: middle collection walked 71,000 objects, 16-29 ms of CPU on the project's machine, 48-83 ms on a slower
-#: one (issue 22).  At 1 it walks at most the survivors of two young collections: 23,000, 4 ms.
-GC_MIDDLE_THRESHOLD = 1
-#: middle collections before a full one is considered (Python's default is 10; Python also waits until the
-#: objects promoted since the last full collection are a quarter of those it left).  A full collection walks
-#: every kept fold (94,000-110,000 objects, 27-64 ms, with the load bench's nights): with the middle generation
-#: collected ten times as often, 60 keeps full collections as rare as they were, one per
-#: (1 + 1) x (60 + 1) = 122 young collections against (10 + 1) x (10 + 1) = 121.
-GC_OLD_THRESHOLD = 60
-
-
-def settle_garbage_collector() -> None:
-    """Put what start-up made out of the collector's reach, before serving, and keep each collection short (issue 22).
-
-    A full collection walks every tracked object: with the app, SQLAlchemy, Jinja and
-    the games' modules loaded that was 100-250 ms on this project's machine, a pause for
-    every request in that process.  ``gc.freeze()`` after start-up moves those objects to
-    the permanent generation, which no collection walks (and forked workers keep sharing
-    their pages).  What is collected afterwards is what serving made: the nights kept
-    (bounded by FOLD_CACHE_EVENTS) and each request's garbage; the thresholds
-    (GC_YOUNG_THRESHOLD, GC_MIDDLE_THRESHOLD, GC_OLD_THRESHOLD) bound what a young or middle
-    collection walks, and leave full collections as rare as Python's defaults made them.
-    """
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(GC_YOUNG_THRESHOLD, GC_MIDDLE_THRESHOLD, GC_OLD_THRESHOLD)
+    for engine in db.engines.values():  # the connections the upgrade used: closed, not carried into the server
+        engine.dispose()
+    info = click.get_current_context().find_object(ScriptInfo)
+    app_import_path = info.app_import_path if info is not None else None
+    command = [sys.executable, "-m", "companion.web.server", "--host", host, "--port", str(port),
+               "--workers", str(workers), "--worker-connections", str(connections)]
+    if app_import_path:
+        command += ["--app", app_import_path]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(sys.executable, command)
 
 
 @click.command("backup")

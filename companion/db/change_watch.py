@@ -307,7 +307,6 @@ class _Listener:
         self.backend: int | None = None
         self._connect = connect
         self.thread = threading.Thread(target=self._run, name="companion-change-listener", daemon=True)
-        self.thread.start()
 
     def _run(self) -> None:
         backoff = 0.5
@@ -350,13 +349,24 @@ _inherited: list[Any] = []
 
 
 def _listener_for(key: str, connect: Callable[[], Any]) -> _Listener:
+    """The process's listener for ``key``, started outside the lock.
+
+    Under gevent (``serve``'s workers) the listener's thread is a greenlet, and starting it
+    waits for it to begin: with the lock held, that wait lets other greenlets run, and one
+    of them taking the lock would stop the whole process (the lock may be a real one,
+    made in gunicorn's master before gevent patched the worker; companion/web/server.py).
+    """
     with _lock:
         listener = _listeners.get(key)
-        if listener is None or listener.pid != os.getpid():
+        fresh = listener is None or listener.pid != os.getpid()
+        if fresh:
             if listener is not None:
                 _inherited.append(listener)
             listener = _listeners[key] = _Listener(connect)
-        return listener
+    assert listener is not None
+    if fresh:
+        listener.thread.start()
+    return listener
 
 
 _watches: weakref.WeakKeyDictionary[Engine, ChangeWatch] = weakref.WeakKeyDictionary()

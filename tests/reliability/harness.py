@@ -377,14 +377,14 @@ def server_env(url: str, instance: Path) -> dict[str, str]:
 
 
 @contextmanager
-def serve_subprocess(url: str, instance: Path, log: Path, threads: int = 8) -> Iterator[tuple[int, subprocess.Popen]]:
-    """``flask --app companion serve`` in a subprocess, exactly as ``make run`` starts it."""
+def serve_subprocess(url: str, instance: Path, log: Path) -> Iterator[tuple[int, subprocess.Popen]]:
+    """``flask --app companion serve`` in a subprocess, exactly as ``make run`` starts it (gunicorn, one gevent worker)."""
     port = free_port()
     env = {**os.environ, **server_env(url, instance)}
     with open(log, "ab") as out:
         process = subprocess.Popen(
             [str(Path(PYTHON).with_name("flask")), "--app", "companion", "serve",
-             "--host", "127.0.0.1", "--port", str(port), "--threads", str(threads)],
+             "--host", "127.0.0.1", "--port", str(port)],
             cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT,
         )
     try:
@@ -424,8 +424,8 @@ class Zygote:
         self.process.stdin.write(json.dumps(message) + "\n")
         self.process.stdin.flush()
 
-    def spawn(self, env: dict[str, str], threads: int = 4) -> tuple[int, int]:
-        self._send({"cmd": "spawn", "env": env, "threads": threads, "log": str(self.log)})
+    def spawn(self, env: dict[str, str]) -> tuple[int, int]:
+        self._send({"cmd": "spawn", "env": env, "log": str(self.log)})
         answer = self._read()
         if "error" in answer:
             raise RuntimeError(answer["error"])

@@ -2,8 +2,9 @@
 
     .venv/bin/python tests/reliability/probe_sweep.py
 
-Starts ``flask serve --workers 2 --threads 4`` (production mode: two waitress processes
-on one socket since issue 21, gunicorn before) on a fresh SQLite database, then: a
+Starts ``flask serve --workers 2`` (production mode: gunicorn with two gevent workers on
+one socket since issue 37; two waitress processes from issue 21, gunicorn's threaded worker
+before) on a fresh SQLite database, then: a
 scorekeeper records on a live table while another client posts a 150,000-stage file (and
 then one at the 2,000-stage bound); 120 guessed links spread over both workers, then the
 guesser's own valid link; 25 nights started from one client; a forged Host; and what the
@@ -148,7 +149,7 @@ def main() -> None:
            "COMPANION_DATABASE_URL": f"sqlite:///{database}", "COMPANION_INSTANCE_PATH": str(folder / "instance")}
     log = (folder / "server.log").open("wb")
     server = subprocess.Popen([sys.executable, "-m", "flask", "--app", "companion", "serve", "--host", "127.0.0.1",
-                               "--port", str(port), "--workers", "2", "--threads", "4"],
+                               "--port", str(port), "--workers", "2"],
                               cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 60

@@ -69,7 +69,7 @@ def test_a_backup_taken_while_a_phone_records_restores_to_the_same_night(tmp_pat
     zygote = Zygote(tmp_path / "servers.log")
     try:
         with live_database(EXTERNAL, tmp_path, "live") as url, live_database(EXTERNAL, tmp_path, "restored") as fresh:
-            pid, port = zygote.spawn(server_env(url, instance), threads=4)
+            pid, port = zygote.spawn(server_env(url, instance))
             writer = Phone(port)
             path = start_night_over_http(writer)
             # a second night, so the backup has more than one
@@ -128,7 +128,7 @@ def test_a_backup_taken_while_a_phone_records_restores_to_the_same_night(tmp_pat
                 assert read_nights(fresh) == restored
 
             # a server on the restored database shows what its log folds to
-            pid, port = zygote.spawn(server_env(fresh, instance), threads=2)
+            pid, port = zygote.spawn(server_env(fresh, instance))
             reader = Phone(port)
             reader.cookies = dict(writer.cookies)
             page = reader.get(path)

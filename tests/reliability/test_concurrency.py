@@ -1,6 +1,6 @@
 """Eight phones recording on one table at once, against a real server process.
 
-The server is ``flask --app companion serve`` in a subprocess (waitress, 8 threads)
+The server is ``flask --app companion serve`` in a subprocess (gunicorn, one gevent worker)
 on a SQLite file in WAL mode, or on PostgreSQL when COMPANION_TEST_DATABASE_URL is
 set.  The phones speak plain HTTP (``http.client``) with their own cookies and CSRF
 tokens, like eight browsers.  The run lasts COMPANION_SOAK_SECONDS (30 s in CI, 5 s
@@ -38,7 +38,7 @@ PLAYERS = [NIGHT[f"seat_{i}"] for i in range(1, 5)]
 def test_eight_phones_at_once_lose_nothing_double_nothing_and_agree_with_the_log(tmp_path):
     seconds = soak_seconds()
     with live_database(EXTERNAL, tmp_path, "soak") as url, \
-            serve_subprocess(url, tmp_path / "instance", tmp_path / "server.log", threads=8) as (port, _):
+            serve_subprocess(url, tmp_path / "instance", tmp_path / "server.log") as (port, _):
         keeper = Phone(port)
         path = start_night_over_http(keeper)
         logs = [PhoneLog() for _ in range(CLIENTS)]

@@ -1,7 +1,8 @@
 """A server killed with SIGKILL at random moments while two phones record, fifty times.
 
 Each round forks a fresh real server (``zygote.py``: the app built and the schema
-upgraded as ``serve`` does, then waitress), lets two phones record on the same table
+upgraded as ``serve`` does, then served by gevent in a patched process, as each of
+``serve``'s gunicorn workers serves), lets two phones record on the same table
 over HTTP for a random 20-400 ms, and kills the server with SIGKILL, mid-request or
 mid-commit as it happens.  After every kill the database must open, pass its
 integrity check (SQLite: ``PRAGMA integrity_check``), hold every action a phone was
@@ -50,7 +51,7 @@ def test_fifty_kills_mid_recording_lose_no_acknowledged_action_and_leave_a_sound
             logs = [PhoneLog(), PhoneLog()]
             path = ""
             for round_ in range(KILLS):
-                pid, port = zygote.spawn(env, threads=4)
+                pid, port = zygote.spawn(env)
                 for phone in phones:
                     phone.port = port
                     phone.close()
@@ -90,7 +91,7 @@ def test_fifty_kills_mid_recording_lose_no_acknowledged_action_and_leave_a_sound
                 assert not errors, errors[:5]
 
             # one last server: its page shows what the surviving log folds to
-            pid, port = zygote.spawn(env, threads=4)
+            pid, port = zygote.spawn(env)
             viewer = Phone(port)
             viewer.cookies = dict(phones[0].cookies)
             page = viewer.get(path)

@@ -1,6 +1,6 @@
 """The database goes away while four phones record (issue 21, item 13).
 
-A real server (``serve``, waitress) keeps running while its database is taken from
+A real server (``serve``: gunicorn with gevent) keeps running while its database is taken from
 under it: a PostgreSQL cluster of the test's own is restarted, then SIGKILLed (all its
 processes) and started again; a SQLite file's small disk fills up, then is freed.  The
 table must answer a clear "try again" (503 with ``Retry-After`` and a message, never a
@@ -145,7 +145,7 @@ def test_postgresql_restarted_and_killed_while_four_phones_record(cluster: Clust
         time.sleep(0.5)  # the database is gone for half a second at least
         cluster.start()
 
-    with serve_subprocess(url, tmp_path / "instance", tmp_path / "server.log", threads=4) as (port, process):
+    with serve_subprocess(url, tmp_path / "instance", tmp_path / "server.log") as (port, process):
         keeper = Phone(port)
         path = start_night_over_http(keeper)
         logs, after = four_phones_through(port, path, [cluster.restart, kill_and_come_back], seed=2111)
@@ -164,7 +164,7 @@ def test_sqlite_disk_fills_up_mid_night_and_is_freed(tmp_path: Path):
         pytest.skip(disk)
     try:
         url = f"sqlite:///{disk.where / 'companion.sqlite'}"
-        with serve_subprocess(url, tmp_path / "instance", tmp_path / "server.log", threads=4) as (port, process):
+        with serve_subprocess(url, tmp_path / "instance", tmp_path / "server.log") as (port, process):
             keeper = Phone(port)
             path = start_night_over_http(keeper)
             logs, after = four_phones_through(port, path, [disk.fill, disk.free], seed=2113)

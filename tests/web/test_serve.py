@@ -1,15 +1,17 @@
-"""The production server, ``serve``: one waitress process, or ``--workers 2`` waitress processes on one socket.
+"""The production server, ``serve``: gunicorn with one gevent worker, or ``--workers 2`` on one socket (issue 37).
 
 Each process keeps its own caches (the folds, the standings it showed); the players'
 live view must follow the table whichever process answers.  Every poll here opens a
 new connection, so the two workers share them; each must see each change at once.
 And sockets that send half a request and stop (any phone on the Wi-Fi can open them,
 no link needed) must not stop the server answering the table (issue 21, item 1).
+A worker that dies is replaced by gunicorn's master, and the master stops them all.
 """
 
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import re
 import secrets
@@ -26,7 +28,7 @@ import pytest
 from companion.db import change_watch
 
 REPO = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="serve --workers forks: Unix only")
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="gunicorn: Unix only")
 
 
 def free_port() -> int:
@@ -121,7 +123,7 @@ def start_server(tmp_path: Path, *serve_args: str):
 
 @pytest.fixture
 def server(tmp_path: Path):
-    port, database, process, stop = start_server(tmp_path, "--workers", "2", "--threads", "2")
+    port, database, process, stop = start_server(tmp_path, "--workers", "2")
     try:
         yield port, database, process
     finally:
@@ -189,7 +191,8 @@ def test_two_worker_processes_follow_the_table_live(server):
         etag = seen.pop()
         for _ in range(4):
             assert Phone(port).request("GET", live, headers={"If-None-Match": etag})[0] == 304
-    # a phone polls on one kept-alive connection: a 304 leaves it open (waitress alone closed it after each)
+    # a phone polls on one kept-alive connection: a 304 leaves it open (waitress 3 closed it after each, which
+    # is why serve subclassed waitress's task; gunicorn keeps it: an answer without a body needs no length)
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:
         sockets = []
@@ -197,14 +200,15 @@ def test_two_worker_processes_follow_the_table_live(server):
             connection.request("GET", live, headers={"If-None-Match": etag})
             response = connection.getresponse()
             assert response.status == 304 and response.read() == b""
-            assert response.getheader("Connection") is None and response.getheader("ETag") == etag
+            assert response.getheader("Connection", "keep-alive").lower() == "keep-alive"
+            assert response.getheader("ETag") == etag
             sockets.append(connection.sock)
         assert sockets[0] is not None and sockets == [sockets[0]] * 3
     finally:
         connection.close()
 
 
-#: half-open sockets a phone on the Wi-Fi could open; the probe stopped gunicorn with 8
+#: half-open sockets a phone on the Wi-Fi could open; the probe stopped gunicorn's threaded worker with 8
 HALF_OPEN = 200
 
 
@@ -226,8 +230,8 @@ def timed(call):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize(
     "serve_args",
-    [(), ("--workers", "2", "--threads", "4")],
-    ids=["default-one-process", "readme-two-workers-four-threads"],
+    [(), ("--workers", "2")],
+    ids=["default-one-process", "readme-two-workers"],
 )
 def test_two_hundred_half_open_sockets_leave_the_table_answered_within_a_second(tmp_path, serve_args):
     port, database, _process, stop = start_server(tmp_path, *serve_args)
@@ -251,7 +255,8 @@ def test_two_hundred_half_open_sockets_leave_the_table_answered_within_a_second(
         with sqlite3.connect(database) as db:
             # the warm-up tap and three more, each recorded once
             assert db.execute("SELECT count(*) FROM event WHERE kind != 'game'").fetchone()[0] == 4
-        # the half-open sockets are still open: nothing answered or closed them
+        # the half-open sockets are still open: nothing answered or closed them (serve lets one go after
+        # server.KEEP_ALIVE seconds, longer than this test held them)
         for sock in opened:
             sock.setblocking(False)
             with pytest.raises(BlockingIOError):
@@ -284,3 +289,89 @@ def test_a_worker_process_that_dies_is_replaced_and_stopping_the_server_stops_th
     process.terminate()
     assert process.wait(timeout=20) == 0
     assert not any(Path(f"/proc/{pid}").exists() for pid in now), "a worker outlived the server"
+
+
+def test_the_served_app_answers_only_its_own_host_and_believes_no_forwarded_header(tmp_path):
+    """The host check answers a request for another name with a 400 through gunicorn too; and gunicorn, which by
+    default believes the X-Forwarded-* headers of 127.0.0.1, is told to believe none: with
+    COMPANION_TRUSTED_PROXIES unset, a phone on this machine that says it came over HTTPS gets no Secure cookie."""
+    port, _database, _process, stop = start_server(tmp_path)
+    try:
+        status, _, body = Phone(port).request("GET", "/", headers={"Host": "evil.example"})
+        assert status == 400 and "evil.example" in body
+        status, headers, _ = Phone(port).request(
+            "GET", "/", headers={"X-Forwarded-Proto": "https", "X-Forwarded-Host": "evil.example"})
+        assert status == 200
+        cookie = headers["set-cookie"].lower()
+        assert cookie.startswith("session=") and "secure" not in cookie
+    finally:
+        stop()
+
+
+def test_gunicorns_master_imports_no_database_driver_so_each_worker_imports_it_after_gevent_patched():
+    """psycopg picks how it waits when first imported, once: imported in the master, before a worker's gevent patch,
+    it would wait blocking the whole worker.  What the master imports (companion/web/server.py) leaves it out."""
+    probe = ("import sys, companion.web.server, companion.db.change_watch; "
+             "print(sorted(m for m in sys.modules if m.split('.')[0].startswith('psycopg')))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+#: a gunicorn gevent worker's start, on PostgreSQL: what the master imports, then gevent's patch, then the app
+WORKER_ON_POSTGRES = """
+import json, sys
+import companion.web.server, companion.db.change_watch  # what gunicorn's master imported before it forked
+from gevent import monkey
+monkey.patch_all()  # what gunicorn's gevent worker does first
+import gevent
+import psycopg.waiting
+from sqlalchemy import text
+from companion import create_app
+from companion.db.change_watch import watch_of
+from companion.extensions import db
+
+app = create_app()
+ticks = [0]
+def tick():
+    while True:
+        gevent.sleep(0.01)
+        ticks[0] += 1
+with app.app_context():
+    watch = watch_of(db.engine)
+    for _ in range(1000):  # its listener, a greenlet, listening
+        if watch.generation() is not None:
+            break
+        gevent.sleep(0.01)
+    before = watch.generation()
+    ticker = gevent.spawn(tick)
+    gevent.sleep(1.5)  # the listener waits on its socket a second at a time meanwhile
+    ticked = ticks[0]
+    db.session.execute(text("NOTIFY companion_change"))  # as another process's unit of work commits
+    db.session.commit()
+    heard = None
+    for _ in range(500):
+        if (watch.generation() or 0) > (before or 0):
+            heard = watch.generation()
+            break
+        gevent.sleep(0.01)
+print(json.dumps({"before": before, "heard": heard, "ticked": ticked, "wait": psycopg.waiting.wait.__name__}))
+"""
+
+
+@pytest.mark.skipif(not (os.environ.get("COMPANION_TEST_DATABASE_URL") or "").startswith("postgresql"),
+                    reason="PostgreSQL's listener under gevent")
+def test_under_gevent_the_change_watchs_listener_hears_notify_without_stopping_the_worker(tmp_path):
+    """In a worker as gunicorn's gevent worker makes it, psycopg waits cooperatively, and the change watch's listener
+    (a greenlet there) hears another process's NOTIFY while the other greenlets run: a greenlet that sleeps 10 ms at
+    a time ticks about 150 times in 1.5 s; were the listener's one-second waits blocking, it would tick 2 or 3."""
+    env = {**os.environ, "COMPANION_DATABASE_URL": os.environ["COMPANION_TEST_DATABASE_URL"],
+           "COMPANION_INSTANCE_PATH": str(tmp_path / "instance"), "COMPANION_SECRET_KEY": secrets.token_urlsafe(48)}
+    done = subprocess.run([sys.executable, "-c", WORKER_ON_POSTGRES], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["wait"] != "wait_c"  # the C wait blocks the whole process; psycopg picks it only without gevent
+    assert seen["before"] is not None, "the listener never listened"
+    assert seen["heard"] is not None and seen["heard"] > seen["before"], "the NOTIFY was not heard"
+    assert seen["ticked"] >= 30, f"the other greenlets stood still while the listener waited ({seen['ticked']} ticks)"
