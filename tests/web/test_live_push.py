@@ -301,3 +301,17 @@ def test_a_commit_of_another_process_on_sqlite_is_heard_through_data_version(pus
         other.close()
     moved = event_id(stream.next())
     assert moved != first
+
+
+def test_a_change_is_rendered_once_for_every_phone_of_one_kind(push_app, table, open_stream, monkeypatch):
+    from companion.web import players
+
+    renders = []
+    real = players._pushed
+    monkeypatch.setattr(players, "_pushed", lambda key: renders.append(key) or real(key))
+    _, viewer, _ = night_links(push_app, table.key)
+    streams = [open_stream(push_app.test_client(), f"/p/{viewer}/stream?since=0") for _ in range(3)]
+    table.declare("Ben", "Cat")
+    messages = [s.next() for s in streams]
+    assert messages[0] == messages[1] == messages[2]
+    assert len(renders) == 1  # three phones with no "me", one change: one render
