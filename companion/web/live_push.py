@@ -18,7 +18,8 @@ every watched night and group in two statements (``service.night_stamps``,
 threads greenlets and these primitives gevent's, a subscriber is a greenlet waiting on it).
 
 **One render per change.**  The first subscriber of a topic to wake renders its page's fragment, in
-its own request's context (the view's ``render``), and keeps the event's bytes in the topic by the
+a request context made from its own request's (the view's ``render``; no context is held while a stream
+waits), and keeps the event's bytes in the topic by the
 viewer's kind (the player a players' page is "me" for, or none; a group page's period and rivalry):
 every other phone of that kind at that topic gets the same bytes without a render.
 
@@ -48,7 +49,7 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from flask import Flask, Response, current_app, request, stream_with_context
+from flask import Flask, Response, current_app, request
 
 from companion import service
 from companion.db import change_watch
@@ -301,11 +302,13 @@ def stream(kind: str, ident: int, link: str, stamp: Stamp, viewer: Hashable, ren
     heartbeat = float(config.get("LIVE_HEARTBEAT_SECONDS", HEARTBEAT_SECONDS))
     db.session.remove()  # the view's read ends here: a stream holds no connection nor transaction while it waits
 
+    environ = dict(request.environ)
+
     def rendered() -> tuple[str, str] | None:
-        try:
+        # in a request context of its own, made from this request's and popped before the stream goes on: no
+        # context is held across the stream's yields (a server may interleave streams; its teardown ends the read)
+        with app.request_context(environ):
             return render()
-        finally:
-            db.session.remove()
 
     def events() -> Iterator[bytes]:
         last = since
@@ -333,7 +336,7 @@ def stream(kind: str, ident: int, link: str, stamp: Stamp, viewer: Hashable, ren
         finally:
             hub.unsubscribe(topic)
 
-    response = Response(stream_with_context(events()), mimetype="text/event-stream")
+    response = Response(events(), mimetype="text/event-stream")
     response.headers["Cache-Control"] = "no-store"
     response.headers["X-Accel-Buffering"] = "no"  # a proxy in front (nginx) passes each event on at once
     response.vary.add("Cookie")

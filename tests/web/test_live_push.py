@@ -25,7 +25,7 @@ WAIT = 10.0
 
 class Reader:
     """A stream asked for and read in a thread of its own (as a server does, the thread that asks is the one
-    that reads: Flask's stream_with_context keeps the request's context in it), split into SSE messages."""
+    that reads), split into SSE messages."""
 
     def __init__(self, client, url: str, headers: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
         self.messages: queue.Queue[bytes | None] = queue.Queue()
