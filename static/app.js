@@ -44,8 +44,11 @@
     clearTimeout(swallowedFor);
     swallowedFor = setTimeout(function () { note.hidden = true; shown.classList.remove("swallowed"); }, 2000);
   }
-  // Players' page: follow the table live with conditional GETs (304 when unchanged).
-  var live = document.getElementById("live");
+  // The live pages follow the table (or the group) by push: an EventSource on the page's stream
+  // (data-stream: Server-Sent Events, companion/web/live_push.py), each change the moment it is
+  // committed.  Without EventSource, or where the server does not offer a stream (no data-stream),
+  // the players' page and the scorekeeper's note poll with conditional GETs (304 when unchanged).
+  var live = document.getElementById("live") || document.getElementById("group-live");
   var staleNote = document.querySelector(".stale");
   var lastOk = Date.now();
   var replaced = false;
@@ -78,6 +81,7 @@
     live.classList.toggle("not-live", stale);
     if (stale) live.setAttribute("aria-describedby", staleNote.id); else live.removeAttribute("aria-describedby");
   }
+  var versionOf = function (tag) { var m = /-v(\d+)-/.exec(tag || ""); return m ? +m[1] : -1; };
   // after(status), if given, runs after each poll: the status, or 0 when the network failed.
   function poll(el, onChange, after) {
     var url = el.getAttribute("data-live") || el.getAttribute("data-watch");
@@ -89,7 +93,7 @@
         if (r.status === 200 || r.status === 304) lastOk = Date.now();
         if (r.status === 200) {
           var tag = (r.headers.get("ETag") || "").replace(/^W\//, "").replace(/"/g, "");
-          if (tag) el.setAttribute("data-etag", tag);
+          if (tag) { el.setAttribute("data-etag", tag); el.setAttribute("data-version", versionOf(tag)); }
           return r.text().then(onChange);
         }
       })
@@ -104,28 +108,94 @@
         else setTimeout(function () { poll(el, onChange, after); }, 800);
       });
   }
-  if (live) {
+  // The stream: each event's data takes the place of the live part, its id (the version) kept in
+  // data-version, which a new stream starts from (?since=; the browser itself sends Last-Event-ID
+  // when it comes back after a stream's end).  A phone that sleeps may lose its stream without a
+  // word (iOS): on waking (visible again, shown again from the page cache, back online) it opens a
+  // new one, which sends what changed meanwhile at once.  When the stream fails, the page asks
+  // the plain way why: a 404 is a replaced link (for good); anything else, it opens one again.
+  function push(el, onChange, after) {
+    var url = el.getAttribute("data-stream"), source = null, asking = 0, again = 0, stopped = false;
+    function report(status) {
+      if (status === 200) lastOk = Date.now();
+      if (after) { try { after(status); } catch (e) {} }
+      if (el === live) showAge(status);
+    }
+    function open() {
+      if (stopped) return;
+      clearTimeout(asking); clearTimeout(again);
+      if (source) source.close();
+      var since = el.getAttribute("data-version") || "";
+      source = new EventSource(url + (url.indexOf("?") < 0 ? "?" : "&") + "since=" + encodeURIComponent(since));
+      source.onopen = function () { report(200); };
+      source.onmessage = function (e) {
+        if (e.lastEventId) el.setAttribute("data-version", e.lastEventId);
+        onChange(e.data);
+        report(200);
+      };
+      source.onerror = function () {
+        // a stream whose time was up: the browser comes back by itself a second later; a failed one
+        // (or no network) is looked into
+        clearTimeout(asking);
+        var down = source.readyState === EventSource.CLOSED || navigator.onLine === false;
+        asking = setTimeout(ask, down ? 0 : 4000);
+      };
+    }
+    function ask() {
+      if (stopped || (source && source.readyState === EventSource.OPEN)) return;
+      var plain = el.getAttribute("data-live") || el.getAttribute("data-watch") || location.href;
+      fetch(plain, {method: "HEAD", cache: "no-store", credentials: "same-origin"})
+        .then(function (r) { return r.status; }, function () { return 0; })
+        .then(function (status) {
+          if (source && source.readyState === EventSource.OPEN) return;
+          report(status === 304 ? 200 : status);
+          if (status === 404) { stopped = true; source.close(); return; }
+          if (source.readyState === EventSource.CLOSED) again = setTimeout(open, status === 429 ? 10 * 1000 : 3000);
+        });
+    }
+    function wake() { if (!stopped) open(); }
+    document.addEventListener("visibilitychange", function () { if (document.visibilityState === "visible") wake(); });
+    window.addEventListener("pageshow", function (e) { if (e.persisted) wake(); });
+    window.addEventListener("online", wake);
+    window.addEventListener("offline", function () {  // say so at once; no stream tried while offline
+      clearTimeout(asking); clearTimeout(again);
+      if (source) source.close();
+      if (!stopped) report(0);
+    });
+    open();
+  }
+  function follow(el, onChange, after) {
+    if (el.getAttribute("data-stream") && typeof EventSource === "function") push(el, onChange, after);
+    else if (el.getAttribute("data-live") || el.getAttribute("data-watch")) poll(el, onChange, after);
+  }
+  if (live && live.id === "group-live") follow(live, function (html) { live.innerHTML = html; });
+  else if (live) {
     // The last standings this phone saw, and when the server last confirmed them: put back,
-    // with their age, when the first poll after a reload fails (the service worker, static/sw.js,
+    // with their age, when the first word after a reload is a failure (the service worker, static/sw.js,
     // keeps the page itself; without it, the browser's own offline page shows instead).
     var key = "live:" + location.pathname, saved = null, first = true;
     try { saved = JSON.parse(localStorage.getItem(key) || "null"); } catch (e) {}
-    var versionOf = function (tag) { var m = /-v(\d+)-/.exec(tag || ""); return m ? +m[1] : -1; };
-    poll(live, function (html) { live.innerHTML = html; }, function (status) {
-      var shown = live.getAttribute("data-etag");
+    var savedVersion = function (s) { return s.v !== undefined ? +s.v : versionOf(s.etag); };
+    follow(live, function (html) { live.innerHTML = html; }, function (status) {
+      var shown = +(live.getAttribute("data-version") || -1);
       if (status === 200 || status === 304) {
-        saved = {html: live.innerHTML, etag: shown, at: lastOk};
+        saved = {html: live.innerHTML, v: shown, at: lastOk};
         try { localStorage.setItem(key, JSON.stringify(saved)); } catch (e) {}
-      } else if (status === 0 && first && saved && saved.html && versionOf(saved.etag) >= versionOf(shown)) {
-        if (saved.etag !== shown) { live.innerHTML = saved.html; live.setAttribute("data-etag", saved.etag); }
+      } else if (status === 0 && first && saved && saved.html && savedVersion(saved) >= shown) {
+        if (savedVersion(saved) !== shown) { live.innerHTML = saved.html; live.setAttribute("data-version", savedVersion(saved)); }
         lastOk = saved.at;
       }
       first = false;
     });
   }
-  // Scorekeeper's page: say when another phone has recorded.
-  var watch = document.querySelector("[data-watch]");
-  if (watch) poll(watch, function () { watch.hidden = false; });
+  // The scorekeeper's page and the organiser's: say when another phone has recorded (the
+  // organiser's note comes with the stream's words and link).
+  document.querySelectorAll(".watch[data-watch], .watch[data-stream]").forEach(function (watch) {
+    follow(watch, function (html) {
+      if (!watch.hasAttribute("data-watch")) watch.innerHTML = html;
+      watch.hidden = false;
+    });
+  });
 
   // Start a night: the first-dealer list names each seat's player as the names are typed.
   document.querySelectorAll("select.dealer-pick").forEach(function (select) {

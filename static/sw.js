@@ -6,6 +6,8 @@
 //    last standings it saw (kept in localStorage with their time) and says how old they are.
 // Nothing else is cached: the scorekeeper's screens carry one-time form keys and are never stored,
 // and the live polls (/p/<link>/live) must fail when offline, so that the page knows it is.
+// The live streams (/p/<link>/stream, /m/…/stream, /g/…/stream: Server-Sent Events) are never
+// touched: a stream answered from a cache would end at once and be asked for again, for ever.
 "use strict";
 var SHELL = "companion-shell-v1";
 var PAGES = "companion-pages-v1";
@@ -59,6 +61,7 @@ self.addEventListener("fetch", function (event) {
   if (request.method !== "GET") return;
   var url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
+  if (/\/stream$/.test(url.pathname) || (request.headers.get("Accept") || "").indexOf("text/event-stream") >= 0) return;
   if (url.pathname.indexOf("/static/") === 0) {
     event.respondWith(networkFirst(request, SHELL, url.origin + url.pathname));
   } else if (/^\/p\/[A-Za-z0-9_-]+$/.test(url.pathname) && request.mode === "navigate") {

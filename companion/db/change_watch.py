@@ -95,10 +95,29 @@ _lock = threading.Lock()
 _generation = 0
 
 
+#: the events :func:`wake_on_change` was given, set each time the generation moves on (weakly held: a hub that
+#: is gone stops being woken)
+_wakers: weakref.WeakSet[threading.Event] = weakref.WeakSet()
+
+
 def _move_on() -> None:
     global _generation
     with _lock:
         _generation += 1
+        wakers = list(_wakers)
+    for waker in wakers:
+        waker.set()
+
+
+def wake_on_change(waker: threading.Event) -> None:
+    """Set ``waker`` each time the generation moves on: at once after this process's own commit
+    (:func:`committed`), on each PostgreSQL notification the listener hears, and when a read of SQLite's
+    ``data_version`` (:meth:`ChangeWatch.generation`) finds another connection's commit.
+
+    The push of the live pages (web/live_push.py) waits on it instead of asking every few milliseconds;
+    ``waker`` is held weakly, so a waiter that is gone costs nothing."""
+    with _lock:
+        _wakers.add(waker)
 
 
 def committed() -> None:

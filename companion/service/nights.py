@@ -327,3 +327,21 @@ def carry_pot(night: Night, expected_version: int, request_key: str | None = Non
 
         # another phone carrying it at the same moment meets carried_from's unique constraint
         return uow.add_night(request_key, digest("carry", night_id), make, carried_already)
+
+
+def night_stamps(night_ids: Collection[int]) -> dict[int, tuple[int, str, str]]:
+    """(version, players' link, scorekeeper link) of each of ``night_ids``' nights that exists, in one statement.
+
+    What the live pages' push (web/live_push.py) reads after each commit it hears of, for every night a
+    phone watches at once: a night whose version moved has news; one whose link is no longer the link a
+    phone came by (replaced), or that is gone, ends that phone's stream.  It ends its read at once: a
+    watcher holds no transaction open between commits."""
+    if not night_ids:
+        return {}
+    try:
+        rows = db.session.execute(
+            select(Night.id, Night.version, Night.viewer_key, Night.keeper_key).where(Night.id.in_(list(night_ids)))
+        ).all()
+        return {row[0]: (row[1], row[2], row[3]) for row in rows}
+    finally:
+        end_reads()

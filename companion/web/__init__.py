@@ -58,6 +58,7 @@ def init_app(app: Flask) -> None:
     from companion.web import history
     from companion.web import home
     from companion.web import live_poll
+    from companion.web import live_push
     from companion.web import next_game
     from companion.web import night_setup
     from companion.web import players
@@ -74,6 +75,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(players.bp)
     early_pages.init_app(app)  # in front of Flask: a repeat request for a kept page never reaches it
     live_poll.init_app(app)  # in front of Flask: most polls of the players' page never reach it
+    live_push.init_app(app)  # the live pages pushed by Server-Sent Events, beside the poll
     app.register_blueprint(report.bp)
     app.register_blueprint(bank.bp)
     app.register_blueprint(bonus.bp)

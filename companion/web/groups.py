@@ -50,7 +50,7 @@ from companion.money.amounts import format_money
 from companion.night.file import Money
 from companion.night.ledger import BANK_LINE, BANK_LINE_MEANS
 from companion.values.reading import Unreadable, iso_date, whole_number
-from companion.web import kept_pages, post_redirect_get, qr
+from companion.web import kept_pages, live_push, post_redirect_get, qr
 from companion.web.addresses import shared_url
 from companion.web.downloads import attachment
 from companion.web.forms import (
@@ -265,17 +265,25 @@ def _rivalry(group: Group, period: Period) -> tuple[Any, str | None]:
 
 def _render(group: Group, view: Any, period: Period, *, organiser: bool, status: int = 200,
             message: str | None = None, forms: Mapping[str, Any] | None = None, rivalry: Any = None,
-            me: str | None = None, own_key: str | None = None, **shown: Any) -> tuple[str, int]:
+            me: str | None = None, own_key: str | None = None, live_id: str | None = None,
+            template: str | None = None, **shown: Any) -> tuple[str, int]:
     """The organiser's or the members' page of ``group`` over ``period`` (``shown``: ``flashed``, when kept);
-    with ``me``, the members' page as ``me``'s own link ``own_key`` shows it ("I got it" for payments to them)."""
+    with ``me``, the members' page as ``me``'s own link ``own_key`` shows it ("I got it" for payments to them).
+
+    ``live_id``: the event id of the group's stamp the page was made at (read before its view), which its
+    stream starts from (web/live_push.py); a member's own page has no stream.  ``template``: another template
+    given the same names (the members' page's live part, which its stream pushes)."""
     first, second = request.args.get("first", ""), request.args.get("second", "")
     url, warning = members_url(group)
     key = group.organiser_key if organiser else own_key or group.member_key
     endpoint = "groups.organiser" if organiser else "groups.own" if own_key else "groups.members"
     nights, in_play = _night_rows(view)
+    stream_url = _stream_url(organiser, key, period) if live_id is not None and not own_key else None
     return render_template(
-        "groups/organiser.html" if organiser else "groups/members.html",
+        template or ("groups/organiser.html" if organiser else "groups/members.html"),
         group=group,
+        stream_url=stream_url,
+        live_id=live_id,
         view=view,
         key=key,
         endpoint=endpoint,
@@ -318,6 +326,21 @@ def bank_says(view: service.GroupView) -> tuple[str, str] | None:
     game by game), as the night's report says it under its own line; None when it shows none."""
     title = BANK_LINE[0]
     return (title, BANK_LINE_MEANS) if any(title in row.per_game for row in view.season.rows) else None
+
+def _page_args(period: Period) -> dict[str, str]:
+    """What the address asks a group's page to show besides its key: the period, the rivalry, the lists in full."""
+    args = dict(period_args(period))
+    for name in ("first", "second", "nights"):
+        if request.args.get(name):
+            args[name] = request.args[name]
+    return args
+
+
+def _stream_url(organiser: bool, key: str, period: Period) -> str | None:
+    """The page's stream, asking for what the page shows; None where the server is not offered one."""
+    if not live_push.offered():
+        return None
+    return url_for("groups.organiser_stream" if organiser else "groups.members_stream", key=key, **_page_args(period))
 
 
 def _pay_form(cls: type[TabPaidForm], version: int, payment: TabPayment) -> TabPaidForm:
@@ -487,18 +510,21 @@ def _page(key: str, organiser: bool):  # type: ignore[no-untyped-def]
                 return page
     group = organiser_group(key) if organiser else member_group(key)
     kept = post_redirect_get.recall(group.version)
-    what = _kept_as(service.group_stamp(group), organiser, period) if kept is None and error is None else None
+    stamp = service.group_stamp(group)  # before the view: the page's stream starts from it
+    live_id = live_push.group_stamp(stamp).event_id
+    what = _kept_as(stamp, organiser, period) if kept is None and error is None else None
     view = service.group_view(group, period)
     rivalry, refused = _rivalry(group, period)
     if what is not None and refused is None:
         forms = _organiser_forms(view.version, None) if organiser else {}
         return kept_pages.render_kept_across(what, lambda flashed: _render(
-            group, view, period, organiser=organiser, forms=forms, rivalry=rivalry, flashed=flashed,
+            group, view, period, organiser=organiser, forms=forms, rivalry=rivalry, flashed=flashed, live_id=live_id,
         )[0])
     status, message = _answer(error or refused, kept)
     forms = _organiser_forms(view.version, kept) if organiser else {}
     return _render(
         group, view, period, organiser=organiser, status=status, message=message, forms=forms, rivalry=rivalry,
+        live_id=live_id,
     )
 
 
@@ -510,6 +536,50 @@ def organiser(key: str):  # type: ignore[no-untyped-def]
 @bp.get("/m/<key>")
 def members(key: str):  # type: ignore[no-untyped-def]
     return _page(key, organiser=False)
+
+
+@bp.get("/g/<key>/stream")
+def organiser_stream(key: str):  # type: ignore[no-untyped-def]
+    """The organiser's page's stream: at each change of the group, a note that says so with a link to the page
+    (its forms carry the group's version: the organiser reloads, as on a night's table when another phone
+    recorded); ``?since=`` the event id the page was made at."""
+    return _stream(key, organiser=True)
+
+
+@bp.get("/m/<key>/stream")
+def members_stream(key: str):  # type: ignore[no-untyped-def]
+    """The members' page's stream: at each change of the group, the page's live part (the season, the chart,
+    the tab, the rivalry, the nights) for the period and rivalry asked, to put in place of the one shown."""
+    return _stream(key, organiser=False)
+
+
+def _stream(key: str, organiser: bool):  # type: ignore[no-untyped-def]
+    """A group page's stream (web/live_push.py), its event id the group's stamp: one render per change and per
+    page kind, period and rivalry asked, the same bytes for every phone that asks the same.  A wrong link is a
+    404 before any stream (the members' link is a wrong link for the organiser's stream); a replaced one ends
+    it; a period that cannot be read is the page's 400."""
+    group = organiser_group(key) if organiser else member_group(key)
+    period, error = _asked_period()
+    if error is not None:
+        abort(400)
+    stamp = service.group_stamp(group)
+    viewer = _kept_as(stamp, organiser, period)[:-1]  # what the fragment depends on besides the stamp
+
+    def render() -> tuple[str, str] | None:
+        found = service.group_for_organiser(key) if organiser else service.group_for_member(key)
+        if found is None:
+            return None
+        now = live_push.group_stamp(service.group_stamp(found))  # before the view, as the page
+        if organiser:
+            page = url_for("groups.organiser", key=key, **_page_args(period))
+            return now.event_id, render_template("groups/_changed.html", page=page)
+        view = service.group_view(found, period)
+        rivalry, _refused = _rivalry(found, period)
+        html, _status = _render(found, view, period, organiser=False, rivalry=rivalry,
+                                template="groups/_members_live.html")
+        return now.event_id, html
+
+    return live_push.stream(live_push.GROUP, group.id, key, live_push.group_stamp(stamp), viewer, render)
 
 
 @bp.get("/y/<key>")

@@ -1,6 +1,8 @@
 """The players' view: read-only standings that follow the table live.
 
-The page polls ``/p/<key>/live`` with the ETag it last saw.  Almost every poll is
+The page follows the table by ``/p/<key>/stream`` (Server-Sent Events, web/live_push.py: each change
+pushed the moment it is committed), where the browser and the server allow it, and otherwise polls
+``/p/<key>/live`` with the ETag it last saw (the path without JavaScript's EventSource, kept working).  Almost every poll is
 answered before Flask runs, by the middleware of web/live_poll.py (a 304 for an
 unchanged table, or the fragment put together from the parts this process keeps);
 the views here answer the rest (the first poll of a version in a process, a HEAD, a
@@ -12,11 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Blueprint, current_app, make_response, redirect, render_template, request, session, url_for
+from werkzeug.exceptions import HTTPException
 
 from companion import service
 from companion.db.models import Night
 from companion.night.standings import Standings
-from companion.web import kept_pages
+from companion.web import kept_pages, live_push
 from companion.web.links import viewer_night
 from companion.web.live_poll import (
     FOUND,
@@ -71,8 +74,10 @@ def _render_show(night: Night, st: Standings, me: str | None, flashed: Any) -> s
     top, table, bottom = shared_parts(night.id, night.version, st)
     mine = current_app.jinja_env.get_template("players/_live_parts.html").module.mine(st, me)  # type: ignore[attr-defined]
     shared = {"top": top, "mine": mine, "table": mark_me(table, me), "bottom": bottom}
+    stream_url = url_for("players.stream", key=request.view_args["key"]) if live_push.offered() else None  # type: ignore[index]
     return render_template(
-        "players/show.html", night=night, st=st, me=me, etag=etag_of(night), shared=shared, flashed=flashed
+        "players/show.html", night=night, st=st, me=me, etag=etag_of(night), shared=shared, flashed=flashed,
+        stream_url=stream_url,
     )
 
 
@@ -113,6 +118,36 @@ def _not_modified(tag: str):  # type: ignore[no-untyped-def]
     response.set_etag(tag)
     response.vary.add("Cookie")
     return response
+
+
+@bp.get("/stream")
+def stream(key: str):  # type: ignore[no-untyped-def]
+    """The live part of the page pushed at each change (Server-Sent Events; web/live_push.py), its event id the
+    night's version.
+
+    A wrong or replaced link is a 404 before anything is streamed (counted against the client as any wrong
+    link); a link replaced while streaming ends the stream, and the phone's next ask gets that 404.  The
+    fragment is the poll's (:func:`live`), rendered once per version and per player the phones say they
+    are ("me", read from the session when the stream opens), the same bytes for every phone of that kind.
+    """
+    night = viewer_night(key)
+    chosen = session.get("me", {}).get(str(night.id))
+    viewer = chosen if isinstance(chosen, str) else None
+    stamp = live_push.night_stamp(night.version, night.viewer_key, night.keeper_key)
+    return live_push.stream(live_push.NIGHT, night.id, key, stamp, viewer, lambda: _pushed(key))
+
+
+def _pushed(key: str) -> tuple[str, str] | None:
+    """(the night's version, the live fragment for this request's "me") as the database has them now; None: the
+    link no longer opens a night (the stream ends)."""
+    try:
+        night = viewer_night(key)
+    except HTTPException:
+        return None
+    st = standings_of(night, RECENT)
+    fragment: LiveFragment = current_app.extensions["companion_live_fragment"]
+    body = fragment.render(st, player_of(session, night.id, st), shared_parts(night.id, night.version, st))
+    return str(night.version), body
 
 
 @bp.get("/me")

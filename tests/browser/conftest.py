@@ -135,6 +135,9 @@ def live_server(make_app: Any) -> Iterator[LiveServer]:
     try:
         yield LiveServer(url, app)
     finally:
+        from companion.web import live_push
+
+        live_push.hub_of(app).end_all()  # the phones' open streams end: no server thread waits on one
         server.shutdown()
         thread.join(10)
         server.server_close()

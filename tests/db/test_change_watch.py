@@ -258,3 +258,20 @@ def test_the_polls_read_sqlites_data_version_again_only_after_the_slack_and_page
         change_watch.committed()
         assert watch.poll_generation() != again  # this process's own commit: at once
         other.close()
+
+
+def test_a_waker_is_set_by_this_process_s_commit_and_held_weakly():
+    """The live push's watcher waits on an event the watch sets (wake_on_change), instead of asking every few
+    milliseconds: this process's own commit sets it at once; an event no one holds any more is let go."""
+    import gc
+    import threading
+
+    waker = threading.Event()
+    change_watch.wake_on_change(waker)
+    assert not waker.is_set()
+    change_watch.committed()
+    assert waker.is_set()
+    before = len(change_watch._wakers)
+    del waker
+    gc.collect()
+    assert len(change_watch._wakers) == before - 1

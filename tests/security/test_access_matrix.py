@@ -63,6 +63,7 @@ ACCESS: dict[str, str] = {
     "choice.show": KEEPER,
     "players.show": VIEWER,
     "players.live": VIEWER,
+    "players.stream": VIEWER,  # the live part pushed (issue 37): as the poll
     "players.me": VIEWER,
     "report.viewer": VIEWER,
     "report.viewer_csv": VIEWER,
@@ -75,6 +76,7 @@ ACCESS: dict[str, str] = {
     "groups.create": GROUP_PUBLIC,
     "groups.import_group": GROUP_PUBLIC,
     "groups.organiser": ORGANISER,
+    "groups.organiser_stream": ORGANISER,
     "groups.add_member": ORGANISER,
     "groups.rename_member": ORGANISER,
     "groups.merge_members": ORGANISER,
@@ -94,6 +96,7 @@ ACCESS: dict[str, str] = {
     "groups.new_night": ORGANISER,
     "groups.start_night": ORGANISER,
     "groups.members": MEMBERS,
+    "groups.members_stream": MEMBERS,
     "groups.own": OWN,
     "groups.got_it": OWN,
     "groups.confirm_got_it": OWN,

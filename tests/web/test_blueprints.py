@@ -109,6 +109,8 @@ ROUTES = {
     ("/y/<key>", "GET"), ("/y/<key>/got-it", "GET"), ("/y/<key>/got-it", "POST"),
     ("/g/<key>/members/link", "POST"), ("/g/<key>/member-qr.svg", "GET"),
     ("/k/<key>/group", "GET"), ("/k/<key>/group", "POST"),
+    # the live pages pushed by Server-Sent Events, beside the poll (issue 37)
+    ("/p/<key>/stream", "GET"), ("/m/<key>/stream", "GET"), ("/g/<key>/stream", "GET"),
 }
 
 
