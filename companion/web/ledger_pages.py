@@ -22,7 +22,7 @@ from companion.night.bank import MAX_CHIPS
 from companion.values.reading import Unreadable, whole_number
 from companion.web import post_redirect_get
 from companion.web import tap_guard
-from companion.web.this_browser import device_label
+from companion.web.links import recorded_by
 
 
 def chips_from(text: str | None, what: str, low: int = 1) -> int:
@@ -61,7 +61,7 @@ def submit(night: Night, form: Any, page: str, act: Callable[[Any], Any], form_n
 def record(night: Night, kind: str, payload: dict[str, Any], form: Any) -> Any:
     """Record one night ledger event of ``kind`` with the form's stamp, as this browser."""
     return bank_service.record(
-        night.id, kind, payload, form.version.data, form.request_key.data, recorded_by=device_label()
+        night.id, kind, payload, form.version.data, form.request_key.data, recorded_by=recorded_by()
     )
 
 

@@ -21,9 +21,8 @@ from companion.games.web import SCREENS, offers_of
 from companion.web import post_redirect_get
 from companion.web import tap_guard
 from companion.web.forms import fresh, next_game_form_class, picked_another_game
-from companion.web.links import keeper_night
+from companion.web.links import keeper_night, recorded_by
 from companion.web.standings import standings_of
-from companion.web.this_browser import device_label
 
 bp = Blueprint("next_game", __name__, url_prefix="/k/<key>")
 
@@ -105,7 +104,7 @@ def start(key: str):  # type: ignore[no-untyped-def]
     try:
         result = service.start_game(
             night.id, kind, form.players.data, form.first_dealer.data, SCREENS[kind].rules_from_form(form),
-            form.version.data, form.request_key.data, recorded_by=device_label(),
+            form.version.data, form.request_key.data, recorded_by=recorded_by(),
         )
     except IllegalAction as error:
         form.form_errors.append(str(error))

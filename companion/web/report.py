@@ -47,10 +47,10 @@ from companion.report.parts import games_played_text
 from companion.web import kept_pages
 from companion.web import post_redirect_get
 from companion.web.downloads import Download, attachment, keep_download, kept_download
-from companion.web.links import NightLink, keeper_link, keeper_night, viewer_link, viewer_night
+from companion.web.links import NightLink, keeper_link, keeper_night, recorded_by, viewer_link, viewer_night
 from companion.web.night_pay import night_offers, pay_stamp
 from companion.web.standings import standings_of
-from companion.web.this_browser import device_label, known_nights, my_nights, remember
+from companion.web.this_browser import known_nights, my_nights, remember
 
 bp = Blueprint("report", __name__)
 
@@ -305,7 +305,7 @@ def paid(key: str):  # type: ignore[no-untyped-def]
         return _refused(night, 422, "That payment is not in the plan, or it is already marked paid.", view)
     try:
         result = service.mark_paid(
-            night.id, payer, payee, chips, form.version.data, form.request_key.data, recorded_by=device_label()
+            night.id, payer, payee, chips, form.version.data, form.request_key.data, recorded_by=recorded_by()
         )
     except IllegalAction as error:
         return _refused(night, 422, str(error), view)

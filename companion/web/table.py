@@ -24,9 +24,8 @@ from companion.web import kept_pages
 from companion.web import post_redirect_get
 from companion.web import tap_guard
 from companion.web.forms import ActionForm, UndoForm, fresh
-from companion.web.links import NightLink, keeper_link, keeper_night
+from companion.web.links import NightLink, keeper_link, keeper_night, recorded_by
 from companion.web.standings import standings_of
-from companion.web.this_browser import device_label
 
 bp = Blueprint("table", __name__, url_prefix="/k/<key>")
 
@@ -114,7 +113,7 @@ def _refused(night: Night, status: int, form_name: str | None = None, form: Any 
 def _record(night: Night, form: Any, form_name: str, build) -> Any:  # type: ignore[no-untyped-def]
     """Validate ``form``, build an action, and record it; the one path every action takes."""
     return _record_with(night, form, form_name, lambda f: service.record(
-        night.id, build(f), f.version.data, f.request_key.data, recorded_by=device_label()
+        night.id, build(f), f.version.data, f.request_key.data, recorded_by=recorded_by()
     ))
 
 
@@ -217,4 +216,4 @@ def take_back(key: str):  # type: ignore[no-untyped-def]
     if not (position.isascii() and position.isdecimal() and len(position) < 6):
         return _refused(night, 422, message="say which game to take back")
     return _record_with(night, form, None, lambda f: service.take_back_game(
-        night.id, int(position), f.version.data, f.request_key.data, recorded_by=device_label()))
+        night.id, int(position), f.version.data, f.request_key.data, recorded_by=recorded_by()))

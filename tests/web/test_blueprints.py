@@ -109,6 +109,8 @@ ROUTES = {
     ("/y/<key>", "GET"), ("/y/<key>/got-it", "GET"), ("/y/<key>/got-it", "POST"),
     ("/g/<key>/members/link", "POST"), ("/g/<key>/member-qr.svg", "GET"),
     ("/k/<key>/group", "GET"), ("/k/<key>/group", "POST"),
+    # another keeper phone's own link, made and taken back (issue 39, docs/keepers.md)
+    ("/k/<key>/phones", "POST"), ("/k/<key>/phones/take-back", "GET"), ("/k/<key>/phones/take-back", "POST"),
 }
 
 
