@@ -66,7 +66,7 @@ from companion.service.groups import (
     rotate_group_link,
     set_handle,
 )
-from companion.service.history import describe_ledger_event, event_for_key
+from companion.service.history import describe_ledger_event, event_for_key, recorded_since
 from companion.service.housekeeping import count_against, keep_refusal
 from companion.service.night_games import next_game_defaults, start_game, take_back_game, update_setup
 from companion.service.nights import (
@@ -153,6 +153,7 @@ __all__ = [
     "Phone",
     "read_phone_name",
     "recorded_by_words",
+    "recorded_since",
     "replace_phone_link",
     "take_back_keeper_link",
     "keep_night",

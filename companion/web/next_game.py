@@ -22,6 +22,7 @@ from companion.web import post_redirect_get
 from companion.web import tap_guard
 from companion.web.forms import fresh, next_game_form_class, picked_another_game
 from companion.web.links import keeper_night, recorded_by
+from companion.web.stale import refusal_words
 from companion.web.standings import standings_of
 
 bp = Blueprint("next_game", __name__, url_prefix="/k/<key>")
@@ -111,6 +112,7 @@ def start(key: str):  # type: ignore[no-untyped-def]
         return post_redirect_get.refuse(location, 422, form_name="next_game", form=form, version=night.version)
     except (service.StaleTable, service.KeyConflict) as refusal:
         db.session.expire_all()
-        return _refused(db.session.get(Night, night.id), str(refusal))
+        now = db.session.get(Night, night.id)
+        return _refused(now, refusal_words(refusal, now, form.version.data))
     flash(("Already recorded: " if result.repeated else "") + result.summary)
     return redirect(url_for("table.show", key=night.keeper_key), code=303)

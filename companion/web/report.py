@@ -47,6 +47,7 @@ from companion.report.parts import games_played_text
 from companion.web import kept_pages
 from companion.web import post_redirect_get
 from companion.web.downloads import Download, attachment, keep_download, kept_download
+from companion.web.stale import refusal_words
 from companion.web.links import NightLink, keeper_link, keeper_night, recorded_by, viewer_link, viewer_night
 from companion.web.night_pay import night_offers, pay_stamp
 from companion.web.standings import standings_of
@@ -311,7 +312,8 @@ def paid(key: str):  # type: ignore[no-untyped-def]
         return _refused(night, 422, str(error), view)
     except (service.StaleTable, service.KeyConflict) as error:
         db.session.expire_all()
-        return _refused(db.session.get(Night, night.id), 409, str(error), view)
+        now = db.session.get(Night, night.id)
+        return _refused(now, 409, refusal_words(error, now, form.version.data), view)
     money = value_text(chips, report.chip_value, report.currency)
     flash(("Already recorded: " if result.repeated else "Recorded: ") + f"{payer} paid {payee} {money} ({chips_text(chips)}).")
     return redirect(url_for("report.keeper", key=night.keeper_key, view=view), code=303)

@@ -25,6 +25,7 @@ from companion.web import post_redirect_get
 from companion.web import tap_guard
 from companion.web.forms import ActionForm, UndoForm, fresh
 from companion.web.links import NightLink, keeper_link, keeper_night, recorded_by
+from companion.web.stale import refusal_words
 from companion.web.standings import standings_of
 
 bp = Blueprint("table", __name__, url_prefix="/k/<key>")
@@ -141,7 +142,8 @@ def _record_with(night: Night, form: Any, form_name: str | None, write) -> Any: 
         return _refused(night, 422, form_name, form)
     except service.StaleTable as stale:
         db.session.expire_all()
-        return _refused(db.session.get(Night, night.id), 409, message=str(stale))
+        now = db.session.get(Night, night.id)
+        return _refused(now, 409, message=refusal_words(stale, now, form.version.data))
     except service.KeyConflict as conflict:
         db.session.expire_all()
         return _refused(db.session.get(Night, night.id), 409, message=str(conflict))
@@ -187,7 +189,7 @@ def _bound(night: Night, action: str) -> Any:
     except IllegalAction as error:
         bare = UndoForm()  # carries only version and key: enough to tell a stale submit
         if bare.validate() and bare.version.data != night.version:
-            return _refused(night, 409, message=str(service.StaleTable(night.version)))
+            return _refused(night, 409, message=refusal_words(service.StaleTable(night.version), night, bare.version.data))
         return _refused(night, 422, message=str(error))
     if form is None:
         abort(404)

@@ -164,3 +164,26 @@ def test_migration_0013_adds_the_keeper_links_and_goes_back_down_keeping_the_nig
         upgrade()
         with db.engine.connect() as connection:
             assert "keeper_link" in inspect(connection).get_table_names()
+
+
+def test_two_phones_tapping_the_same_stage_record_one_and_the_other_is_told_what_was_recorded(
+    start_night, client, app
+):
+    table = start_night()
+    ben = make_phone(client, table, "Ben's phone")
+    phone = TablePage(app.test_client(), ben)
+    table.refresh()
+    mine, theirs = table.stamp("declare"), phone.stamp("declare")  # both screens made at version 0
+    assert phone.post("declare", {"yes": ["Ann"], "confirm": "1"}, theirs).status_code == 303
+    # a doubled tap of Ben's phone records once (its request key)
+    assert phone.post("declare", {"yes": ["Ann"], "confirm": "1"}, theirs).status_code == 303
+    refused = table.post("declare", {"nobody": "1"}, mine)
+    said = _text(refused)  # the table as it is now, with the refusal said on it (the client follows the 303)
+    assert refused.status_code == 409 and refused.history[0].status_code == 303
+    # by hand: the first stage of the night, recorded by Ben's phone: four antes of 1 make a pot of 4, and the
+    # dealer Ann alone said Yes
+    assert "Ben's phone recorded first: Ante 1 each, pot 4. Ann (dealer) alone said Yes." in said, said
+    assert "Nothing from this screen was recorded" in said
+    assert f"{table.url}/challenge" in said  # the table as it is now: Ann's lone Yes is open to a challenge
+    history = _text(client.get(f"{table.url}/history"))
+    assert history.count("<tr class=") == 1 and "recorded by Ben's phone" in history
