@@ -87,6 +87,7 @@ from companion.service.keepers import (
     make_keeper_link,
     read_phone_name,
     recorded_by_words,
+    recorders_of,
     replace_phone_link,
     take_back_keeper_link,
 )
@@ -154,6 +155,7 @@ __all__ = [
     "read_phone_name",
     "recorded_by_words",
     "recorded_since",
+    "recorders_of",
     "replace_phone_link",
     "take_back_keeper_link",
     "keep_night",

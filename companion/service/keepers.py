@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from companion.db.models import KeeperLink, utcnow
+from companion.db.models import Event, KeeperLink, utcnow
 from companion.extensions import db
 from companion.games import IllegalAction
 from companion.service.uow import UnitOfWork, new_key
@@ -183,3 +183,13 @@ def replace_phone_link(night_id: int, phone_id: int) -> str:
         key = row.key
         uow.commit()
         return key
+
+
+def recorders_of(night_id: int) -> tuple[tuple[str, int], ...]:
+    """Who recorded the night's records, in words, and how many each, in the order each first recorded: what the
+    report's details say ("the first phone: 12 records; Ben's phone: 5")."""
+    rows = db.session.execute(
+        select(Event.recorded_by, func.count(), func.min(Event.seq)).where(Event.night_id == night_id)
+        .group_by(Event.recorded_by).order_by(func.min(Event.seq))
+    ).all()
+    return tuple((recorded_by_words(recorded_by), count) for recorded_by, count, _ in rows)

@@ -189,6 +189,8 @@ def render_report(  # type: ignore[no-untyped-def]
             rep=report,
             view=view,
             keeper=keeper,
+            # who recorded the night's records (issue 39): the scorekeeper's details only, each phone by its name
+            recorders=service.recorders_of(night.id) if keeper else (),
             key=key,
             endpoint="report.keeper" if keeper else "report.viewer",
             confirm=confirm,

@@ -187,3 +187,18 @@ def test_two_phones_tapping_the_same_stage_record_one_and_the_other_is_told_what
     assert f"{table.url}/challenge" in said  # the table as it is now: Ann's lone Yes is open to a challenge
     history = _text(client.get(f"{table.url}/history"))
     assert history.count("<tr class=") == 1 and "recorded by Ben's phone" in history
+
+
+def test_the_reports_details_say_who_recorded_how_many_records(start_night, client, app):
+    table = start_night()
+    ben = make_phone(client, table, "Ben's phone")
+    phone = TablePage(app.test_client(), ben)
+    phone.declare("Ben", "Cat")  # record 1, Ben's phone
+    table.refresh()
+    table.winner("Cat")  # record 2, the first phone
+    table.declare()  # record 3, the first phone
+    report = _text(client.get(f"{table.url}/report"))
+    # by hand: the first phone made records 2 and 3, Ben's phone record 1 (listed first: it recorded first)
+    details = report.split('id="recorded-h"')[1].split("</section>")[0]
+    assert details.index("recorded by Ben's phone: 1 record") < details.index("recorded by the first phone: 2 records")
+    assert "recorded-h" not in _text(client.get(f"/p/{re.search(r'/p/([^/]+)', _text(client.get(f'{table.url}/share'))).group(1)}/report"))
