@@ -135,6 +135,30 @@ class Event(db.Model):  # type: ignore[name-defined]
     game: Mapped[Game | None] = relationship(lazy="raise")
 
 
+class KeeperLink(db.Model):  # type: ignore[name-defined]
+    """A second keeper phone's own link to a night (``/k/<key>``, issue 39; docs/keepers.md): it keeps score as
+    the night's first link does, under its name ("Ben's phone"), until it is taken back.
+
+    Inserted once by a keeper phone; taking it back sets ``taken_back_at`` (a link, not a record of the game:
+    the events it recorded keep its name in their ``recorded_by``).  A link taken back opens nothing.
+    ``request_key``: the form that made it, so a doubled tap makes one link.  A row with ``first_phone`` set
+    stands for the night's first link (``Night.keeper_key``, no key of its own here), written when that link
+    is taken back: the night's list of keeper phones then leaves the first phone out.
+    """
+
+    __tablename__ = "keeper_link"
+    __table_args__ = (UniqueConstraint("night_id", "request_key", name="uq_keeper_link_night_request_key"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    night_id: Mapped[int] = mapped_column(ForeignKey("night.id"), index=True)
+    name: Mapped[str] = mapped_column(String(40))
+    key: Mapped[str | None] = mapped_column(String(64), unique=True, index=True, nullable=True)
+    first_phone: Mapped[bool] = mapped_column(default=False)
+    request_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    taken_back_at: Mapped[datetime | None] = mapped_column(nullable=True)
+
+
 class ClientCounter(db.Model):  # type: ignore[name-defined]
     """How often one client did one limited thing in one time bucket (see :mod:`companion.db.brakes`).
 

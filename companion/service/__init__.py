@@ -14,6 +14,7 @@ one module per job, each importing only those listed before it:
 * :mod:`~companion.service.uow`: the unit of work (the write transaction, the version's
   compare-and-set, the request keys, the one commit);
 * :mod:`~companion.service.nights`: open, import, export, replace the links, carry the pot on;
+* :mod:`~companion.service.keepers`: the night's keeper phones, each with a link of its own;
 * :mod:`~companion.service.night_report`: a night's report at its version, the one reading of a
   night that its pages and its group share;
 * :mod:`~companion.service.bank`: the bank and the Bonus Round's commands;
@@ -67,7 +68,7 @@ from companion.service.groups import (
     rotate_group_link,
     set_handle,
 )
-from companion.service.history import describe_ledger_event, event_for_key
+from companion.service.history import describe_ledger_event, event_for_key, recorded_since
 from companion.service.housekeeping import count_against, keep_refusal
 from companion.service.night_games import next_game_defaults, start_game, take_back_game, update_setup
 from companion.service.nights import (
@@ -80,6 +81,18 @@ from companion.service.nights import (
     night_stamps,
     open_night,
     rotate_link,
+)
+from companion.service.keepers import (
+    FIRST_PHONE,
+    Keepers,
+    Phone,
+    keepers_of,
+    make_keeper_link,
+    read_phone_name,
+    recorded_by_words,
+    recorders_of,
+    replace_phone_link,
+    take_back_keeper_link,
 )
 from companion.service.night_report import report_of
 from companion.service.recording import mark_paid, record
@@ -140,6 +153,17 @@ __all__ = [
     "import_group",
     "import_history",
     "keep_derived",
+    "FIRST_PHONE",
+    "Keepers",
+    "keepers_of",
+    "make_keeper_link",
+    "Phone",
+    "read_phone_name",
+    "recorded_by_words",
+    "recorded_since",
+    "recorders_of",
+    "replace_phone_link",
+    "take_back_keeper_link",
     "keep_night",
     "leave_out_night",
     "make_member_link",

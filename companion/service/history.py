@@ -139,3 +139,17 @@ def event_for_key(night: Night, request_key: str) -> tuple[str, dict[str, Any]] 
     if event is None:
         return None
     return event.kind, dict(event.payload)
+
+
+def recorded_since(night: Night, version: int, newest: int = 3) -> tuple[tuple[str, str], ...]:
+    """(who recorded it, what the history says of it) of the newest ``newest`` records after ``version``, oldest
+    first: what a phone whose screen was made at ``version`` is told another phone recorded meanwhile (issue 39).
+
+    Each said as :func:`summary_of` says it (the history's line, the first answer's words)."""
+    if version >= night.version:
+        return ()
+    rows = db.session.execute(
+        select(Event.seq, Event.recorded_by).where(Event.night_id == night.id, Event.seq > version)
+        .order_by(Event.seq.desc()).limit(newest)
+    ).all()
+    return tuple((recorded_by, summary_of(night, seq)) for seq, recorded_by in reversed(rows))

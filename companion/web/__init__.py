@@ -15,6 +15,7 @@ from werkzeug.exceptions import HTTPException
 
 from sqlalchemy.exc import DBAPIError, OperationalError
 
+from companion import service
 from companion.db import disk
 from companion.db.engine import SAFE_METHODS
 from companion.extensions import db
@@ -57,6 +58,7 @@ def init_app(app: Flask) -> None:
     from companion.web import groups
     from companion.web import history
     from companion.web import home
+    from companion.web import links
     from companion.web import live_poll
     from companion.web import live_push
     from companion.web import next_game
@@ -66,6 +68,8 @@ def init_app(app: Flask) -> None:
     from companion.web import share
     from companion.web import table
 
+    # a page opened by a second keeper phone's link makes every address with that link (web/links.py)
+    app.url_defaults(links.keep_own_key)
     app.register_blueprint(home.bp)
     app.register_blueprint(table.bp)
     app.register_blueprint(history.bp)
@@ -86,6 +90,8 @@ def init_app(app: Flask) -> None:
     from companion.games.web import GameTemplates, rules_text
 
     app.add_template_filter(chips_filter, "chips")  # every page that counts chips
+    # who recorded a record, in words: the history's lines, the report's (web/links.py names the phone)
+    app.add_template_global(service.recorded_by_words, "recorded_by_words")
     app.add_template_global(rules_text, "rules_text")  # a game's rules in a few words, by its screens
     # an installed game's templates are the app's (templates/games/<kind>/); a game registered from
     # elsewhere (the tests' own) names its folder (GameScreens.templates_folder)

@@ -24,8 +24,7 @@ from companion.night.bonus import DICE, MAX_GAME_NAME, BonusGrid, cell_label
 from companion.web import post_redirect_get
 from companion.web.forms import GridForm, LuckyForm, RollForm, fresh
 from companion.web.ledger_pages import chips_from, next_dealer, recall, record, submit
-from companion.web.links import keeper_night
-from companion.web.this_browser import device_label
+from companion.web.links import keeper_night, recorded_by
 
 bp = Blueprint("bonus", __name__, url_prefix="/k/<key>")
 
@@ -87,7 +86,7 @@ def roll(key: str):  # type: ignore[no-untyped-def]
     form.roller.choices = [(n, n) for n in night.players]
 
     def act(f: RollForm) -> Any:
-        return bank_service.roll(night, f.roller.data, f.version.data, f.request_key.data, device_label())
+        return bank_service.roll(night, f.roller.data, f.version.data, f.request_key.data, recorded_by())
 
     return submit(night, form, "bonus.show", act)
 
@@ -99,7 +98,7 @@ def lucky(key: str):  # type: ignore[no-untyped-def]
     form.player.choices = [(n, n) for n in night.players]
 
     def act(f: LuckyForm) -> Any:
-        return bank_service.roll_lucky(night, f.player.data, f.version.data, f.request_key.data, device_label())
+        return bank_service.roll_lucky(night, f.player.data, f.version.data, f.request_key.data, recorded_by())
 
     return submit(night, form, "bonus.show", act)
 

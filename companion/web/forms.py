@@ -192,6 +192,23 @@ class CarryForm(ActionForm):
     """ "Start the next night with this pot": the version of the night it was shown for, and a key."""
 
 
+class KeeperPhoneForm(FlaskForm):
+    """Give another phone a keeper link of its own: its name, read by the one name reader (service.keepers);
+    the request key makes a doubled tap make one link."""
+
+    name = StringField("Its name", validators=[InputRequired("name the phone (\u201cBen's phone\u201d)"),
+                                              Length(max=MAX_FORM_TEXT)])
+    request_key = HiddenField(validators=[InputRequired("the form has no request key"),
+                                          Regexp(KEY_PATTERN, message="bad request key")])
+
+
+class TakeBackForm(ActionForm):
+    """Take back a keeper phone's link, once confirmed: which phone (``first``, or the phone's number)."""
+
+    phone = HiddenField(validators=[InputRequired("say which phone's link to take back"),
+                                    Regexp(r"^(first|[0-9]{1,9})$", message="say which phone's link to take back")])
+
+
 class RotateForm(FlaskForm):
     which = SelectField(choices=[("viewer", "players' link"), ("keeper", "scorekeeper's link")])
 

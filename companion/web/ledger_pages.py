@@ -22,7 +22,8 @@ from companion.night.bank import MAX_CHIPS
 from companion.values.reading import Unreadable, whole_number
 from companion.web import post_redirect_get
 from companion.web import tap_guard
-from companion.web.this_browser import device_label
+from companion.web.links import recorded_by
+from companion.web.stale import refusal_words
 
 
 def chips_from(text: str | None, what: str, low: int = 1) -> int:
@@ -53,7 +54,8 @@ def submit(night: Night, form: Any, page: str, act: Callable[[Any], Any], form_n
         return refuse(night, page, 422, f"Not recorded: {error}", form_name, form)
     except (service.StaleTable, service.KeyConflict) as refusal:
         db.session.expire_all()
-        return refuse(db.session.get(Night, night.id) or night, page, 409, str(refusal))
+        now = db.session.get(Night, night.id) or night
+        return refuse(now, page, 409, refusal_words(refusal, now, form.version.data))
     flash(("Already recorded: " if result.repeated else "") + result.summary)
     return redirect(location, code=303)
 
@@ -61,7 +63,7 @@ def submit(night: Night, form: Any, page: str, act: Callable[[Any], Any], form_n
 def record(night: Night, kind: str, payload: dict[str, Any], form: Any) -> Any:
     """Record one night ledger event of ``kind`` with the form's stamp, as this browser."""
     return bank_service.record(
-        night.id, kind, payload, form.version.data, form.request_key.data, recorded_by=device_label()
+        night.id, kind, payload, form.version.data, form.request_key.data, recorded_by=recorded_by()
     )
 
 

@@ -1,4 +1,13 @@
-"""A night found by its secret link: the scorekeeper's (``/k/<key>``) or the players' (``/p/<key>``).
+"""A night found by its secret link: a scorekeeper's (``/k/<key>``) or the players' (``/p/<key>``).
+
+A night has its first scorekeeper link (``Night.keeper_key``) and, for each other keeper phone, a link
+of its own (:class:`~companion.db.models.KeeperLink`, issue 39, docs/keepers.md), which opens the same
+pages and takes the same commands.  A page opened by such a link must never show the first link (nor
+another phone's): for the rest of the request the night's ``keeper_key`` reads as the phone's own key
+(:func:`act_as`, kept through every load and refresh of the night's row), and any address made with the
+first link's secret is made with the phone's instead (:func:`keep_own_key`, the app's URL defaults), so
+every page, kept page and redirect carries the link the phone came by.  Each record a phone makes says
+which phone it was (:func:`recorded_by`).
 
 A link is the only credential: a scorekeeper's page opened with the
 players' link answers 403, an unknown link 404 (counted against the client by
@@ -12,13 +21,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
-from flask import abort, current_app
-from sqlalchemy import select
+from flask import abort, current_app, g, has_app_context
+from sqlalchemy import event, select
 from sqlalchemy.engine import Engine
+from sqlalchemy.orm.attributes import set_committed_value
 
+from companion import service
 from companion.extensions import db
-from companion.db.models import Night
+from companion.db.models import KeeperLink, Night
 from companion.web.raw_reads import read_engine, read_row
 from companion.web.security import reject_unknown_link, same_secret
 from companion.web.this_browser import remember
@@ -97,11 +109,22 @@ def keeper_row(key: str, engine: Engine | None = None) -> NightLink | None:
     has it already)."""
     if not key or len(key) > MAX_KEY_LENGTH or not KEY_CHARS.fullmatch(key):
         return None
-    row = read_row(engine or read_engine(), _LINK_SQL, key)
-    if row is None or not same_secret(key, row[2]):
+    engine = engine or read_engine()
+    row = read_row(engine, _LINK_SQL, key) or read_row(engine, _PHONE_LINK_SQL, key)
+    if row is None or row[2] is None or not same_secret(key, row[2]):
         return None
     return _link(row)
 
+
+#: a second keeper phone's link (not taken back), its night as :data:`_LINK_SQL` reads it, its key in the
+#: scorekeeper link's place: the pages it opens carry its own link
+_PHONE_LINK_SQL = (
+    "SELECT n.id, n.version, k.key, n.viewer_key, c.id, g.id, g.version FROM keeper_link k"
+    " JOIN night n ON n.id = k.night_id"
+    " LEFT OUTER JOIN night c ON c.carried_from = n.id"
+    " LEFT OUTER JOIN group_night gn ON gn.night_id = n.id"
+    " LEFT OUTER JOIN home_group g ON g.id = gn.group_id WHERE k.key = {} AND k.taken_back_at IS NULL"
+)
 
 _VIEWER_LINK_SQL = _LINK_SQL.replace("WHERE n.keeper_key", "WHERE n.viewer_key")
 
@@ -119,8 +142,9 @@ def viewer_link(key: str, engine: Engine | None = None) -> NightLink | None:
 
 
 def keeper_night(key: str) -> Night:
-    """The night whose scorekeeper link is ``key``; 403 for a players' link, 404 otherwise."""
-    night = _lookup(Night.keeper_key, key)
+    """The night whose scorekeeper link (the first, or a keeper phone's own) is ``key``; 403 for a players' link,
+    404 otherwise (a link taken back is unknown: 404 at once)."""
+    night = _lookup(Night.keeper_key, key) or _phone_night(key)
     if night is not None:
         remember(night)
         return night
@@ -131,9 +155,73 @@ def keeper_night(key: str) -> Night:
 
 
 def viewer_night(key: str) -> Night:
-    """The night whose players' link (or scorekeeper link) is ``key``."""
-    night = _lookup(Night.viewer_key, key) or _lookup(Night.keeper_key, key)
+    """The night whose players' link (or a scorekeeper link) is ``key``."""
+    night = _lookup(Night.viewer_key, key) or _lookup(Night.keeper_key, key) or _phone_night(key)
     if night is None:
         reject_unknown_link(current_app)
     assert night is not None
     return night
+
+
+# --- a second keeper phone's link ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KeeperPhone:
+    """The keeper phone a request came by, when it is not the night's first link: what :func:`act_as` keeps."""
+
+    night_id: int
+    id: int
+    key: str
+    name: str
+    first_key: str  # the night's first link, as it was when the request found the night
+
+
+def _phone_night(key: str) -> Night | None:
+    """The night of the live keeper phone link ``key`` (compared in constant time), acting as that phone."""
+    if not key or len(key) > MAX_KEY_LENGTH or not KEY_CHARS.fullmatch(key):
+        return None
+    row = db.session.scalar(select(KeeperLink).where(KeeperLink.key == key, KeeperLink.taken_back_at.is_(None)))
+    if row is None or row.key is None or not same_secret(key, row.key):
+        return None
+    night = db.session.get(Night, row.night_id)
+    if night is None:  # pragma: no cover - a foreign key
+        return None
+    act_as(night, KeeperPhone(night.id, row.id, row.key, row.name, night.keeper_key))
+    return night
+
+
+def act_as(night: Night, phone: KeeperPhone) -> None:
+    """For the rest of this request, ``night``'s scorekeeper link reads as ``phone``'s own (never written)."""
+    g.keeper_phone = phone
+    set_committed_value(night, "keeper_key", phone.key)
+
+
+def this_phone() -> KeeperPhone | None:
+    """The keeper phone this request came by, when it is not the night's first link."""
+    return g.get("keeper_phone") if has_app_context() else None
+
+
+def recorded_by() -> str:
+    """What a record made by this request says recorded it: the phone's name, or the first link's phone."""
+    phone = this_phone()
+    return phone.name if phone is not None else service.FIRST_PHONE
+
+
+def keep_own_key(endpoint: str, values: dict[str, Any]) -> None:
+    """The app's URL defaults: an address made with the night's first link, on a request that came by another
+    keeper phone's link, is made with that phone's link (a page, a form, a redirect: never the first link)."""
+    phone = this_phone()
+    if phone is not None and values.get("key") == phone.first_key:
+        values["key"] = phone.key
+
+
+def _as_phone(night: Night, *_: Any) -> None:
+    """The night's row read again in a request that came by a keeper phone's link: its link reads as the phone's."""
+    phone = this_phone()
+    if phone is not None and night.id == phone.night_id:
+        set_committed_value(night, "keeper_key", phone.key)
+
+
+event.listen(Night, "load", _as_phone)
+event.listen(Night, "refresh", _as_phone)

@@ -22,9 +22,9 @@ from companion.games.web import SCREENS, game_picks, offer_matching, offers_of, 
 from companion.web import post_redirect_get
 from companion.web import tap_guard
 from companion.web.forms import fresh, next_game_form_class, picked_another_game
-from companion.web.links import keeper_night
+from companion.web.links import keeper_night, recorded_by
+from companion.web.stale import refusal_words
 from companion.web.standings import standings_of
-from companion.web.this_browser import device_label
 
 bp = Blueprint("next_game", __name__, url_prefix="/k/<key>")
 
@@ -128,13 +128,14 @@ def start(key: str):  # type: ignore[no-untyped-def]
     try:
         result = service.start_game(
             night.id, kind, form.players.data, form.first_dealer.data, SCREENS[kind].rules_from_form(form),
-            form.version.data, form.request_key.data, recorded_by=device_label(),
+            form.version.data, form.request_key.data, recorded_by=recorded_by(),
         )
     except IllegalAction as error:
         form.form_errors.append(str(error))
         return post_redirect_get.refuse(location, 422, form_name="next_game", form=form, version=night.version)
     except (service.StaleTable, service.KeyConflict) as refusal:
         db.session.expire_all()
-        return _refused(db.session.get(Night, night.id), str(refusal))
+        now = db.session.get(Night, night.id)
+        return _refused(now, refusal_words(refusal, now, form.version.data))
     flash(("Already recorded: " if result.repeated else "") + result.summary)
     return redirect(url_for("table.show", key=night.keeper_key), code=303)

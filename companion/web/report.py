@@ -47,10 +47,11 @@ from companion.report.parts import games_played_text
 from companion.web import kept_pages
 from companion.web import post_redirect_get
 from companion.web.downloads import Download, attachment, keep_download, kept_download
-from companion.web.links import NightLink, keeper_link, keeper_night, viewer_link, viewer_night
+from companion.web.stale import refusal_words
+from companion.web.links import NightLink, keeper_link, keeper_night, recorded_by, viewer_link, viewer_night
 from companion.web.night_pay import night_offers, pay_stamp
 from companion.web.standings import standings_of
-from companion.web.this_browser import device_label, known_nights, my_nights, remember
+from companion.web.this_browser import known_nights, my_nights, remember
 
 bp = Blueprint("report", __name__)
 
@@ -198,6 +199,8 @@ def render_report(  # type: ignore[no-untyped-def]
             rep=report,
             view=view,
             keeper=keeper,
+            # who recorded the night's records (issue 39): the scorekeeper's details only, each phone by its name
+            recorders=service.recorders_of(night.id) if keeper else (),
             key=key,
             endpoint="report.keeper" if keeper else "report.viewer",
             confirm=confirm,
@@ -316,13 +319,14 @@ def paid(key: str):  # type: ignore[no-untyped-def]
         return _refused(night, 422, "That payment is not in the plan, or it is already marked paid.", view)
     try:
         result = service.mark_paid(
-            night.id, payer, payee, chips, form.version.data, form.request_key.data, recorded_by=device_label()
+            night.id, payer, payee, chips, form.version.data, form.request_key.data, recorded_by=recorded_by()
         )
     except IllegalAction as error:
         return _refused(night, 422, str(error), view)
     except (service.StaleTable, service.KeyConflict) as error:
         db.session.expire_all()
-        return _refused(db.session.get(Night, night.id), 409, str(error), view)
+        now = db.session.get(Night, night.id)
+        return _refused(now, 409, refusal_words(error, now, form.version.data), view)
     money = value_text(chips, report.chip_value, report.currency)
     flash(("Already recorded: " if result.repeated else "Recorded: ") + f"{payer} paid {payee} {money} ({chips_text(chips)}).")
     return redirect(url_for("report.keeper", key=night.keeper_key, view=view), code=303)

@@ -1,14 +1,21 @@
-"""The players' link: shown with its QR code, so the other phones at the table can open it; and new links.
+"""The night's links: the players' link with its QR code, the keeper phones, and new links.
 
-``GET /k/<key>/share`` and ``/players-qr.svg``: the link as other phones must open it
+``GET /k/<key>/share`` and ``/players-qr.svg``: the players' link as other phones must open it
 (this machine's address on the local network when the app is opened on the machine
 itself, with a warning when they cannot); ``POST /k/<key>/rotate``: replace the
-players' or the scorekeeper's link, the old one then opens nothing.
+players' or this phone's scorekeeper link, the old one then opens nothing.
+
+The keeper phones (issue 39, docs/keepers.md): the share page lists which phones keep score, each
+other phone's link with its QR code; ``POST /k/<key>/phones`` gives another phone a keeper link of
+its own, named; ``GET /k/<key>/phones/take-back?phone=…`` asks once more, in words, and ``POST``
+there takes a phone's link back (this phone's own: "hand over and leave").
 """
 
 from __future__ import annotations
 
+import base64
 import re
+from typing import Any
 
 from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, url_for
 
@@ -16,8 +23,9 @@ from companion import service
 from companion.db.models import Night
 from companion.web import qr
 from companion.web.addresses import shared_url
-from companion.web.forms import KEY_PATTERN, RotateForm
-from companion.web.links import keeper_night
+from companion.games import IllegalAction
+from companion.web.forms import KEY_PATTERN, KeeperPhoneForm, RotateForm, TakeBackForm, fresh
+from companion.web.links import KeeperPhone, keeper_night, this_phone
 from companion.web.security import RotationMemory
 from companion.web.this_browser import remember
 
@@ -29,10 +37,28 @@ def players_url(night: Night) -> tuple[str, str | None]:
     return shared_url(url_for("players.show", key=night.viewer_key))
 
 
-@bp.get("/share")
-def show(key: str):  # type: ignore[no-untyped-def]
-    night = keeper_night(key)
+def qr_image(url: str, title: str) -> str:
+    """``url``'s QR code as an image's address (``data:``): a phone's own link, shown on the share page
+    without a route of its own (every route takes the night's link alone)."""
+    return "data:image/svg+xml;base64," + base64.b64encode(qr.svg(url, title=title).encode()).decode("ascii")
+
+
+def render_share(night: Night, phone_form: Any = None, status: int = 200):  # type: ignore[no-untyped-def]
+    """The share page: the players' link, the keeper phones (this one marked), and the forms that change them."""
     url, warning = players_url(night)
+    me = this_phone()
+    keepers = service.keepers_of(night.id)
+    made = request.args.get("made", "")
+    phones = []
+    for phone in keepers.others:
+        link = shared_url(url_for("table.show", key=phone.key))[0]
+        phones.append({
+            "id": phone.id, "name": phone.name, "url": link, "me": me is not None and me.id == phone.id,
+            "qr": qr_image(link, f"QR code of {phone.name}'s keeper link"), "open": made == str(phone.id),
+        })
+    if phone_form is None:
+        phone_form = KeeperPhoneForm(formdata=None)
+        phone_form.request_key.data = service.new_key()
     return render_template(
         "share/show.html",
         night=night,
@@ -40,7 +66,16 @@ def show(key: str):  # type: ignore[no-untyped-def]
         warning=warning,
         rotate=RotateForm(formdata=None),
         request_key=service.new_key(),  # makes a doubled "Make a new link" safe
-    )
+        keepers=keepers,
+        phones=phones,
+        first_is_me=me is None,
+        phone_form=phone_form,
+    ), status
+
+
+@bp.get("/share")
+def show(key: str):  # type: ignore[no-untyped-def]
+    return render_share(keeper_night(key))
 
 
 @bp.get("/players-qr.svg")
@@ -65,10 +100,121 @@ def rotate(key: str):  # type: ignore[no-untyped-def]
     form = RotateForm()
     if not form.validate() or not re.fullmatch(KEY_PATTERN, request_key):
         abort(400, "choose which link to replace")
+    me = this_phone()
+    if me is not None and form.which.data == "keeper":  # a keeper phone's "scorekeeper link" is its own
+        try:
+            new = service.replace_phone_link(night.id, me.id)
+        except IllegalAction as error:
+            abort(422, str(error))
+        location = url_for("share.show", key=new)
+        rotations.keep(request_key, key, form.which.data, location)
+        flash("A new keeper link for this phone is ready; the old one no longer works. Keep this page's address.")
+        return redirect(location, code=303)
     service.rotate_link(night, form.which.data)
     remember(night)  # this browser's list knows the new scorekeeper link even if the answer is lost
     location = url_for("share.show", key=night.keeper_key)
     rotations.keep(request_key, key, form.which.data, location)
     flash("A new players' link is ready; the old one no longer works." if form.which.data == "viewer"
           else "A new scorekeeper link is ready; the old one no longer works. Keep this page's address.")
+    return redirect(location, code=303)
+
+
+# --- the keeper phones ------------------------------------------------------------------------
+
+
+@bp.post("/phones")
+def make_phone(key: str):  # type: ignore[no-untyped-def]
+    """Give another phone a keeper link of its own, named: the share page then shows its QR code, open."""
+    night = keeper_night(key)
+    form = KeeperPhoneForm()
+    if not form.validate():
+        return render_share(night, form, 422)
+    try:
+        phone = service.make_keeper_link(night.id, form.name.data or "", form.request_key.data)
+    except IllegalAction as error:
+        form.name.errors = [str(error)]
+        form.request_key.data = service.new_key()
+        return render_share(night, form, 422)
+    flash(f"Scan this QR code with {phone.name}: it keeps score as this phone does, until its link is taken back.")
+    return redirect(url_for("share.show", key=night.keeper_key, made=phone.id, _anchor=f"phone-{phone.id}"), code=303)
+
+
+def _named(night: Night, which: str, me: KeeperPhone | None) -> tuple[int | None, str, bool] | None:
+    """(phone id, its name, whether it is this phone) of the keeper phone ``which`` names, or None."""
+    keepers = service.keepers_of(night.id)
+    if which == "first":
+        return (None, service.recorded_by_words(service.FIRST_PHONE), me is None) if keepers.first_phone else None
+    for phone in keepers.others:
+        if str(phone.id) == which:
+            return phone.id, phone.name, me is not None and me.id == phone.id
+    return None
+
+
+@bp.get("/phones/take-back")
+def confirm_take_back(key: str):  # type: ignore[no-untyped-def]
+    """Ask once more, in words, before a keeper phone's link is taken back (this phone's: hand over and leave)."""
+    night = keeper_night(key)
+    back = url_for("share.show", key=night.keeper_key)
+    heading = "Take back a keeper phone's link"
+    named = _named(night, request.args.get("phone", "")[:12], this_phone())
+    if named is None:
+        return render_template("confirm.html", heading=heading, form=None, back=back,
+                               message="Choose a phone that keeps score. Nothing was changed."), 422
+    phone_id, name, mine = named
+    others = [n for n in service.keepers_of(night.id).names if n != name]
+    if not others:
+        return render_template("confirm.html", heading=heading, form=None, back=back, message=(
+            f"{name} is the only phone keeping score: give another phone a keeper link before it leaves."
+        )), 422
+    form = fresh(TakeBackForm(formdata=None), night.version)
+    still = ", ".join(others)
+    if mine:
+        question = f"hand the table over and leave? This phone's link opens nothing from then on; {still} keep{'s' if len(others) == 1 else ''} score."
+        yes = "Yes, hand over and leave"
+    else:
+        question = f"take back {name}'s link? It opens nothing from then on; {still} keep{'s' if len(others) == 1 else ''} score."
+        yes = f"Yes, take back {name}'s link"
+    return render_template(
+        "confirm.html", heading="Hand over and leave" if mine else heading,
+        action=url_for("share.take_back", key=night.keeper_key), form=form,
+        fields={"phone": "first" if phone_id is None else str(phone_id)}, question=question,
+        details=[f"Everything {name} recorded stays, recorded by {name}: a link taken back edits no record."],
+        yes=yes, back=back,
+    )
+
+
+@bp.post("/phones/take-back")
+def take_back(key: str):  # type: ignore[no-untyped-def]
+    """Take back a keeper phone's link, once confirmed; this phone's own: it leaves for the home page."""
+    request_key = request.form.get("request_key", "")
+    which = request.form.get("phone", "")[:12]
+    rotations: RotationMemory = current_app.extensions["companion_rotations"]
+    location, conflict = rotations.recall(request_key, key, "take-back:" + which)
+    if conflict:
+        message = "This form was already submitted with different content; nothing was changed."
+        return render_template("error.html", code=409, error_message=message), 409
+    if location is not None:  # the same confirm tapped twice: its own link may be gone already
+        return redirect(location, code=303)
+    night = keeper_night(key)
+    form = TakeBackForm()
+    if not form.validate():
+        abort(400, "say which phone's link to take back")
+    me = this_phone()
+    named = _named(night, which, me)
+    back = url_for("share.show", key=night.keeper_key)
+    if named is None:
+        flash("That phone's link was taken back already; nothing was changed.")
+        return redirect(back, code=303)
+    phone_id, name, mine = named
+    try:
+        done = service.take_back_keeper_link(night.id, phone_id)
+    except IllegalAction as error:
+        return render_template("confirm.html", heading="Take back a keeper phone's link", form=None, back=back,
+                               message=f"{error}. Nothing was changed."), 422
+    location = url_for("home.index") if mine else back
+    rotations.keep(request_key, key, "take-back:" + which, location)
+    if mine:
+        flash("This phone handed the table over: its link opens nothing now. Nothing recorded was lost.")
+    else:
+        flash(f"{done.name}'s link is taken back: it opens nothing now. What it recorded stays.")
     return redirect(location, code=303)

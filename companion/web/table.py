@@ -24,9 +24,9 @@ from companion.web import kept_pages
 from companion.web import post_redirect_get
 from companion.web import tap_guard
 from companion.web.forms import ActionForm, UndoForm, fresh
-from companion.web.links import NightLink, keeper_link, keeper_night
+from companion.web.links import NightLink, keeper_link, keeper_night, recorded_by
+from companion.web.stale import refusal_words
 from companion.web.standings import standings_of
-from companion.web.this_browser import device_label
 
 bp = Blueprint("table", __name__, url_prefix="/k/<key>")
 
@@ -114,7 +114,7 @@ def _refused(night: Night, status: int, form_name: str | None = None, form: Any 
 def _record(night: Night, form: Any, form_name: str, build) -> Any:  # type: ignore[no-untyped-def]
     """Validate ``form``, build an action, and record it; the one path every action takes."""
     return _record_with(night, form, form_name, lambda f: service.record(
-        night.id, build(f), f.version.data, f.request_key.data, recorded_by=device_label()
+        night.id, build(f), f.version.data, f.request_key.data, recorded_by=recorded_by()
     ))
 
 
@@ -142,7 +142,8 @@ def _record_with(night: Night, form: Any, form_name: str | None, write) -> Any: 
         return _refused(night, 422, form_name, form)
     except service.StaleTable as stale:
         db.session.expire_all()
-        return _refused(db.session.get(Night, night.id), 409, message=str(stale))
+        now = db.session.get(Night, night.id)
+        return _refused(now, 409, message=refusal_words(stale, now, form.version.data))
     except service.KeyConflict as conflict:
         db.session.expire_all()
         return _refused(db.session.get(Night, night.id), 409, message=str(conflict))
@@ -188,7 +189,7 @@ def _bound(night: Night, action: str) -> Any:
     except IllegalAction as error:
         bare = UndoForm()  # carries only version and key: enough to tell a stale submit
         if bare.validate() and bare.version.data != night.version:
-            return _refused(night, 409, message=str(service.StaleTable(night.version)))
+            return _refused(night, 409, message=refusal_words(service.StaleTable(night.version), night, bare.version.data))
         return _refused(night, 422, message=str(error))
     if form is None:
         abort(404)
@@ -217,4 +218,4 @@ def take_back(key: str):  # type: ignore[no-untyped-def]
     if not (position.isascii() and position.isdecimal() and len(position) < 6):
         return _refused(night, 422, message="say which game to take back")
     return _record_with(night, form, None, lambda f: service.take_back_game(
-        night.id, int(position), f.version.data, f.request_key.data, recorded_by=device_label()))
+        night.id, int(position), f.version.data, f.request_key.data, recorded_by=recorded_by()))

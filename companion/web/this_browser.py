@@ -2,8 +2,8 @@
 
 The home page lists the nights this browser has opened as scorekeeper, and a player's
 page is made of them; the cookie holds no link, only (night id, an opaque mark of the
-scorekeeper link), so it grants nothing to whoever reads it.  Each record a phone makes
-carries the browser's short random label, so the history says which phone recorded.
+scorekeeper link), so it grants nothing to whoever reads it.  (Which phone made a record is said by
+the keeper link it came by: web/links.py.)
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import aliased
 
-from companion import service
 from companion.extensions import db
 from companion.db.models import Night
 from companion.web.raw_reads import read_rows
@@ -77,15 +76,6 @@ def remember(night: ScorekeeperNight) -> None:
     if (night.id, mark) not in known:
         known = [(night_id, m) for night_id, m in known if night_id != night.id] + [(night.id, mark)]
         session["nights"] = [list(entry) for entry in known[-KNOWN_NIGHTS:]]
-
-
-def device_label() -> str:
-    """A short, random label for this browser, so the history says which phone recorded."""
-    label = session.get("device")
-    if not label:
-        label = "phone " + service.new_key()[:4]
-        session["device"] = label
-    return label
 
 
 def my_nights() -> list[Night]:

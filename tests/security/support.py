@@ -10,7 +10,7 @@ import io
 import os
 import re
 import secrets
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
@@ -22,7 +22,7 @@ from companion.service import bank as bank_service
 from companion import service as services
 from companion.service.uow import KEY_BYTES
 from companion.extensions import db
-from companion.db.models import Event, GroupNight, Night
+from companion.db.models import Event, GroupNight, KeeperLink, Night
 from companion.games.napalm import Declare, Rules, Showdown, Table
 from companion.games.napalm import hand_history
 from companion.games.napalm.game import NAPALM
@@ -64,6 +64,10 @@ class NightRef:
     id: int
     keeper: str
     viewer: str
+    #: a second keeper phone's own link ("Ben's phone", issue 39), and another phone's link taken back (not
+    #: compared: a night's links are its first scorekeeper link and its players' link)
+    phone: str = field(default="", compare=False)
+    gone: str = field(default="", compare=False)
 
 
 def one_character_off(key: str) -> str:
@@ -149,7 +153,11 @@ class Site:
                 bank_service.record(night.id, kind, payload, db.session.get(Night, night.id).version, None)
             if endpoint == "table.take_back":  # a second game started, with nothing recorded in it
                 services.start_game(night.id, "napalm", None, None, None, db.session.get(Night, night.id).version)
-            return self.ref(night.id)
+            # a second keeper phone, and a third whose link was taken back (issue 39)
+            phone = services.make_keeper_link(night.id, "Ben's phone", None)
+            gone = services.make_keeper_link(night.id, "Cat's phone", None)
+            services.take_back_keeper_link(night.id, gone.id)
+            return replace(self.ref(night.id), phone=phone.key or "", gone=gone.key or "")
 
     def ref(self, night_id: int) -> NightRef:
         with self.app.app_context():
@@ -165,7 +173,13 @@ class Site:
             events = db.session.scalar(select(func.count()).select_from(Event).where(Event.night_id == night_id))
             # kept in a group (web/groups.py): the night's own row does not change, its group does
             grouped = db.session.scalar(select(func.count()).select_from(GroupNight).where(GroupNight.night_id == night_id))
-            return (night.version, night.keeper_key, night.viewer_key, night.name, list(night.players), events, grouped)
+            # its keeper phones (issue 39): each one's name and link, and whether it was taken back
+            phones = [tuple(row) for row in db.session.execute(
+                select(KeeperLink.name, KeeperLink.key, KeeperLink.taken_back_at).where(KeeperLink.night_id == night_id)
+                .order_by(KeeperLink.id)
+            )]
+            return (night.version, night.keeper_key, night.viewer_key, night.name, list(night.players), events, grouped,
+                    phones)
 
     def counts(self) -> tuple[int, int]:
         """(nights, events) in the whole database."""
@@ -206,6 +220,8 @@ class Site:
             "table.take_back": {**stamp, "position": "2"},
             "report.carry": {**stamp},
             "share.rotate": {"which": "viewer", "request_key": services.new_key()},
+            "share.make_phone": {"name": "Dan's phone", "request_key": services.new_key()},
+            "share.take_back": {**stamp, "phone": "first"},
             "groups.keep_night": {"name": "Friday group", "request_key": services.new_key()},
             "setup.edit": night_form(name="Renamed"),
             "next_game.start": {**stamp, "game": "napalm", "players": ["Ann", "Ben", "Cat"], "first_dealer": "Ben",

@@ -14,7 +14,7 @@ from companion import create_app
 from security.support import STARTS_A_NIGHT, routes, NightRef, Site, one_character_off, random_key
 
 PUBLIC = "anyone"  # needs no link and reads or changes no existing night
-KEEPER = "the scorekeeper's link"
+KEEPER = "the scorekeeper's link (the first, or a keeper phone's own)"
 VIEWER = "the players' link (or the scorekeeper's)"
 BROWSER = "this browser's own list"  # needs no link; shows only nights this browser kept score of
 #: a group's own routes (web/groups.py), tried with a group's links in test_group_links.py
@@ -42,6 +42,9 @@ ACCESS: dict[str, str] = {
     "share.show": KEEPER,
     "share.players_qr": KEEPER,
     "share.rotate": KEEPER,
+    "share.make_phone": KEEPER,  # another keeper phone's own link (issue 39): every keeper phone may make one
+    "share.confirm_take_back": KEEPER,
+    "share.take_back": KEEPER,  # any keeper phone takes any one's link back, so long as one is left
     "setup.edit": KEEPER,
     "next_game.start": KEEPER,
     "table.take_back": KEEPER,
@@ -109,17 +112,21 @@ LINKS = (
     "one character off",
     "the players' link",
     "another night's players' link",
+    "a keeper phone's link taken back",  # before the links that record: a 404 page shows what they flashed
     "another night's scorekeeper link",
     "this night's scorekeeper link",
+    "another night's keeper phone's link",
+    "this night's keeper phone's link",
 )
 OK = "ok"
-#                 no link  one off  players'  other players'  other keeper  keeper
+#                 no link  one off  players'  other players'  taken back  other keeper  keeper  other phone  phone
 MATRIX = {
-    KEEPER: dict(zip(LINKS, (404, 404, 403, 403, OK, OK))),
-    VIEWER: dict(zip(LINKS, (404, 404, OK, OK, OK, OK))),
+    KEEPER: dict(zip(LINKS, (404, 404, 403, 403, 404, OK, OK, OK, OK))),
+    VIEWER: dict(zip(LINKS, (404, 404, OK, OK, 404, OK, OK, OK, OK))),
     # BROWSER routes take no link: the browser first opens the link as a scorekeeper's
-    # page (/k/<link>), then asks; only a scorekeeper's link puts a night on its list.
-    BROWSER: dict(zip(LINKS, (404, 404, 404, 404, OK, OK))),
+    # page (/k/<link>), then asks; only the night's first scorekeeper link puts a night on its list
+    # (a keeper phone's browser reaches the night by its own link: docs/keepers.md).
+    BROWSER: dict(zip(LINKS, (404, 404, 404, 404, 404, OK, OK, 404, 404))),
 }
 #: Routes whose answer differs from their class's row.
 MATRIX_FOR = {"report.nights": dict.fromkeys(LINKS, OK)}  # an empty list is still a page
@@ -131,6 +138,8 @@ OK_STATUS = {
     ("players.me", "GET"): 303, ("players.me", "HEAD"): 303,
     # the page that asks before a bank line is cancelled, asked no line: it says so (its own link, never a 404)
     ("bank.confirm_cancel", "GET"): 422, ("bank.confirm_cancel", "HEAD"): 422,
+    # likewise the page that asks before a keeper phone's link is taken back, asked no phone
+    ("share.confirm_take_back", "GET"): 422, ("share.confirm_take_back", "HEAD"): 422,
 }
 METHODS = {"GET", "HEAD", "POST", "OPTIONS"}  # a rule with any other method needs a decision here
 
@@ -178,6 +187,9 @@ def _link(kind: str, access: str, this: NightRef, other: NightRef) -> str:
         "another night's players' link": other.viewer,
         "another night's scorekeeper link": other.keeper,
         "this night's scorekeeper link": this.keeper,
+        "another night's keeper phone's link": other.phone,
+        "this night's keeper phone's link": this.phone,
+        "a keeper phone's link taken back": this.gone,
     }[kind]
 
 
@@ -222,8 +234,9 @@ def test_each_route_answers_each_kind_of_link_as_the_matrix_says(endpoint, app):
             if response.status_code == 404 and method != "HEAD":
                 not_found_bodies.add(response.data)
 
-            changes_this = method == "POST" and kind == "this night's scorekeeper link"
-            changes_other = method == "POST" and kind == "another night's scorekeeper link"
+            changes_this = method == "POST" and kind in ("this night's scorekeeper link", "this night's keeper phone's link")
+            changes_other = method == "POST" and kind in (
+                "another night's scorekeeper link", "another night's keeper phone's link")
             after = site.snapshot(this.id), site.snapshot(other.id), site.counts()
             if endpoint in STARTS_A_NIGHT:
                 # the night whose link it is stays as it was; one new night appears, started from it
@@ -292,3 +305,25 @@ def test_pages_the_players_link_opens_never_contain_the_scorekeepers_link(site, 
     if cookie is not None:
         session = site.app.session_interface.get_signing_serializer(site.app).loads(cookie.value)
         assert night.keeper not in str(session)
+
+
+def test_pages_a_keeper_phones_link_opens_never_contain_the_first_link(site, client):
+    """A keeper phone's own link (issue 39) opens every scorekeeper page, and each page, form and redirect
+    carries the phone's link: never the night's first link, which it could keep using once its own is taken back."""
+    night = site.seat("table.showdown")
+    for endpoint, access in ACCESS.items():
+        if access not in (KEEPER, VIEWER) or endpoint == "share.take_back":
+            continue
+        path = site.url(endpoint, night.phone)
+        response = client.get(path)
+        if response.status_code == 405:
+            response = client.post(path, data=site.submit(endpoint, night) if endpoint != "report.paid" else {})
+        body = response.get_data(as_text=True)
+        assert response.status_code < 500, path
+        assert night.keeper not in body, path
+        assert night.keeper not in str(response.headers), path
+        if response.status_code in (302, 303):
+            assert night.phone in response.headers["Location"] or not response.headers["Location"].startswith("/k/"), path
+    cookie = client.get_cookie("session")
+    session = site.app.session_interface.get_signing_serializer(site.app).loads(cookie.value)
+    assert night.keeper not in str(session)

@@ -111,6 +111,8 @@ ROUTES = {
     ("/k/<key>/group", "GET"), ("/k/<key>/group", "POST"),
     # the live pages pushed by Server-Sent Events, beside the poll (issue 37)
     ("/p/<key>/stream", "GET"), ("/m/<key>/stream", "GET"), ("/g/<key>/stream", "GET"),
+    # another keeper phone's own link, made and taken back (issue 39, docs/keepers.md)
+    ("/k/<key>/phones", "POST"), ("/k/<key>/phones/take-back", "GET"), ("/k/<key>/phones/take-back", "POST"),
 }
 
 
