@@ -33,7 +33,7 @@ def test_a_game_left_for_another_before_its_first_record_is_no_game_of_the_night
     # High Card: an ante of 1 from each of three, Ben takes the pot of 3: Ben +2, Ann −1, Cat −1
     assert play.games[2].close().net == {"Ann": -1, "Ben": 2, "Cat": -1}
     assert numbers(play) == [2, 3]
-    assert [p.title for p in play.played()] == ["Napalm", "Poker with real betting", "High Card"]  # every start kept
+    assert [p.title for p in play.played()] == ["Napalm", "Texas hold'em", "High Card"]  # every start kept
 
 
 def test_an_undone_record_leaves_nothing_recorded_and_a_record_that_counts_makes_it_a_game():

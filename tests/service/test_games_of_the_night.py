@@ -62,7 +62,8 @@ def test_the_issues_night_counts_two_games_and_names_no_empty_napalm(app, client
         night = db.session.get(Night, night_id)
         report = service.report_of(night)
         assert {p.name: p.net_chips for p in report.players} == {"Ann": -2, "Ben": 5, "Cat": -3}
-        assert [g.title for g in service.games_of_the_night(night)] == ["Poker with real betting", "High Card"]
+        assert [g.title for g in service.games_of_the_night(night)] == ["Texas hold'em", "High Card"]
+        # poker is named by the variant the group typed (issue 35, item 4)
         # the season: High Card's and the bank's lines (poker's 0 is no figure), and no Napalm line at all
         season = service.group_view(db.session.get(Group, group_id)).season
         assert {label: t.chips for label, t in season.row("Ben").per_game.items()} == {"High Card": 2, "The bank": 3}
@@ -72,12 +73,12 @@ def test_the_issues_night_counts_two_games_and_names_no_empty_napalm(app, client
     html = unescape(client.get(f"/k/{key}/report").get_data(as_text=True))
     said = facts(html)
     assert said[0].endswith("· 2 games"), said
-    assert said[1] == ("2 games: Poker with real betting (Texas hold'em; the chips on the table settle each pot), "
+    assert said[1] == ("2 games: Texas hold'em (with real betting; the chips on the table settle each pot), "
                        "High Card (ante 1, a pot nobody wins is carried)"), said
     assert "Napalm" not in html and "3 games" not in html
-    assert "1st game (Poker with real betting)" in html and "2nd game (High Card)" in html
+    assert "1st game (Texas hold'em)" in html and "2nd game (High Card)" in html
     nights = " ".join(unescape(client.get("/nights").get_data(as_text=True)).split())
-    assert "2 games: Poker with real betting, High Card ·" in nights
+    assert "2 games: Texas hold'em, High Card ·" in nights
 
 
 def test_a_night_of_one_game_after_an_empty_one_is_that_games_in_the_season(app):
