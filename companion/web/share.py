@@ -21,7 +21,7 @@ from flask import Blueprint, Response, abort, current_app, flash, redirect, rend
 
 from companion import service
 from companion.db.models import Night
-from companion.web import qr
+from companion.web import post_redirect_get, qr
 from companion.web.addresses import shared_url
 from companion.games import IllegalAction
 from companion.web.forms import KEY_PATTERN, KeeperPhoneForm, RotateForm, TakeBackForm, fresh
@@ -75,7 +75,13 @@ def render_share(night: Night, phone_form: Any = None, status: int = 200):  # ty
 
 @bp.get("/share")
 def show(key: str):  # type: ignore[no-untyped-def]
-    return render_share(keeper_night(key))
+    night = keeper_night(key)
+    kept = post_redirect_get.recall()
+    if kept is None or kept.form != "phone":
+        return render_share(night)
+    form = kept.refill(KeeperPhoneForm(formdata=None))
+    form.request_key.data = service.new_key()
+    return render_share(night, form, kept.status)
 
 
 @bp.get("/players-qr.svg")
@@ -127,14 +133,16 @@ def make_phone(key: str):  # type: ignore[no-untyped-def]
     """Give another phone a keeper link of its own, named: the share page then shows its QR code, open."""
     night = keeper_night(key)
     form = KeeperPhoneForm()
+    # a refusal goes back to the share page as every refused form does (web/post_redirect_get.py): what was
+    # typed and why, kept apart from the session cookie, shown at the form
+    location = url_for("share.show", key=night.keeper_key)
     if not form.validate():
-        return render_share(night, form, 422)
+        return post_redirect_get.refuse(location, 422, form_name="phone", form=form, anchor="keepers-h")
     try:
         phone = service.make_keeper_link(night.id, form.name.data or "", form.request_key.data)
     except IllegalAction as error:
         form.name.errors = [str(error)]
-        form.request_key.data = service.new_key()
-        return render_share(night, form, 422)
+        return post_redirect_get.refuse(location, 422, form_name="phone", form=form, anchor="keepers-h")
     flash(f"Scan this QR code with {phone.name}: it keeps score as this phone does, until its link is taken back.")
     return redirect(url_for("share.show", key=night.keeper_key, made=phone.id, _anchor=f"phone-{phone.id}"), code=303)
 

@@ -30,8 +30,10 @@ MARK = "typed-at-the-table"
 COOKIE_LIMIT = 4096
 #: the fields that choose which form is shown; the rest is what a person types
 SELECTORS = {"game", "dice", "which", "request_key", "action", "on"}
-#: the table's link rotation answers with its own page, never a kept refusal
-NOT_REFUSED_BY_REDIRECT = {"share.rotate"}
+#: the table's link rotation answers with its own page, never a kept refusal; so does taking back a keeper
+#: phone's link, a confirmed step naming the phone by its number (a page shown before another record still
+#: names the same phone), whose refusal is its own confirm page with a 4xx
+NOT_REFUSED_BY_REDIRECT = {"share.rotate", "share.take_back"}
 #: forms that take nothing typed: the rules have nothing of theirs to refuse (garbled and stale ones are tried)
 NOTHING_TYPED = {"report.carry", "table.undo", "table.take_back"}
 
@@ -72,6 +74,7 @@ def against_the_rules(endpoint: str, data: dict[str, Any]) -> dict[str, Any]:
         "bonus.grid": {"cell_1": "", "anti_cells": MARK},
         "bank.setting": {"on": MARK},
         "groups.keep_night": {"name": "", "link": f"https://example.org/g/{MARK}"},  # no group's link
+        "share.make_phone": {"name": "scorekeeper"},  # the history's own word for the first phone (docs/keepers.md)
     }[endpoint]
     if endpoint == "home.import_night":
         import io
