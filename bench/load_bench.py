@@ -116,6 +116,24 @@ PG_URL = f"postgresql+psycopg://postgres@127.0.0.1:5432/{PG_DATABASE}"
 ACCEPT_ENCODING = "Accept-Encoding: gzip, deflate, br, zstd"
 
 
+def answers_health(process: subprocess.Popen, port: int, log: Path, seconds: float = 60) -> bool:
+    """Wait until the server started as ``process`` answers ``/healthz`` on ``port`` (False: not within
+    ``seconds``); a server that stops first ends the bench with its log."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"the server stopped:\n{log.read_text()}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
+                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                if b" 200 " in s.recv(100):
+                    return True
+        except OSError:
+            pass
+        time.sleep(0.2)
+    return False
+
+
 # --- a tiny HTTP/1.1 keep-alive client ---------------------------------------------------
 
 
@@ -625,20 +643,9 @@ class Server:
                        "--backlog", "1024", *args, "bench.load_app:create_app()"]
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise SystemExit(f"the server stopped:\n{self.log.read_text()}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
-                    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-                    if b" 200 " in s.recv(100):
-                        return
-            except OSError:
-                pass
-            time.sleep(0.2)
-        self.stop()
-        raise SystemExit("the server did not answer /healthz within 60 s")
+        if not answers_health(self.process, self.port, self.log):
+            self.stop()
+            raise SystemExit("the server did not answer /healthz within 60 s")
 
     def cpu(self) -> float:
         """CPU seconds used so far by the server and its child processes (gunicorn's workers)."""

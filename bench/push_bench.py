@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from load_bench import Conn, Keeper, drop_database, fresh_database, history, postgres_available, read_table_page  # noqa: E402
+from load_bench import answers_health, Conn, Keeper, drop_database, fresh_database, history, postgres_available, read_table_page  # noqa: E402
 
 PHONES = 7
 SERVERS = ("gunicorn-gevent", "werkzeug")
@@ -91,20 +91,9 @@ class Server:
             command = [sys.executable, "-c", WERKZEUG, str(self.port)]
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise SystemExit(f"the server stopped:\n{self.log.read_text()}")
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
-                    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-                    if b" 200 " in s.recv(100):
-                        return
-            except OSError:
-                pass
-            time.sleep(0.2)
-        self.stop()
-        raise SystemExit("the server did not answer /healthz within 60 s")
+        if not answers_health(self.process, self.port, self.log):
+            self.stop()
+            raise SystemExit("the server did not answer /healthz within 60 s")
 
     def _pids(self) -> list[str]:
         pid, found = str(self.process.pid), []
