@@ -180,6 +180,8 @@ def test_a_players_page_that_stops_updating_says_so(live_server, new_phone, tabl
     names = ["Ann", "Ben", "Cat"]
     start_night(keeper, live_server.url, names, tokens_to_win=5)
     _, viewer_key = live_server.night_keys()
+    # the poll's path (a browser without EventSource): the pushed page's note is tests/browser/test_live_push.py's
+    live_server.app.config["LIVE_PUSH"] = False
     player = new_phone().new_page()
     player.goto("about:blank")
     # the time before the page's first update: the note names the last update, never earlier

@@ -49,6 +49,8 @@ def test_a_replaced_or_stalled_players_page_says_so_at_the_top_and_its_standings
     for _ in range(6):  # two hands nobody says Yes to: a page longer than the screen
         t.nobody()
     _, viewer_key = live_server.night_keys()
+    # the poll's path (a browser without EventSource): the pushed page's note is tests/browser/test_live_push.py's
+    live_server.app.config["LIVE_PUSH"] = False
     player = new_phone().new_page()
     player.goto(f"{live_server.url}/p/{viewer_key}")
     player.get_by_label("This is me").select_option("Ben")
