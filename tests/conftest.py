@@ -41,6 +41,10 @@ def _config(tmp_path: Path, **extra: object) -> dict[str, object]:
         # and a public name the tests reach the app at (companion.web.hosts)
         "ALLOWED_HOSTS": "192.168.1.20 poker.example.org",
         "TAP_GUARD_MS": 0,  # the tests tap faster than a person; test_issue14_table.py turns it on
+        # a live page's stream sends what is current and ends (the phone would come back): a test client reads a
+        # body to its end, and a stream held open would hold it; the push's own tests and the browsers' live
+        # server hold streams open as a server does
+        "LIVE_STREAM_SECONDS": 0,
     }
     config.update(extra)
     return config

@@ -124,7 +124,9 @@ def live_server(make_app: Any) -> Iterator[LiveServer]:
 
     from companion.extensions import db
 
-    app = make_app(WTF_CSRF_ENABLED=True)
+    from companion.web.live_push import STREAM_SECONDS
+
+    app = make_app(WTF_CSRF_ENABLED=True, LIVE_STREAM_SECONDS=STREAM_SECONDS)  # streams held as served
     server = make_server("127.0.0.1", 0, app, threaded=True)
     url = f"http://127.0.0.1:{server.server_port}"
     # The players' link in the QR code and on the share page: this server (the

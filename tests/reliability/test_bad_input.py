@@ -374,6 +374,10 @@ def _nights(client) -> dict[str, str]:  # type: ignore[no-untyped-def]
         response = client.post("/nights", data=night_form(name=f"Hostile {phase}"))
         url = response.headers["Location"]
         stamp = _stamp(client.get(url).get_data(as_text=True))
+        if phase == "declare":  # a second keeper phone: the share page's *Take back its link* and its confirm
+            share = client.get(f"{url}/share").get_data(as_text=True)
+            key = re.search(r'name="request_key" type="hidden" value="([^"]+)"', share.split('action="' + url + '/phones"')[1])
+            client.post(f"{url}/phones", data={"name": "Ben's phone", "request_key": key[1]})
         if phase == "challenge":
             client.post(f"{url}/declare", data={**stamp, "yes": ["Ann"], "confirm": "1"})  # Ann deals
         elif phase == "showdown":
