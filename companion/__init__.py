@@ -90,14 +90,14 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     from companion.web import security
     from companion import service
     from companion.web import static_files
-    from companion import web
+    from companion.web import wiring
 
     service.configure_cache(int(app.config["FOLD_CACHE_SIZE"]), int(app.config["FOLD_CACHE_EVENTS"]))
 
     compression.init_app(app)  # first registered, so its after_request hook runs last (issue 22)
 
     security.init_app(app)
-    web.init_app(app)
+    wiring.init_app(app)
     static_files.init_app(app)
     cli.init_app(app)
     hosts.init_app(app)

@@ -318,6 +318,18 @@ def test_gunicorns_master_imports_no_database_driver_so_each_worker_imports_it_a
     assert done.stdout.strip() == "[]"
 
 
+def test_gunicorns_master_imports_none_of_the_apps_modules_so_no_lock_is_made_before_gevent_patched():
+    """A lock made at import in the master (the fold's stripes, service/store.py) is a real OS lock in each worker,
+    out of gevent's reach: on PostgreSQL, four phones at once hung the worker until gunicorn killed it.  The master
+    imports the server and the change watch's shared count, and nothing of the service or the web layer."""
+    probe = ("import sys, companion.web.server, companion.db.change_watch; "
+             "print(' '.join(sorted(m for m in sys.modules if m.startswith('companion'))))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["companion", "companion.db", "companion.db.change_watch", "companion.db.engine",
+                                   "companion.web", "companion.web.server"]
+
+
 #: a gunicorn gevent worker's start, on PostgreSQL: what the master imports, then gevent's patch, then the app
 WORKER_ON_POSTGRES = """
 import json, sys
