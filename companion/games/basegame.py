@@ -284,6 +284,9 @@ class BaseGame:
         """What ``flask replay`` adds besides ``net_chips``: nothing, by default."""
         return {}
 
+    def warm_up(self) -> None:
+        """Load what the first action would load: nothing, by default."""
+
     def read_legacy(self, data: Any) -> Any:
         """An older file of the game's own (one of :attr:`legacy_formats`): none by default."""
         raise RecordError(f"{self.title} reads no older file format")

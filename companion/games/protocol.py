@@ -222,6 +222,9 @@ class GameKind(Protocol):
     def replay_extras(self, state: GameState) -> dict[str, Any]:
         """What ``flask replay`` adds to this game's entry besides ``net_chips``."""
 
+    def warm_up(self) -> None:
+        """Load now what the game's first action would otherwise load (a served worker, before its first request)."""
+
     def live_actions(self, state: GameState) -> list[Any]:
         """The actions that count, in order (undone ones and the undos left out): what an import stores."""
 

@@ -120,6 +120,7 @@ def warm_up(app: Flask) -> None:
     for kind in SCREENS:  # each game's screens, forms and views, and its own part of the report
         SCREENS[kind]
         own_report_part(GAMES[kind])
+        GAMES[kind].warm_up()  # what the game loads at its first action (Napalm: pokerkit's lookups)
     warm_pages(app, service.warm_up())
 
 

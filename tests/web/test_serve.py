@@ -165,6 +165,15 @@ def children_of(process: subprocess.Popen) -> set[int]:
     return found
 
 
+def running(pid: int) -> bool:
+    """Whether process ``pid`` still runs: a zombie (exited, its parent gone before it reaped it: then whoever
+    adopted it reaps it, if ever) runs no more."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def test_two_worker_processes_follow_the_table_live(server):
     port, database, process = server
     if Path("/proc/self/stat").exists():
@@ -288,7 +297,10 @@ def test_a_worker_process_that_dies_is_replaced_and_stopping_the_server_stops_th
         assert Phone(port).request("GET", live)[0] == 200
     process.terminate()
     assert process.wait(timeout=20) == 0
-    assert not any(Path(f"/proc/{pid}").exists() for pid in now), "a worker outlived the server"
+    deadline = time.monotonic() + 10  # a worker SIGKILLed as the master left is gone a moment later
+    while any(running(pid) for pid in now) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(running(pid) for pid in now), "a worker outlived the server"
 
 
 def test_the_served_app_answers_only_its_own_host_and_believes_no_forwarded_header(tmp_path):
@@ -387,3 +399,16 @@ def test_under_gevent_the_change_watchs_listener_hears_notify_without_stopping_t
     assert seen["before"] is not None, "the listener never listened"
     assert seen["heard"] is not None and seen["heard"] > seen["before"], "the NOTIFY was not heard"
     assert seen["ticked"] >= 30, f"the other greenlets stood still while the listener waited ({seen['ticked']} ticks)"
+
+
+def test_building_the_app_leaves_pokerkits_lookups_to_the_workers_warm_up(tmp_path):
+    """pokerkit builds its hand lookups when imported (about half a second of CPU): every process that builds the app
+    (``flask db``, ``flask replay``, ``serve`` before it hands over) paid it.  Now only a worker's warm-up, or the first
+    hand of stage 2 or 3, loads them."""
+    probe = ("import sys; from companion import create_app; from companion.games import GAMES; create_app(); "
+             "before = 'pokerkit' in sys.modules; [game.warm_up() for game in GAMES.values()]; "
+             "print(before, 'pokerkit' in sys.modules)")
+    env = {**os.environ, "COMPANION_INSTANCE_PATH": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]

@@ -16,7 +16,7 @@ from ..basegame import BaseGame
 from ..vocabulary import Between, Column, ReportVocabulary, Term
 from . import codec
 from .closing import close_night
-from . import hand_history
+from . import hand_history, rankings
 from .hand_history import play_stages, stages_from
 from .table import MAX_PLAYERS, MIN_PLAYERS, Challenge, Declare, Phase, Rules, Showdown, Table
 
@@ -115,6 +115,10 @@ class Napalm(BaseGame):
             return Challenge(tuple(name for name in others if rng.random() < 0.3))
         yes = list(position.yes)
         return Showdown(winners=tuple(rng.sample(yes, rng.randint(1, min(2, len(yes))))))
+
+    def warm_up(self) -> None:
+        """pokerkit's lookups, which rank stages 2 and 3, are built when first asked for (rankings.py)."""
+        rankings.load_lookups()
 
     def replay_extras(self, state: Table) -> dict[str, Any]:
         return {

@@ -23,6 +23,11 @@ the answer is the same, but ``from_game`` builds a ``Hand`` per choice and
 looks each one up several times, which is about four times slower.  Two-card
 high is not a game any library ranks, so it is a few lines of our own.
 
+pokerkit is imported on the first hand of stage 2 or 3 (:func:`_pokerkit`), not with this
+module: building its lookups takes about half a second of CPU, and every process that
+imports the app (``flask db``, ``flask replay``, gunicorn's master) paid it whether or not
+it ranked a hand.  A served worker loads it while it warms up (:func:`load_lookups`).
+
 Pure Python: no Flask, SQLAlchemy or WTForms here.
 """
 
@@ -34,12 +39,12 @@ from dataclasses import dataclass
 from functools import lru_cache, total_ordering
 from itertools import combinations
 
-from pokerkit import Card as PokerkitCard
-from pokerkit import Label, StandardHighHand, StandardLowHand
-from pokerkit import Rank as PokerkitRank
-from pokerkit import Suit as PokerkitSuit
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .cards import RANKS, SUITS, Card, CardError, format_cards, parse_cards
+
+if TYPE_CHECKING:
+    from pokerkit import Label
 
 __all__ = ["CARDS_PER_STAGE", "HandStrength", "best_hands", "hand_strength"]
 
@@ -62,13 +67,6 @@ _NAMES = {
     14: ("ace", "aces"),
 }
 
-_POKERKIT_CARD: dict[Card, PokerkitCard] = {
-    Card(rank, suit): PokerkitCard(PokerkitRank(char), PokerkitSuit(suit))
-    for rank, char in RANKS.items()
-    for suit in SUITS
-}
-_LOW_LOOKUP = StandardLowHand.lookup
-_HIGH_LOOKUP = StandardHighHand.lookup
 _FIVE_OF_SEVEN = tuple(combinations(range(7), 5))
 
 
@@ -144,6 +142,32 @@ def _check_stage(stage: int) -> int:
     return int(stage)
 
 
+class _Pokerkit(NamedTuple):
+    """What this module uses of pokerkit: our cards as its cards, its two lookups, its hand labels."""
+
+    card: dict[Card, Any]
+    low: Any
+    high: Any
+    label: Any
+
+
+@lru_cache(maxsize=1)
+def _pokerkit() -> _Pokerkit:
+    import pokerkit
+
+    cards = {
+        Card(rank, suit): pokerkit.Card(pokerkit.Rank(char), pokerkit.Suit(suit))
+        for rank, char in RANKS.items()
+        for suit in SUITS
+    }
+    return _Pokerkit(cards, pokerkit.StandardLowHand.lookup, pokerkit.StandardHighHand.lookup, pokerkit.Label)
+
+
+def load_lookups() -> None:
+    """Build pokerkit's lookups now (a server's warm-up), not at the first showdown of stage 2 or 3."""
+    _pokerkit()
+
+
 @lru_cache(maxsize=4096)
 def _strength(stage: int, cards: tuple[Card, ...]) -> HandStrength:
     """Rank cards already checked and sorted high to low (cached: showdowns and
@@ -169,24 +193,26 @@ def _two_card_high(cards: tuple[Card, ...]) -> HandStrength:
 
 def _deuce_to_seven_low(cards: tuple[Card, ...]) -> HandStrength:
     """Stage 2: pokerkit's deuce-to-seven entry, negated so that lower is greater."""
-    entry = _LOW_LOOKUP.get_entry(tuple(_POKERKIT_CARD[card] for card in cards))
+    kit = _pokerkit()
+    entry = kit.low.get_entry(tuple(kit.card[card] for card in cards))
     # Low hands are read from the top card down ("7-5-4-3-2"); the ranks are all
     # there, so a note only names what makes the hand worse than a plain low.
     label = "-".join(RANKS[card.rank] for card in cards)
-    if entry.label is Label.ONE_PAIR:
+    if entry.label is kit.label.ONE_PAIR:
         label += f" ({_describe(entry.label, _reading_order(cards, wheel_is_straight=False))})"
-    elif entry.label is not Label.HIGH_CARD:
+    elif entry.label is not kit.label.HIGH_CARD:
         label += f" ({entry.label.value.lower()})"
     return HandStrength(2, (-entry.index,), label, cards)
 
 
 def _seven_card_high(cards: tuple[Card, ...]) -> HandStrength:
     """Stage 3: the best of the 21 five-card hands in the seven, by pokerkit's lookup."""
-    converted = tuple(_POKERKIT_CARD[card] for card in cards)
+    kit = _pokerkit()
+    converted = tuple(kit.card[card] for card in cards)
     best_entry = None
     best_choice: tuple[int, ...] = ()
     for choice in _FIVE_OF_SEVEN:
-        entry = _HIGH_LOOKUP.get_entry(tuple(converted[i] for i in choice))
+        entry = kit.high.get_entry(tuple(converted[i] for i in choice))
         if best_entry is None or entry > best_entry:
             best_entry, best_choice = entry, choice
     assert best_entry is not None
@@ -207,6 +233,7 @@ def _reading_order(cards: tuple[Card, ...], wheel_is_straight: bool) -> tuple[Ca
 
 def _describe(label: Label, ordered: tuple[Card, ...]) -> str:
     """A few words for a five-card hand whose cards are in reading order."""
+    Label = _pokerkit().label  # noqa: N806 - pokerkit's enum, by its own name
     one, many = _NAMES[ordered[0].rank]
     if label is Label.HIGH_CARD:
         return f"{one} high"
