@@ -14,6 +14,9 @@ scorekeeper link for ``/k/``, its players' link for ``/p/``, the group's
 organiser link for ``/g/`` and its members' link for ``/m/``), read again after
 any request that may have replaced it.
 
+Each path argument takes every value; each form field and query parameter every other one, the fields
+of a route sharing them out (:func:`half_of`), so every route meets every value.
+
 Whatever comes in, the answer is never a 500: it is a refusal (4xx) that says why
 and changed nothing in the database, or an acceptance whose page shows the value
 escaped; and every answer's headers are ones a real server can send (Latin-1).
@@ -101,6 +104,17 @@ assert ENGINE_SENSITIVE <= {label for label, _value in HOSTILE}
 def hostile_values(backend: str, values: list[tuple[str, str | bytes]]) -> list[tuple[str, str | bytes]]:
     """Every value on SQLite; on PostgreSQL the engine-sensitive ones, the rest being the app's own code."""
     return values if backend == "sqlite" else [(label, value) for label, value in values if label in ENGINE_SENSITIVE]
+
+
+
+def half_of(values: list[tuple[str, str | bytes]], index: int) -> list[tuple[str, str | bytes]]:
+    """The half of ``values`` the ``index``-th field (or query parameter) of a route is swept with: every other
+    value, the even ones for the even fields and the odd ones for the odd.  Every route has at least two fields
+    (its stamp's, and the one no form has) and two query parameters, so each value still reaches every route,
+    and fields read by one reader (the same whole-number, decimal or name reader for every way in, tested value by
+    value in tests/values) meet every value between them: the sweep's POSTs were most of CI's longest file."""
+    return values[index % 2::2]
+
 
 STAMP_FIELDS = ("version", "request_key")
 
@@ -512,8 +526,8 @@ def test_no_route_or_field_answers_500_and_a_refusal_says_why_and_changes_nothin
 
             if method == "GET":
                 names = sorted(surface.query.get(rule.endpoint, set()) | {"name", "q"})
-                for name in names:
-                    for label, value in every_value:
+                for index, name in enumerate(names):
+                    for label, value in half_of(every_value, index):
                         if label == "far too long":
                             continue
                         query = urllib.parse.urlencode([(name, value)])
@@ -529,9 +543,10 @@ def test_no_route_or_field_answers_500_and_a_refusal_says_why_and_changes_nothin
             }
             names = swept_names(set(baseline) | set(STAMP_FIELDS) | {"unexpected_field"})
             judge.figures["series_fields_left_to_their_first_and_last"] += len(baseline.keys() - set(names))
-            judge.figures["post_inputs_own_form" if seen else "post_inputs_every_field"] += len(names) * len(every_value)
-            for name in names:
-                for label, value in every_value:
+            judge.figures["post_inputs_own_form" if seen else "post_inputs_every_field"] += sum(
+                len(half_of(every_value, index)) for index in range(len(names)))
+            for index, name in enumerate(names):
+                for label, value in half_of(every_value, index):
                     version = judge.keys(target).version
                     form = {k: v for k, v in baseline.items() if v != ""}
                     form.update(version=str(version), request_key=services.new_key())
