@@ -38,6 +38,9 @@ class Night(db.Model):  # type: ignore[name-defined]
     keeper_key: Mapped[str] = mapped_column(String(64), unique=True, index=True)
     #: the players' secret (read only)
     viewer_key: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    #: the table display's secret (read only, opens ``/d/<key>`` and nothing else: docs/display.md); None
+    #: until the scorekeeper makes one, and again once it is taken back
+    display_key: Mapped[str | None] = mapped_column(String(64), unique=True, index=True, nullable=True)
     #: the players seated tonight, clockwise; each game of the night is played by all or some of them
     players: Mapped[list[str]] = mapped_column(JSON)
     chip_value: Mapped[Decimal] = mapped_column(Numeric(12, 4), default=Decimal("0"))

@@ -78,9 +78,11 @@ from companion.service.nights import (
     export_history,
     import_history,
     next_night_of,
+    new_display_link,
     night_stamps,
     open_night,
     rotate_link,
+    take_back_display_link,
 )
 from companion.service.keepers import (
     FIRST_PHONE,
@@ -178,6 +180,7 @@ __all__ = [
     "next_game_defaults",
     "next_night_defaults",
     "next_night_of",
+    "new_display_link",
     "night_stamps",
     "NextNightDefaults",
     "NightInPlay",
@@ -200,6 +203,7 @@ __all__ = [
     "rivalry_view",
     "rotate_group_link",
     "rotate_link",
+    "take_back_display_link",
     "set_handle",
     "StaleTable",
     "start_game",

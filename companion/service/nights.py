@@ -113,6 +113,29 @@ def rotate_link(night: Night, which: str) -> None:
         uow.commit()
 
 
+def new_display_link(night_id: int) -> str:
+    """Make the night's table display link, or replace it (docs/display.md): the new secret; the old one, if
+    any, opens nothing from now on.  A link, not a record: the night's version does not move."""
+    with UnitOfWork() as uow:
+        locked = uow.night(night_id)
+        locked.display_key = new_key()
+        key = locked.display_key
+        uow.commit()
+        return key
+
+
+def take_back_display_link(night_id: int) -> bool:
+    """Take the night's display link back: it opens nothing from now on.  False when it had none (a doubled
+    tap, or another phone took it back first): nothing changed."""
+    with UnitOfWork() as uow:
+        locked = uow.night(night_id)
+        if locked.display_key is None:
+            return False
+        locked.display_key = None  # its secret is gone from the database: nothing can find it again
+        uow.commit()
+        return True
+
+
 # --- import / export -------------------------------------------------------------------
 
 
@@ -329,8 +352,8 @@ def carry_pot(night: Night, expected_version: int, request_key: str | None = Non
         return uow.add_night(request_key, digest("carry", night_id), make, carried_already)
 
 
-def night_stamps(night_ids: Collection[int]) -> dict[int, tuple[int, str, str]]:
-    """(version, players' link, scorekeeper link) of each of ``night_ids``' nights that exists, in one statement.
+def night_stamps(night_ids: Collection[int]) -> dict[int, tuple[int, str, str, str | None]]:
+    """(version, players' link, scorekeeper link, display link or None) of each of ``night_ids``' nights that exists, in one statement.
 
     What the live pages' push (web/live_push.py) reads after each commit it hears of, for every night a
     phone watches at once: a night whose version moved has news; one whose link is no longer the link a
@@ -340,8 +363,9 @@ def night_stamps(night_ids: Collection[int]) -> dict[int, tuple[int, str, str]]:
         return {}
     try:
         rows = db.session.execute(
-            select(Night.id, Night.version, Night.viewer_key, Night.keeper_key).where(Night.id.in_(list(night_ids)))
+            select(Night.id, Night.version, Night.viewer_key, Night.keeper_key, Night.display_key)
+            .where(Night.id.in_(list(night_ids)))
         ).all()
-        return {row[0]: (row[1], row[2], row[3]) for row in rows}
+        return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
     finally:
         end_reads()
