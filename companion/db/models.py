@@ -38,9 +38,6 @@ class Night(db.Model):  # type: ignore[name-defined]
     keeper_key: Mapped[str] = mapped_column(String(64), unique=True, index=True)
     #: the players' secret (read only)
     viewer_key: Mapped[str] = mapped_column(String(64), unique=True, index=True)
-    #: the table display's secret (read only, opens ``/d/<key>`` and nothing else: docs/display.md); None
-    #: until the scorekeeper makes one, and again once it is taken back
-    display_key: Mapped[str | None] = mapped_column(String(64), unique=True, index=True, nullable=True)
     #: the players seated tonight, clockwise; each game of the night is played by all or some of them
     players: Mapped[list[str]] = mapped_column(JSON)
     chip_value: Mapped[Decimal] = mapped_column(Numeric(12, 4), default=Decimal("0"))
@@ -160,6 +157,25 @@ class KeeperLink(db.Model):  # type: ignore[name-defined]
     request_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     taken_back_at: Mapped[datetime | None] = mapped_column(nullable=True)
+
+
+class DisplayLink(db.Model):  # type: ignore[name-defined]
+    """The night's table display link (``/d/<key>``, issue 39; docs/display.md): read only, opening the display
+    and nothing else.
+
+    One row per night at most (``night_id`` unique), made when the scorekeeper asks for it; replacing it
+    writes a new ``key`` (the old one is then unknown), taking it back deletes the row, its secret with it.
+    A link, not a record of the game: the ledger and the night's version are not touched.  A table of its own
+    rather than a column of ``night``, so that a night's row, and every release's reading of it, stay as
+    they were.
+    """
+
+    __tablename__ = "display_link"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    night_id: Mapped[int] = mapped_column(ForeignKey("night.id"), unique=True, index=True)
+    key: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class ClientCounter(db.Model):  # type: ignore[name-defined]

@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from companion.db.models import Event, Game, Night
+from companion.db.models import DisplayLink, Event, Game, Night
 from companion.extensions import db
 from companion.games import GAMES, IllegalAction
 from companion.games.night_kinds import GAME_STARTED, GAME_TAKEN_BACK, PAID
@@ -113,25 +113,36 @@ def rotate_link(night: Night, which: str) -> None:
         uow.commit()
 
 
+def display_key_of(night_id: int) -> str | None:
+    """The night's table display link now (docs/display.md), or None: it has none, or it was taken back."""
+    return db.session.scalar(select(DisplayLink.key).where(DisplayLink.night_id == night_id))
+
+
 def new_display_link(night_id: int) -> str:
     """Make the night's table display link, or replace it (docs/display.md): the new secret; the old one, if
-    any, opens nothing from now on.  A link, not a record: the night's version does not move."""
+    any, opens nothing from now on.  A link, not a record: the night's version does not move.  The night's row
+    is locked, so two phones making one at once take turns (one row per night)."""
     with UnitOfWork() as uow:
-        locked = uow.night(night_id)
-        locked.display_key = new_key()
-        key = locked.display_key
+        uow.night(night_id)
+        row = db.session.scalar(select(DisplayLink).where(DisplayLink.night_id == night_id))
+        key = new_key()
+        if row is None:
+            db.session.add(DisplayLink(night_id=night_id, key=key))
+        else:
+            row.key = key
         uow.commit()
         return key
 
 
 def take_back_display_link(night_id: int) -> bool:
-    """Take the night's display link back: it opens nothing from now on.  False when it had none (a doubled
-    tap, or another phone took it back first): nothing changed."""
+    """Take the night's display link back: it opens nothing from now on (its row, and its secret, are deleted).
+    False when it had none (a doubled tap, or another phone took it back first): nothing changed."""
     with UnitOfWork() as uow:
-        locked = uow.night(night_id)
-        if locked.display_key is None:
+        uow.night(night_id)
+        row = db.session.scalar(select(DisplayLink).where(DisplayLink.night_id == night_id))
+        if row is None:
             return False
-        locked.display_key = None  # its secret is gone from the database: nothing can find it again
+        db.session.delete(row)
         uow.commit()
         return True
 
@@ -363,8 +374,8 @@ def night_stamps(night_ids: Collection[int]) -> dict[int, tuple[int, str, str, s
         return {}
     try:
         rows = db.session.execute(
-            select(Night.id, Night.version, Night.viewer_key, Night.keeper_key, Night.display_key)
-            .where(Night.id.in_(list(night_ids)))
+            select(Night.id, Night.version, Night.viewer_key, Night.keeper_key, DisplayLink.key)
+            .outerjoin(DisplayLink, DisplayLink.night_id == Night.id).where(Night.id.in_(list(night_ids)))
         ).all()
         return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
     finally:

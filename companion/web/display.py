@@ -34,11 +34,11 @@ bp = Blueprint("display", __name__, url_prefix="/d/<key>")
 VIEWER = ("display",)
 
 
-def display_etag(night: Night) -> str:
+def display_etag(night: Night, link: str) -> str:
     """The display's live part's ETag: its version (static/app.js reads ``-v<n>-``) and an HMAC of the night
     and the display link under the app's secret, which changes when the link is replaced."""
-    key = str(current_app.config["SECRET_KEY"]).encode()
-    digest = hmac.new(key, f"{night.id}:display:{night.display_key}".encode(), hashlib.sha256).hexdigest()[:20]
+    secret = str(current_app.config["SECRET_KEY"]).encode()
+    digest = hmac.new(secret, f"{night.id}:display:{link}".encode(), hashlib.sha256).hexdigest()[:20]
     return f"d-v{night.version}-{digest}"
 
 
@@ -53,7 +53,7 @@ def show(key: str):  # type: ignore[no-untyped-def]
     st = standings_of(night, RECENT)
     stream_url = url_for("display.stream", key=key) if live_push.offered() else None
     return render_template(
-        "display/show.html", night=night, st=st, etag=display_etag(night), stream_url=stream_url,
+        "display/show.html", night=night, st=st, etag=display_etag(night, key), stream_url=stream_url,
         live_url=url_for("display.live", key=key),
     )
 
@@ -62,7 +62,7 @@ def show(key: str):  # type: ignore[no-untyped-def]
 def live(key: str):  # type: ignore[no-untyped-def]
     """The live part, or 304 when the table has not changed since the ETag the display sends (the poll)."""
     night = display_night(key)
-    tag = display_etag(night)
+    tag = display_etag(night, key)
     if request.if_none_match.contains(tag):
         response = make_response("", 304)
     else:
@@ -81,7 +81,7 @@ def stream(key: str):  # type: ignore[no-untyped-def]
     that 404.  The fragment is rendered once per version for every display of the night (its viewer kind).
     """
     night = display_night(key)
-    stamp = live_push.night_stamp(night.version, night.viewer_key, night.keeper_key, night.display_key)
+    stamp = live_push.night_stamp(night.version, night.viewer_key, night.keeper_key, key)
     return live_push.stream(live_push.NIGHT, night.id, key, stamp, VIEWER, lambda: _pushed(key))
 
 

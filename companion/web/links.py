@@ -31,7 +31,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from companion import service
 from companion.extensions import db
-from companion.db.models import KeeperLink, Night
+from companion.db.models import DisplayLink, KeeperLink, Night
 from companion.web.raw_reads import read_engine, read_row
 from companion.web.security import reject_unknown_link, same_secret
 from companion.web.this_browser import remember
@@ -169,7 +169,11 @@ def display_night(key: str) -> Night:
 
     The display link opens the display alone, and the display opens by its link alone: a players' or a
     scorekeeper's link is as unknown here as a display link is on their pages (they never look it up)."""
-    night = _lookup(Night.display_key, key)
+    night = None
+    if key and len(key) <= MAX_KEY_LENGTH and KEY_CHARS.fullmatch(key):
+        row = db.session.scalar(select(DisplayLink).where(DisplayLink.key == key))
+        if row is not None and same_secret(key, row.key):
+            night = db.session.get(Night, row.night_id)
     if night is None:
         reject_unknown_link(current_app)
     assert night is not None

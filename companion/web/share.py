@@ -60,8 +60,9 @@ def render_share(night: Night, phone_form: Any = None, status: int = 200):  # ty
             "qr": qr_image(link, f"QR code of {phone.name}'s keeper link"), "open": made == str(phone.id),
         })
     display = None
-    if night.display_key is not None:
-        link = shared_url(url_for("display.show", key=night.display_key))[0]
+    display_key = service.display_key_of(night.id)
+    if display_key is not None:
+        link = shared_url(url_for("display.show", key=display_key))[0]
         display = {"url": link, "qr": qr_image(link, "QR code of the table display's link")}
     if phone_form is None:
         phone_form = KeeperPhoneForm(formdata=None)
@@ -150,7 +151,7 @@ def display_link(key: str):  # type: ignore[no-untyped-def]
         abort(400, "choose whether to make a new display link or take it back")
     back = url_for("share.show", key=night.keeper_key, _anchor="display-h")
     if form.do.data == "new":
-        had = night.display_key is not None
+        had = service.display_key_of(night.id) is not None
         service.new_display_link(night.id)
         flash("A new display link is ready; the old one no longer works. Scan this QR code with the tablet or TV."
               if had else "Scan this QR code with the tablet or TV: it shows the table, and can change nothing.")

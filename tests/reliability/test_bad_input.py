@@ -250,8 +250,9 @@ def keys_of(app, target: Target) -> Keys:  # type: ignore[no-untyped-def]
                           group.version)
         else:
             night = db.session.get(Night, ident)
-            result = Keys({"/k/": night.keeper_key, "/p/": night.viewer_key,
-                           **({"/d/": night.display_key} if night.display_key else {})}, night.version)
+            display = services.display_key_of(ident)  # the table display's, when the night has one
+            result = Keys({"/k/": night.keeper_key, "/p/": night.viewer_key, **({"/d/": display} if display else {})},
+                          night.version)
         db.session.remove()
     return result
 

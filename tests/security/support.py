@@ -179,7 +179,7 @@ class Site:
                 .order_by(KeeperLink.id)
             )]
             return (night.version, night.keeper_key, night.viewer_key, night.name, list(night.players), events, grouped,
-                    phones, night.display_key)
+                    phones, services.display_key_of(night_id))
 
     def counts(self) -> tuple[int, int]:
         """(nights, events) in the whole database."""

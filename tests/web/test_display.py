@@ -16,7 +16,7 @@ import re
 
 from companion import service as services
 from companion.extensions import db
-from companion.db.models import Night
+from companion.db.models import DisplayLink, Night
 from pages import TablePage
 
 
@@ -30,7 +30,8 @@ def _stamp(html: str) -> dict[str, str]:
 
 def _display_key(app, table: TablePage) -> str | None:  # type: ignore[no-untyped-def]
     with app.app_context():
-        return db.session.scalar(db.select(Night.display_key).where(Night.keeper_key == table.key))
+        return db.session.scalar(db.select(DisplayLink.key).join(Night, Night.id == DisplayLink.night_id)
+                                 .where(Night.keeper_key == table.key))
 
 
 def _make_display(client, app, table: TablePage, do: str = "new") -> str | None:  # type: ignore[no-untyped-def]
@@ -150,7 +151,7 @@ def test_the_live_part_answers_304_while_unchanged_and_the_stream_sends_the_tabl
     assert tablet.get(f"/d/{key}/stream?since=1").get_data(as_text=True) == "retry: 1000\n\n"  # nothing new
 
 
-def test_migration_0014_adds_the_display_link_and_goes_back_down_keeping_the_nights(make_app, tmp_path):
+def test_migration_0014_adds_the_display_links_and_goes_back_down_keeping_the_nights(make_app, tmp_path):
     from alembic.autogenerate import compare_metadata
     from alembic.migration import MigrationContext
     from flask_migrate import downgrade, upgrade
@@ -162,18 +163,19 @@ def test_migration_0014_adds_the_display_link_and_goes_back_down_keeping_the_nig
         upgrade()
         with db.engine.connect() as connection:
             assert compare_metadata(MigrationContext.configure(connection), db.metadata) == []
+            assert {i["name"]: i["unique"] for i in inspect(connection).get_indexes("display_link")} == {
+                "ix_display_link_key": 1, "ix_display_link_night_id": 1}
         db.session.execute(db.text(
-            "INSERT INTO night (name, keeper_key, viewer_key, display_key, players, chip_value, currency, version,"
-            " created_at) VALUES ('Friday', 'k' || hex(randomblob(24)), 'v' || hex(randomblob(24)), 'd-one', '[\"Ann\"]',"
-            " 0, '', 0, '2026-11-01 20:00:00')"
+            "INSERT INTO night (name, keeper_key, viewer_key, players, chip_value, currency, version, created_at)"
+            " VALUES ('Friday', 'k' || hex(randomblob(24)), 'v' || hex(randomblob(24)), '[\"Ann\", \"Ben\"]', 0, '',"
+            " 0, '2026-11-01 20:00:00')"
         ))
         db.session.commit()
         db.session.remove()
         downgrade(revision="0013")
         with db.engine.connect() as connection:
-            assert "display_key" not in {c["name"] for c in inspect(connection).get_columns("night")}
+            assert "display_link" not in inspect(connection).get_table_names()
             assert connection.execute(db.text("SELECT name FROM night")).scalars().all() == ["Friday"]
         upgrade()
         with db.engine.connect() as connection:
-            assert connection.execute(db.text("SELECT display_key FROM night")).scalars().all() == [None]
-            assert "ix_night_display_key" in {i["name"] for i in inspect(connection).get_indexes("night")}
+            assert "display_link" in inspect(connection).get_table_names()
