@@ -197,6 +197,37 @@
     });
   });
 
+  // Keep the screen awake (issue 39, docs/display.md): the table display always ([data-wake-lock]); the
+  // scorekeeper's table when "Keep this screen awake" is ticked (#keep-awake, kept in this phone's
+  // localStorage).  A lock is let go by the browser whenever the page is hidden, so it is asked for again
+  // each time the page is shown.  Where the browser has no Screen Wake Lock, or refuses it (no HTTPS, a
+  // battery saver), a line says the screen may go dark.
+  var wakeNote = document.querySelector(".wake-note"), wakeBox = document.getElementById("keep-awake");
+  var wanted = !!document.querySelector("[data-wake-lock]"), lock = null;
+  if (wakeBox) {
+    try { wanted = localStorage.getItem("keep-awake") === "1"; } catch (e) {}
+    wakeBox.checked = wanted;
+    var hiddenBox = wakeBox.closest("[hidden]");
+    if (hiddenBox) hiddenBox.hidden = false;  // without this script the box would do nothing: it stays hidden
+    wakeBox.addEventListener("change", function () {
+      wanted = wakeBox.checked;
+      try { localStorage.setItem("keep-awake", wanted ? "1" : "0"); } catch (e) {}
+      if (wanted) awake(); else if (lock) { lock.release().catch(function () {}); lock = null; }
+      if (!wanted && wakeNote) wakeNote.hidden = true;
+    });
+  }
+  function cannotWake() { if (wakeNote && wanted) wakeNote.hidden = false; }
+  function awake() {
+    if (!wanted || document.visibilityState !== "visible" || (lock && !lock.released)) return;
+    if (!("wakeLock" in navigator) || !navigator.wakeLock.request) { cannotWake(); return; }
+    navigator.wakeLock.request("screen").then(function (l) {
+      lock = l;
+      if (wakeNote) wakeNote.hidden = true;
+    }, cannotWake);
+  }
+  document.addEventListener("visibilitychange", awake);
+  awake();
+
   // Start a night: the first-dealer list names each seat's player as the names are typed.
   document.querySelectorAll("select.dealer-pick").forEach(function (select) {
     var form = select.closest("form");

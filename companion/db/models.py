@@ -159,6 +159,25 @@ class KeeperLink(db.Model):  # type: ignore[name-defined]
     taken_back_at: Mapped[datetime | None] = mapped_column(nullable=True)
 
 
+class DisplayLink(db.Model):  # type: ignore[name-defined]
+    """The night's table display link (``/d/<key>``, issue 39; docs/display.md): read only, opening the display
+    and nothing else.
+
+    One row per night at most (``night_id`` unique), made when the scorekeeper asks for it; replacing it
+    writes a new ``key`` (the old one is then unknown), taking it back deletes the row, its secret with it.
+    A link, not a record of the game: the ledger and the night's version are not touched.  A table of its own
+    rather than a column of ``night``, so that a night's row, and every release's reading of it, stay as
+    they were.
+    """
+
+    __tablename__ = "display_link"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    night_id: Mapped[int] = mapped_column(ForeignKey("night.id"), unique=True, index=True)
+    key: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
 class ClientCounter(db.Model):  # type: ignore[name-defined]
     """How often one client did one limited thing in one time bucket (see :mod:`companion.db.brakes`).
 

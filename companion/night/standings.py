@@ -87,6 +87,8 @@ class Standings:
     #: the night's number of each recent record (and of the record an undo among them undid), by
     #: the game's own seq: one numbering across the night (issue 20, item 11)
     numbers: Mapping[int, int] | None = None
+    #: what players call the game at the table ("Napalm", "Pool Nap"): the table display names it
+    title: str = ""
 
     def number(self, seq: int) -> int:
         """The number the night shows record ``seq`` of the game at the table by."""
@@ -109,6 +111,19 @@ class Standings:
 
     def seated(self, name: str) -> bool:
         return self.line(name) is not None or self.out_line(name) is not None
+
+    def settle_lines(self) -> list[tuple[Payment, bool]]:
+        """Every payment of the plan that settles now, each with whether it was marked paid (the table display's
+        settle-up: marked as :meth:`if_settled_now` marks a player's own)."""
+        left = Counter((p.payer, p.payee, p.chips) for p in self.paid)
+        lines = []
+        for p in self.plan:
+            key = (p.payer, p.payee, p.chips)
+            done = left[key] > 0
+            if done:
+                left[key] -= 1
+            lines.append((p, done))
+        return lines
 
     def if_settled_now(self, name: str) -> list[tuple[str, str, int, bool]]:
         """("pay" | "receive", other, chips, marked paid) for ``name`` in the plan that settles now.
@@ -199,7 +214,7 @@ def standings(
         version=version, kind=kind, parts=parts, view=view, prompt=view.prompt, dealer=dealer, players=lines,
         recent=tuple(reversed(shown)), voided=frozenset(state.voided), numbers=numbers_of(state, shown),
         chip_value=chip_value, currency=currency, plan=settle_up(night_net), night_games=night_games,
-        sitting_out=sitting_out,
+        sitting_out=sitting_out, title=title,
     )
 
 

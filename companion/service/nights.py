@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from companion.db.models import Event, Game, Night
+from companion.db.models import DisplayLink, Event, Game, Night
 from companion.extensions import db
 from companion.games import GAMES, IllegalAction
 from companion.games.night_kinds import GAME_STARTED, GAME_TAKEN_BACK, PAID
@@ -111,6 +111,40 @@ def rotate_link(night: Night, which: str) -> None:
         else:
             locked.viewer_key = new_key()
         uow.commit()
+
+
+def display_key_of(night_id: int) -> str | None:
+    """The night's table display link now (docs/display.md), or None: it has none, or it was taken back."""
+    return db.session.scalar(select(DisplayLink.key).where(DisplayLink.night_id == night_id))
+
+
+def new_display_link(night_id: int) -> str:
+    """Make the night's table display link, or replace it (docs/display.md): the new secret; the old one, if
+    any, opens nothing from now on.  A link, not a record: the night's version does not move.  The night's row
+    is locked, so two phones making one at once take turns (one row per night)."""
+    with UnitOfWork() as uow:
+        uow.night(night_id)
+        row = db.session.scalar(select(DisplayLink).where(DisplayLink.night_id == night_id))
+        key = new_key()
+        if row is None:
+            db.session.add(DisplayLink(night_id=night_id, key=key))
+        else:
+            row.key = key
+        uow.commit()
+        return key
+
+
+def take_back_display_link(night_id: int) -> bool:
+    """Take the night's display link back: it opens nothing from now on (its row, and its secret, are deleted).
+    False when it had none (a doubled tap, or another phone took it back first): nothing changed."""
+    with UnitOfWork() as uow:
+        uow.night(night_id)
+        row = db.session.scalar(select(DisplayLink).where(DisplayLink.night_id == night_id))
+        if row is None:
+            return False
+        db.session.delete(row)
+        uow.commit()
+        return True
 
 
 # --- import / export -------------------------------------------------------------------
@@ -329,8 +363,8 @@ def carry_pot(night: Night, expected_version: int, request_key: str | None = Non
         return uow.add_night(request_key, digest("carry", night_id), make, carried_already)
 
 
-def night_stamps(night_ids: Collection[int]) -> dict[int, tuple[int, str, str]]:
-    """(version, players' link, scorekeeper link) of each of ``night_ids``' nights that exists, in one statement.
+def night_stamps(night_ids: Collection[int]) -> dict[int, tuple[int, str, str, str | None]]:
+    """(version, players' link, scorekeeper link, display link or None) of each of ``night_ids``' nights that exists, in one statement.
 
     What the live pages' push (web/live_push.py) reads after each commit it hears of, for every night a
     phone watches at once: a night whose version moved has news; one whose link is no longer the link a
@@ -340,8 +374,9 @@ def night_stamps(night_ids: Collection[int]) -> dict[int, tuple[int, str, str]]:
         return {}
     try:
         rows = db.session.execute(
-            select(Night.id, Night.version, Night.viewer_key, Night.keeper_key).where(Night.id.in_(list(night_ids)))
+            select(Night.id, Night.version, Night.viewer_key, Night.keeper_key, DisplayLink.key)
+            .outerjoin(DisplayLink, DisplayLink.night_id == Night.id).where(Night.id.in_(list(night_ids)))
         ).all()
-        return {row[0]: (row[1], row[2], row[3]) for row in rows}
+        return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
     finally:
         end_reads()

@@ -1,6 +1,6 @@
 """The web layer: blueprints that turn a request into a service call and state into a page.
 
-One blueprint per feature (home, table, history, share, setup, next_game, players,
+One blueprint per feature (home, table, history, share, setup, next_game, players, display,
 report, bank, bonus, choice, groups), none importing another: what several share is in a
 module of its own (links, standings, this_browser, forms, ledger_pages), beside the
 HTTP machinery (live_poll, kept_pages, post_redirect_get, tap_guard, security, hosts, …).

@@ -213,6 +213,12 @@ class RotateForm(FlaskForm):
     which = SelectField(choices=[("viewer", "players' link"), ("keeper", "scorekeeper's link")])
 
 
+class DisplayLinkForm(FlaskForm):
+    """Make (or replace) the night's table display link, or take it back (docs/display.md)."""
+
+    do = SelectField(choices=[("new", "make a new display link"), ("take-back", "take the display link back")])
+
+
 def _chip_value(form: FlaskForm, field: StringField) -> None:
     try:
         field.parsed = parse_chip_value(field.data or "0")

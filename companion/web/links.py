@@ -1,4 +1,5 @@
-"""A night found by its secret link: a scorekeeper's (``/k/<key>``) or the players' (``/p/<key>``).
+"""A night found by its secret link: a scorekeeper's (``/k/<key>``), the players' (``/p/<key>``) or the table
+display's (``/d/<key>``, read only, opening nothing else: :func:`display_night`).
 
 A night has its first scorekeeper link (``Night.keeper_key``) and, for each other keeper phone, a link
 of its own (:class:`~companion.db.models.KeeperLink`, issue 39, docs/keepers.md), which opens the same
@@ -30,7 +31,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from companion import service
 from companion.extensions import db
-from companion.db.models import KeeperLink, Night
+from companion.db.models import DisplayLink, KeeperLink, Night
 from companion.web.raw_reads import read_engine, read_row
 from companion.web.security import reject_unknown_link, same_secret
 from companion.web.this_browser import remember
@@ -157,6 +158,22 @@ def keeper_night(key: str) -> Night:
 def viewer_night(key: str) -> Night:
     """The night whose players' link (or a scorekeeper link) is ``key``."""
     night = _lookup(Night.viewer_key, key) or _lookup(Night.keeper_key, key) or _phone_night(key)
+    if night is None:
+        reject_unknown_link(current_app)
+    assert night is not None
+    return night
+
+
+def display_night(key: str) -> Night:
+    """The night whose table display link is ``key`` (docs/display.md); any other key is unknown: 404, counted.
+
+    The display link opens the display alone, and the display opens by its link alone: a players' or a
+    scorekeeper's link is as unknown here as a display link is on their pages (they never look it up)."""
+    night = None
+    if key and len(key) <= MAX_KEY_LENGTH and KEY_CHARS.fullmatch(key):
+        row = db.session.scalar(select(DisplayLink).where(DisplayLink.key == key))
+        if row is not None and same_secret(key, row.key):
+            night = db.session.get(Night, row.night_id)
     if night is None:
         reject_unknown_link(current_app)
     assert night is not None

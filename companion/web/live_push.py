@@ -1,7 +1,7 @@
 """The live pages pushed by Server-Sent Events: one hub per process, one render per change (issue 37).
 
-The players' page of a night, the members' page of a group and the group's organiser page each
-open an ``EventSource`` on a stream of their own (web/players.py, web/groups.py).  A stream sends
+The players' page of a night, its table display, the members' page of a group and the group's organiser
+page each open an ``EventSource`` on a stream of their own (web/players.py, web/display.py, web/groups.py).  A stream sends
 an event, whose id is the night's version (or the group's stamp), each time what the page shows
 changes; the phone puts its data in place of the page's live part.
 
@@ -75,7 +75,8 @@ IDLE_SECONDS = 2.0
 #: servers that run each request on one of a fixed number of threads: no stream is held there
 POOLED_SERVERS = ("waitress",)
 
-#: a topic's kinds: a night (its players' page and the scorekeeper's watch) and a group (both its pages)
+#: a topic's kinds: a night (its players' page, the table display and the scorekeeper's watch) and a group
+#: (both its pages)
 NIGHT, GROUP = "night", "group"
 
 #: a view's render of its fragment: (event id, HTML) of what is current, or None when the link opens nothing now
@@ -90,8 +91,11 @@ class Stamp:
     links: frozenset[str]
 
 
-def night_stamp(version: int, viewer_key: str, keeper_key: str) -> Stamp:
-    return Stamp(str(version), frozenset((viewer_key, keeper_key)))
+def night_stamp(version: int, viewer_key: str, keeper_key: str, display_key: str | None = None) -> Stamp:
+    """A night's topic stamp: its version, and the links that may watch it (the display's too, when it has one:
+    a display link replaced or taken back ends the display's stream, docs/display.md)."""
+    links = (viewer_key, keeper_key) if display_key is None else (viewer_key, keeper_key, display_key)
+    return Stamp(str(version), frozenset(links))
 
 
 def group_stamp(stamp: tuple[Any, ...]) -> Stamp:

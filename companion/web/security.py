@@ -108,8 +108,9 @@ def set_headers(response: Response) -> Response:
     headers.setdefault("X-Content-Type-Options", "nosniff")
     headers.setdefault("X-Frame-Options", "DENY")
     headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
-    if request.path.startswith(("/k/", "/p/", "/g/", "/m/")):
-        # a night's two links' pages, and a group's two (organiser's, members'), hold a secret link's figures
+    if request.path.startswith(("/k/", "/p/", "/d/", "/g/", "/m/")):
+        # a night's three links' pages (the table display's too), and a group's two (organiser's, members'),
+        # hold a secret link's figures
         headers.setdefault("Cache-Control", "no-store")
         headers.setdefault("X-Robots-Tag", "noindex")
     elif request.path in LISTS_LINKS or request.path.startswith("/players/"):

@@ -1,4 +1,4 @@
-"""The night's links: the players' link with its QR code, the keeper phones, and new links.
+"""The night's links: the players' link with its QR code, the table display's, the keeper phones, and new links.
 
 ``GET /k/<key>/share`` and ``/players-qr.svg``: the players' link as other phones must open it
 (this machine's address on the local network when the app is opened on the machine
@@ -9,6 +9,9 @@ The keeper phones (issue 39, docs/keepers.md): the share page lists which phones
 other phone's link with its QR code; ``POST /k/<key>/phones`` gives another phone a keeper link of
 its own, named; ``GET /k/<key>/phones/take-back?phone=…`` asks once more, in words, and ``POST``
 there takes a phone's link back (this phone's own: "hand over and leave").
+
+The table display (issue 39, docs/display.md): ``POST /k/<key>/display`` makes its read-only link (a new one
+replaces the old) or takes it back; the share page shows it with its QR code.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from companion.db.models import Night
 from companion.web import post_redirect_get, qr
 from companion.web.addresses import shared_url
 from companion.games import IllegalAction
-from companion.web.forms import KEY_PATTERN, KeeperPhoneForm, RotateForm, TakeBackForm, fresh
+from companion.web.forms import KEY_PATTERN, DisplayLinkForm, KeeperPhoneForm, RotateForm, TakeBackForm, fresh
 from companion.web.links import KeeperPhone, keeper_night, this_phone
 from companion.web.security import RotationMemory
 from companion.web.this_browser import remember
@@ -56,6 +59,11 @@ def render_share(night: Night, phone_form: Any = None, status: int = 200):  # ty
             "id": phone.id, "name": phone.name, "url": link, "me": me is not None and me.id == phone.id,
             "qr": qr_image(link, f"QR code of {phone.name}'s keeper link"), "open": made == str(phone.id),
         })
+    display = None
+    display_key = service.display_key_of(night.id)
+    if display_key is not None:
+        link = shared_url(url_for("display.show", key=display_key))[0]
+        display = {"url": link, "qr": qr_image(link, "QR code of the table display's link")}
     if phone_form is None:
         phone_form = KeeperPhoneForm(formdata=None)
         phone_form.request_key.data = service.new_key()
@@ -70,6 +78,8 @@ def render_share(night: Night, phone_form: Any = None, status: int = 200):  # ty
         phones=phones,
         first_is_me=me is None,
         phone_form=phone_form,
+        display=display,
+        display_form=DisplayLinkForm(formdata=None),
     ), status
 
 
@@ -123,6 +133,33 @@ def rotate(key: str):  # type: ignore[no-untyped-def]
     flash("A new players' link is ready; the old one no longer works." if form.which.data == "viewer"
           else "A new scorekeeper link is ready; the old one no longer works. Keep this page's address.")
     return redirect(location, code=303)
+
+
+# --- the table display -------------------------------------------------------------------------
+
+
+@bp.post("/display")
+def display_link(key: str):  # type: ignore[no-untyped-def]
+    """Make the night's table display link (a new one replaces the old), or take it back (docs/display.md).
+
+    Either way the old display link opens nothing from then on (404, as any unknown link); nothing in the
+    ledger changes.  A doubled tap makes a second new link (the first was never scanned: the page shows the
+    second) or finds the link taken back already, and says so."""
+    night = keeper_night(key)
+    form = DisplayLinkForm()
+    if not form.validate():
+        abort(400, "choose whether to make a new display link or take it back")
+    back = url_for("share.show", key=night.keeper_key, _anchor="display-h")
+    if form.do.data == "new":
+        had = service.display_key_of(night.id) is not None
+        service.new_display_link(night.id)
+        flash("A new display link is ready; the old one no longer works. Scan this QR code with the tablet or TV."
+              if had else "Scan this QR code with the tablet or TV: it shows the table, and can change nothing.")
+    elif service.take_back_display_link(night.id):
+        flash("The display link is taken back: the table display shows nothing now.")
+    else:
+        flash("The display link was taken back already; nothing was changed.")
+    return redirect(back, code=303)
 
 
 # --- the keeper phones ------------------------------------------------------------------------

@@ -28,6 +28,7 @@ def init_app(app: Flask) -> None:
     from companion.web import bank
     from companion.web import bonus
     from companion.web import choice
+    from companion.web import display
     from companion.web import early_pages
     from companion.web import groups
     from companion.web import history
@@ -51,6 +52,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(night_setup.bp)
     app.register_blueprint(next_game.bp)
     app.register_blueprint(players.bp)
+    app.register_blueprint(display.bp)  # the table display (issue 39, docs/display.md)
     early_pages.init_app(app)  # in front of Flask: a repeat request for a kept page never reaches it
     live_poll.init_app(app)  # in front of Flask: most polls of the players' page never reach it
     live_push.init_app(app)  # the live pages pushed by Server-Sent Events, beside the poll

@@ -165,8 +165,8 @@ def new_phone(browser: "Browser", problems: Problems) -> Iterator[Any]:
     def open_phone(javascript: bool = True, **options: Any) -> "BrowserContext":
         context = browser.new_context(
             viewport=options.pop("viewport", PHONE),
-            is_mobile=True,
-            has_touch=True,
+            is_mobile=options.pop("is_mobile", True),  # a table display (a TV) is not a phone: is_mobile=False
+            has_touch=options.pop("has_touch", True),
             device_scale_factor=options.pop("device_scale_factor", 1),
             java_script_enabled=javascript,
             color_scheme=options.pop("color_scheme", "dark"),  # a phone set to light: color_scheme="light"

@@ -10,7 +10,7 @@ the home page (its organiser's and members' pages, with a tab to mark paid).  A
 one-tap GET form (the report's *Mark paid*) is followed once, to reach the form
 it asks to confirm.  Each value goes in alone, the rest of the route's own form as
 a browser would send it; a path's ``key`` is the link of its kind (a night's
-scorekeeper link for ``/k/``, its players' link for ``/p/``, the group's
+scorekeeper link for ``/k/``, its players' link for ``/p/``, its table display's for ``/d/``, the group's
 organiser link for ``/g/`` and its members' link for ``/m/``), read again after
 any request that may have replaced it.
 
@@ -264,7 +264,9 @@ def keys_of(app, target: Target) -> Keys:  # type: ignore[no-untyped-def]
                           group.version)
         else:
             night = db.session.get(Night, ident)
-            result = Keys({"/k/": night.keeper_key, "/p/": night.viewer_key}, night.version)
+            display = services.display_key_of(ident)  # the table display's, when the night has one
+            result = Keys({"/k/": night.keeper_key, "/p/": night.viewer_key, **({"/d/": display} if display else {})},
+                          night.version)
         db.session.remove()
     return result
 
@@ -392,6 +394,7 @@ def _nights(client) -> dict[str, str]:  # type: ignore[no-untyped-def]
             share = client.get(f"{url}/share").get_data(as_text=True)
             key = re.search(r'name="request_key" type="hidden" value="([^"]+)"', share.split('action="' + url + '/phones"')[1])
             client.post(f"{url}/phones", data={"name": "Ben's phone", "request_key": key[1]})
+            client.post(f"{url}/display", data={"do": "new"})  # a table display: its pages are crawled too
         if phase == "challenge":
             client.post(f"{url}/declare", data={**stamp, "yes": ["Ann"], "confirm": "1"})  # Ann deals
         elif phase == "showdown":

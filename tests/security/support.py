@@ -179,7 +179,7 @@ class Site:
                 .order_by(KeeperLink.id)
             )]
             return (night.version, night.keeper_key, night.viewer_key, night.name, list(night.players), events, grouped,
-                    phones)
+                    phones, services.display_key_of(night_id))
 
     def counts(self) -> tuple[int, int]:
         """(nights, events) in the whole database."""
@@ -221,6 +221,7 @@ class Site:
             "report.carry": {**stamp},
             "share.rotate": {"which": "viewer", "request_key": services.new_key()},
             "share.make_phone": {"name": "Dan's phone", "request_key": services.new_key()},
+            "share.display_link": {"do": "new"},
             "share.take_back": {**stamp, "phone": "first"},
             "groups.keep_night": {"name": "Friday group", "request_key": services.new_key()},
             "setup.edit": night_form(name="Renamed"),

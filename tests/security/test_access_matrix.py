@@ -11,11 +11,15 @@ import pytest
 from flask import Flask
 
 from companion import create_app
+from companion import service as services
 from security.support import STARTS_A_NIGHT, routes, NightRef, Site, one_character_off, random_key
 
 PUBLIC = "anyone"  # needs no link and reads or changes no existing night
 KEEPER = "the scorekeeper's link (the first, or a keeper phone's own)"
 VIEWER = "the players' link (or the scorekeeper's)"
+#: the night's table display link (issue 39, docs/display.md): opens the display alone, which no other link opens;
+#: tried by test_the_display_link_opens_the_display_alone (one night for every route: a display link changes nothing)
+DISPLAY = "the night's table display link"
 BROWSER = "this browser's own list"  # needs no link; shows only nights this browser kept score of
 #: a group's own routes (web/groups.py), tried with a group's links in test_group_links.py
 GROUP_PUBLIC = "anyone: makes a new group"
@@ -45,6 +49,10 @@ ACCESS: dict[str, str] = {
     "share.make_phone": KEEPER,  # another keeper phone's own link (issue 39): every keeper phone may make one
     "share.confirm_take_back": KEEPER,
     "share.take_back": KEEPER,  # any keeper phone takes any one's link back, so long as one is left
+    "share.display_link": KEEPER,  # make, replace or take back the table display's link (issue 39)
+    "display.show": DISPLAY,
+    "display.live": DISPLAY,
+    "display.stream": DISPLAY,
     "setup.edit": KEEPER,
     "next_game.start": KEEPER,
     "table.take_back": KEEPER,
@@ -174,7 +182,7 @@ def test_no_route_takes_a_number_or_anything_but_a_secret_link(tmp_path, monkeyp
         assert rule.arguments <= {"key"}, rule
         if rule.arguments:
             assert type(rule._converters["key"]).__name__ == "UnicodeConverter", rule
-            assert ACCESS[rule.endpoint] in (KEEPER, VIEWER, ORGANISER, MEMBERS, OWN)
+            assert ACCESS[rule.endpoint] in (KEEPER, VIEWER, DISPLAY, ORGANISER, MEMBERS, OWN)
         else:
             assert ACCESS[rule.endpoint] in (PUBLIC, GROUP_PUBLIC), rule
 
@@ -193,7 +201,7 @@ def _link(kind: str, access: str, this: NightRef, other: NightRef) -> str:
     }[kind]
 
 
-@pytest.mark.parametrize("endpoint", sorted(e for e, access in ACCESS.items() if access not in GROUP_CLASSES))
+@pytest.mark.parametrize("endpoint", sorted(e for e, access in ACCESS.items() if access not in (*GROUP_CLASSES, DISPLAY)))
 def test_each_route_answers_each_kind_of_link_as_the_matrix_says(endpoint, app):
     site = Site(app)
     rule = site.rules()[endpoint]
@@ -327,3 +335,55 @@ def test_pages_a_keeper_phones_link_opens_never_contain_the_first_link(site, cli
     cookie = client.get_cookie("session")
     session = site.app.session_interface.get_signing_serializer(site.app).loads(cookie.value)
     assert night.keeper not in str(session)
+
+
+def test_the_display_link_opens_the_display_alone_and_a_replaced_or_taken_back_one_nothing(app, site: Site):
+    """The table display's link (issue 39) reaches its three addresses and no other route, by any method; no other
+    kind of link reaches the display; a display link replaced, or taken back, reaches nothing at all.  Every such
+    answer is the one 404 of any unknown link, and nothing of either night changes."""
+    this, other = site.seat(), site.seat(name="Saturday")
+    with app.app_context():
+        replaced = services.new_display_link(this.id)
+        display = services.new_display_link(this.id)  # the first is replaced: an unknown link now
+        taken_back = services.new_display_link(other.id)
+        services.take_back_display_link(other.id)
+    before = site.snapshot(this.id), site.snapshot(other.id), site.counts()
+    client = app.test_client()
+    not_found: dict[str, set[bytes]] = {}
+    wrong = {"a display link replaced": replaced, "a display link taken back": taken_back}
+    for endpoint, rule in site.rules().items():
+        access = ACCESS[endpoint]
+        if access in GROUP_CLASSES or access in (PUBLIC, BROWSER):
+            continue
+        links = {**wrong, "this night's display link": display}
+        if access == DISPLAY:  # every other kind of link is as unknown here
+            links.update({"no link": random_key(), "one character off": one_character_off(display),
+                          "the players' link": this.viewer, "this night's scorekeeper link": this.keeper,
+                          "this night's keeper phone's link": this.phone, "a keeper phone's link taken back": this.gone})
+        # a legal submit (report.paid's names a payment of the plan Ben -> Cat: the night has none recorded here)
+        data = {"payer": "Ben", "payee": "Cat", "chips": "4"} if endpoint == "report.paid" else site.submit(endpoint, this)
+        for method in sorted((rule.methods or set()) - {"OPTIONS"}):
+            for kind, link in links.items():
+                response = site.send(client, method, endpoint, link, data)
+                want = OK_BY_METHOD[method] if (access, kind) == (DISPLAY, "this night's display link") else 404
+                assert response.status_code == want, (endpoint, method, kind)
+                if want == 404 and method != "HEAD":
+                    not_found.setdefault(endpoint, set()).add(response.data)
+    # per route, as the matrix (a JSON route's 404 is JSON): one body, whatever the unknown link
+    assert all(len(bodies) == 1 for bodies in not_found.values()), "a 404 body tells one unknown link from another"
+    assert (site.snapshot(this.id), site.snapshot(other.id), site.counts()) == before
+
+
+def test_pages_the_display_link_opens_never_contain_another_link(site, client):
+    """The table display shows the night to the room: never the scorekeeper's, a keeper phone's nor the players'
+    link (whoever photographs the TV gets nothing to open)."""
+    night = site.seat("table.showdown")
+    with site.app.app_context():
+        display = services.new_display_link(night.id)
+    for endpoint, access in ACCESS.items():
+        if access != DISPLAY:
+            continue
+        response = client.get(site.url(endpoint, display))
+        assert response.status_code == 200, endpoint
+        for secret in (night.keeper, night.viewer, night.phone):
+            assert secret not in response.get_data(as_text=True) and secret not in str(response.headers), endpoint

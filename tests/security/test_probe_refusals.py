@@ -32,8 +32,9 @@ COOKIE_LIMIT = 4096
 SELECTORS = {"game", "dice", "which", "request_key", "action", "on"}
 #: the table's link rotation answers with its own page, never a kept refusal; so does taking back a keeper
 #: phone's link, a confirmed step naming the phone by its number (a page shown before another record still
-#: names the same phone), whose refusal is its own confirm page with a 4xx
-NOT_REFUSED_BY_REDIRECT = {"share.rotate", "share.take_back"}
+#: names the same phone), whose refusal is its own confirm page with a 4xx; and the table display's link
+#: (make or take back: two buttons, nothing typed, refused as the rotation is: a 400 that says why)
+NOT_REFUSED_BY_REDIRECT = {"share.rotate", "share.take_back", "share.display_link"}
 #: forms that take nothing typed: the rules have nothing of theirs to refuse (garbled and stale ones are tried)
 NOTHING_TYPED = {"report.carry", "table.undo", "table.take_back"}
 

@@ -47,7 +47,7 @@ def test_every_feature_has_its_blueprint():
     assert BLUEPRINTS == {
         "home": "home", "table": "table", "history": "history", "share": "share", "night_setup": "setup",
         "next_game": "next_game", "players": "players", "report": "report", "bank": "bank", "bonus": "bonus",
-        "choice": "choice", "groups": "groups",
+        "choice": "choice", "groups": "groups", "display": "display",
     }
 
 
@@ -113,6 +113,8 @@ ROUTES = {
     ("/p/<key>/stream", "GET"), ("/m/<key>/stream", "GET"), ("/g/<key>/stream", "GET"),
     # another keeper phone's own link, made and taken back (issue 39, docs/keepers.md)
     ("/k/<key>/phones", "POST"), ("/k/<key>/phones/take-back", "GET"), ("/k/<key>/phones/take-back", "POST"),
+    # the table display's own link, made and taken back on the share page, and its page (issue 39, docs/display.md)
+    ("/k/<key>/display", "POST"), ("/d/<key>", "GET"), ("/d/<key>/live", "GET"), ("/d/<key>/stream", "GET"),
 }
 
 
