@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from companion.db.models import DisplayLink, Event, Game, Night
+from companion.db.models import DisplayLink, Event, Game, KeeperLink, Night
 from companion.extensions import db
 from companion.games import GAMES, IllegalAction
 from companion.games.night_kinds import GAME_STARTED, GAME_TAKEN_BACK, PAID
@@ -363,13 +363,14 @@ def carry_pot(night: Night, expected_version: int, request_key: str | None = Non
         return uow.add_night(request_key, digest("carry", night_id), make, carried_already)
 
 
-def night_stamps(night_ids: Collection[int]) -> dict[int, tuple[int, str, str, str | None]]:
-    """(version, players' link, scorekeeper link, display link or None) of each of ``night_ids``' nights that exists, in one statement.
+def night_stamps(night_ids: Collection[int]) -> dict[int, tuple[int, str, str, str | None, tuple[str, ...]]]:
+    """(version, players' link, scorekeeper link, display link or None, the other keeper phones' links) of each of
+    ``night_ids``' nights that exists, in two statements.
 
     What the live pages' push (web/live_push.py) reads after each commit it hears of, for every night a
     phone watches at once: a night whose version moved has news; one whose link is no longer the link a
-    phone came by (replaced), or that is gone, ends that phone's stream.  It ends its read at once: a
-    watcher holds no transaction open between commits."""
+    phone came by (replaced, or a keeper phone's taken back), or that is gone, ends that phone's stream.
+    It ends its read at once: a watcher holds no transaction open between commits."""
     if not night_ids:
         return {}
     try:
@@ -377,6 +378,12 @@ def night_stamps(night_ids: Collection[int]) -> dict[int, tuple[int, str, str, s
             select(Night.id, Night.version, Night.viewer_key, Night.keeper_key, DisplayLink.key)
             .outerjoin(DisplayLink, DisplayLink.night_id == Night.id).where(Night.id.in_(list(night_ids)))
         ).all()
-        return {row[0]: (row[1], row[2], row[3], row[4]) for row in rows}
+        phones: dict[int, list[str]] = {}
+        for night_id, key in db.session.execute(
+            select(KeeperLink.night_id, KeeperLink.key)
+            .where(KeeperLink.night_id.in_(list(night_ids)), KeeperLink.key.is_not(None))
+        ):
+            phones.setdefault(night_id, []).append(key)
+        return {row[0]: (row[1], row[2], row[3], row[4], tuple(phones.get(row[0], ()))) for row in rows}
     finally:
         end_reads()

@@ -21,6 +21,7 @@ import hmac
 from flask import Blueprint, current_app, make_response, render_template, request, url_for
 from werkzeug.exceptions import HTTPException
 
+from companion import service
 from companion.db.models import Night
 from companion.night.standings import Standings
 from companion.web import live_push
@@ -81,7 +82,7 @@ def stream(key: str):  # type: ignore[no-untyped-def]
     that 404.  The fragment is rendered once per version for every display of the night (its viewer kind).
     """
     night = display_night(key)
-    stamp = live_push.night_stamp(night.version, night.viewer_key, night.keeper_key, key)
+    stamp = live_push.night_stamp(*service.night_stamps([night.id])[night.id])
     return live_push.stream(live_push.NIGHT, night.id, key, stamp, VIEWER, lambda: _pushed(key))
 
 

@@ -91,10 +91,12 @@ class Stamp:
     links: frozenset[str]
 
 
-def night_stamp(version: int, viewer_key: str, keeper_key: str, display_key: str | None = None) -> Stamp:
-    """A night's topic stamp: its version, and the links that may watch it (the display's too, when it has one:
-    a display link replaced or taken back ends the display's stream, docs/display.md)."""
-    links = (viewer_key, keeper_key) if display_key is None else (viewer_key, keeper_key, display_key)
+def night_stamp(version: int, viewer_key: str, keeper_key: str, display_key: str | None = None,
+                phone_keys: tuple[str, ...] = ()) -> Stamp:
+    """A night's topic stamp: its version, and the links that may watch it: the players', the scorekeeper's, the
+    display's when it has one and each other keeper phone's (a link replaced or taken back ends the streams opened
+    by it: docs/display.md, docs/keepers.md)."""
+    links = (viewer_key, keeper_key, *(() if display_key is None else (display_key,)), *phone_keys)
     return Stamp(str(version), frozenset(links))
 
 

@@ -133,7 +133,7 @@ def stream(key: str):  # type: ignore[no-untyped-def]
     night = viewer_night(key)
     chosen = session.get("me", {}).get(str(night.id))
     viewer = chosen if isinstance(chosen, str) else None
-    stamp = live_push.night_stamp(night.version, night.viewer_key, night.keeper_key, service.display_key_of(night.id))
+    stamp = live_push.night_stamp(*service.night_stamps([night.id])[night.id])
     return live_push.stream(live_push.NIGHT, night.id, key, stamp, viewer, lambda: _pushed(key))
 
 

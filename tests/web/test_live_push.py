@@ -320,3 +320,24 @@ def test_a_change_is_rendered_once_for_every_phone_of_one_kind(push_app, table, 
     messages = [s.next() for s in streams]
     assert messages[0] == messages[1] == messages[2]
     assert len(renders) == 1  # three phones with no "me", one change: one render
+
+
+def test_a_second_keeper_phones_watch_stays_open_for_each_change_until_its_link_is_taken_back(push_app, table, open_stream):
+    """The table's watch ("The table changed on another phone") streams by the link the phone came by: a second
+    keeper phone's own.  Its stream is held open and told of each change, as the first phone's is; its link
+    taken back ends it, and asking again is a 404."""
+    from companion import service
+
+    night_id, _, _ = night_links(push_app, table.key)
+    with push_app.app_context():
+        ben = service.make_keeper_link(night_id, "Ben's phone", service.new_key())
+    phone = push_app.test_client()
+    watch = open_stream(phone, f"/p/{ben.key}/stream?since=0")
+    assert watch.nothing_within(1.5)  # the watcher has read the night's stamp meanwhile: still open, nothing new
+    table.declare("Ben", "Cat")
+    assert event_id(watch.next()) == "1"  # the stage recorded on the first phone reaches Ben's phone's watch
+    with push_app.app_context():
+        service.take_back_keeper_link(night_id, ben.id)
+    table.winner("Cat")  # a commit the watcher hears: it reads the stamp, which no longer holds Ben's link
+    assert watch.next() is None  # ended, with no event
+    assert phone.get(f"/p/{ben.key}/stream").status_code == 404
