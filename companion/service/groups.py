@@ -425,6 +425,23 @@ def group_stamps(group_ids: Collection[int]) -> dict[int, tuple[Any, ...]]:
         end_reads()
 
 
+def group_stamp_by_link(key: str, organiser: bool) -> tuple[Any, ...] | None:
+    """:func:`group_stamp` of the group whose organiser's (or members') link is ``key``, in one statement and no
+    object loaded: all a repeat request for a group's kept page asks the database; None: no such group (the
+    web layer's path decides the 404).  The key is compared again in constant time by the caller."""
+    column = Group.organiser_key if organiser else Group.member_key
+    row = db.session.execute(
+        select(Group.id, Group.version, Group.name, Group.organiser_key, Group.member_key, Group.nights_changed,
+               func.count(Night.id), func.coalesce(func.sum(Night.version), 0))
+        .select_from(Group)
+        .outerjoin(GroupNight, GroupNight.group_id == Group.id)
+        .outerjoin(Night, Night.id == GroupNight.night_id)
+        .where(column == key)
+        .group_by(Group.id)
+    ).first()
+    return None if row is None else (*row[:6], int(row[6]), int(row[7]))
+
+
 def rivalry_view(group: Group, first: str, second: str, period: Period = ALL_TIME) -> Rivalry:
     """What passed between two members night after night (:func:`companion.group.season.rivalry`)."""
     folded = _folded(group.id)
