@@ -14,7 +14,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import aliased
 
 from companion.db.models import Event, Game, Group, GroupNight, KeeperLink, Night
@@ -354,6 +354,30 @@ def night_stamps(night_ids: Collection[int]) -> dict[int, tuple[int, str, str]]:
 NightStamp = tuple[int, int, str, str, "int | None", "tuple[int, int, int, int] | None"]
 
 
+def _stamp_statement(link_key: Any, where: Any, phone: bool = False) -> Any:
+    """The statement :func:`night_stamp_by_link` runs, made once (a statement made per call, with its aliases, costs
+    SQLAlchemy tens of milliseconds to adapt and compile; one made once is compiled once and cached)."""
+    following, other, member = aliased(Night), aliased(Night), aliased(GroupNight)
+    versions = (
+        select(func.coalesce(func.sum(other.version), 0))
+        .select_from(member).join(other, other.id == member.night_id)
+        .where(member.group_id == Group.id).scalar_subquery()
+    )
+    statement = select(Night.id, Night.version, link_key, Night.viewer_key, following.id,
+                       Group.id, Group.version, Group.nights_changed, versions).select_from(Night)
+    if phone:
+        statement = statement.join(KeeperLink, KeeperLink.night_id == Night.id)
+    return (statement.outerjoin(following, following.carried_from == Night.id)
+            .outerjoin(GroupNight, GroupNight.night_id == Night.id)
+            .outerjoin(Group, Group.id == GroupNight.group_id).where(where))
+
+
+_KEY = bindparam("key")
+_BY_KEEPER = _stamp_statement(Night.keeper_key, Night.keeper_key == _KEY)
+_BY_VIEWER = _stamp_statement(Night.keeper_key, Night.viewer_key == _KEY)
+_BY_PHONE = _stamp_statement(KeeperLink.key, (KeeperLink.key == _KEY) & KeeperLink.taken_back_at.is_(None), phone=True)
+
+
 def night_stamp_by_link(key: str, keeper: bool) -> NightStamp | None:
     """What a kept page of a night needs (:data:`NightStamp`), found by its scorekeeper link (the first, or a keeper
     phone's own not taken back: its key then stands in the first's place) or by its players' link; None: no such
@@ -361,34 +385,24 @@ def night_stamp_by_link(key: str, keeper: bool) -> NightStamp | None:
 
     One statement for the night's own link (two for a keeper phone's), so that a repeat request for a page kept at
     the night's version loads nothing else; the key is compared again in constant time by the caller."""
-    following, other, member = aliased(Night), aliased(Night), aliased(GroupNight)
-    versions = (
-        select(func.coalesce(func.sum(other.version), 0))
-        .select_from(member).join(other, other.id == member.night_id)
-        .where(member.group_id == Group.id).scalar_subquery()
-    )
-
-    def read(link_key: Any, where: Any, *joined: Any) -> Any:
-        statement = select(Night.id, Night.version, link_key, Night.viewer_key, following.id,
-                           Group.id, Group.version, Group.nights_changed, versions).select_from(Night)
-        for target, on in joined:
-            statement = statement.join(target, on)
-        statement = (statement.outerjoin(following, following.carried_from == Night.id)
-                     .outerjoin(GroupNight, GroupNight.night_id == Night.id)
-                     .outerjoin(Group, Group.id == GroupNight.group_id).where(where))
-        return db.session.execute(statement).first()
-
     if not keeper:
-        row = read(Night.keeper_key, Night.viewer_key == key)
+        row = db.session.execute(_BY_VIEWER, {"key": key}).first()
     else:
-        row = read(Night.keeper_key, Night.keeper_key == key)
+        row = db.session.execute(_BY_KEEPER, {"key": key}).first()
         if row is None:
-            row = read(KeeperLink.key, (KeeperLink.key == key) & KeeperLink.taken_back_at.is_(None),
-                       (KeeperLink, KeeperLink.night_id == Night.id))
+            row = db.session.execute(_BY_PHONE, {"key": key}).first()
     if row is None or row[2] is None:
         return None
     group = (row[5], row[6], row[7], int(row[8])) if row[5] is not None else None
     return row[0], row[1], row[2], row[3], row[4], group
+
+
+_FOLLOWING = aliased(Night)
+_LISTED = (
+    select(Night.id, Night.keeper_key, Night.name, Night.created_at, Night.players, Night.version, _FOLLOWING.id)
+    .outerjoin(_FOLLOWING, _FOLLOWING.carried_from == Night.id)
+    .where(Night.id.in_(bindparam("ids", expanding=True)))
+)
 
 
 def listed_nights(night_ids: Collection[int]) -> list[tuple[Any, ...]]:
@@ -396,9 +410,4 @@ def listed_nights(night_ids: Collection[int]) -> list[tuple[Any, ...]]:
     created_at, players, version, the night its pot went on to).  The caller keeps those whose link it holds."""
     if not night_ids:
         return []
-    following = aliased(Night)
-    return [tuple(row) for row in db.session.execute(
-        select(Night.id, Night.keeper_key, Night.name, Night.created_at, Night.players, Night.version, following.id)
-        .outerjoin(following, following.carried_from == Night.id)
-        .where(Night.id.in_(list(night_ids)))
-    ).all()]
+    return [tuple(row) for row in db.session.execute(_LISTED, {"ids": list(night_ids)}).all()]
