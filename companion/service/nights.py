@@ -385,12 +385,13 @@ def night_stamp_by_link(key: str, keeper: bool) -> NightStamp | None:
 
     One statement for the night's own link (two for a keeper phone's), so that a repeat request for a page kept at
     the night's version loads nothing else; the key is compared again in constant time by the caller."""
-    if not keeper:
-        row = db.session.execute(_BY_VIEWER, {"key": key}).first()
-    else:
-        row = db.session.execute(_BY_KEEPER, {"key": key}).first()
-        if row is None:
-            row = db.session.execute(_BY_PHONE, {"key": key}).first()
+    with db.engine.connect() as connection:  # a read of its own, no ORM session: a third of the cost (issue 37)
+        if not keeper:
+            row = connection.execute(_BY_VIEWER, {"key": key}).first()
+        else:
+            row = connection.execute(_BY_KEEPER, {"key": key}).first()
+            if row is None:
+                row = connection.execute(_BY_PHONE, {"key": key}).first()
     if row is None or row[2] is None:
         return None
     group = (row[5], row[6], row[7], int(row[8])) if row[5] is not None else None
@@ -410,4 +411,5 @@ def listed_nights(night_ids: Collection[int]) -> list[tuple[Any, ...]]:
     created_at, players, version, the night its pot went on to).  The caller keeps those whose link it holds."""
     if not night_ids:
         return []
-    return [tuple(row) for row in db.session.execute(_LISTED, {"ids": list(night_ids)}).all()]
+    with db.engine.connect() as connection:  # a read of its own, no ORM session
+        return [tuple(row) for row in connection.execute(_LISTED, {"ids": list(night_ids)}).all()]
