@@ -1,4 +1,5 @@
-"""The app as the load bench serves it: the real app, a bare WSGI hello-world (the ceiling) and a GC log.
+"""The app as the load bench serves it: the real app, a bare WSGI hello-world (the ceiling), a bare Flask hello
+and a GC log.
 
 Used only by ``bench/load_bench.py``:
 ``flask --app bench/load_app.py serve --host 127.0.0.1 --port N [--workers 2]`` (or gunicorn's own command with
@@ -7,6 +8,9 @@ Used only by ``bench/load_bench.py``:
 ``/hello`` is answered by the outermost WSGI callable, before the app's middleware,
 host check, session or headers: a bare WSGI hello-world on the same server, with the
 same processes and threads (issue 22).  It is the most any request can be served at.
+``/flask-hello`` is answered the same way by a bare Flask app of one route returning "ok" (no
+extension, session or hook): what Flask itself costs a request, the yardstick of issue 37's goal
+(every page through Flask at 25 % of it or more).
 
 Every process also times its garbage collections (``gc.callbacks``) from its first
 request on, and writes the longest pause it has seen, and how many went over 50 ms, to
@@ -37,17 +41,30 @@ from companion import create_app as create_companion  # noqa: E402
 LONG_PAUSE = 0.050
 
 
+def _bare_flask():  # type: ignore[no-untyped-def]
+    """A Flask app of one route, nothing else: the bare Flask hello."""
+    from flask import Flask
+
+    bare = Flask("bare_hello")
+    bare.add_url_rule("/flask-hello", "hello", lambda: "ok")
+    return bare
+
+
 class BareHello:
-    """A bare WSGI hello-world in front of the app: ``GET /hello`` never reaches it."""
+    """A bare WSGI hello-world in front of the app: ``GET /hello`` never reaches it (nor ``/flask-hello``, which
+    a bare Flask app answers)."""
 
     def __init__(self, app) -> None:  # type: ignore[no-untyped-def]
         self.app = app
+        self.flask_hello = _bare_flask()
 
     def __call__(self, environ, start_response):  # type: ignore[no-untyped-def]
         SERVING.add(os.getpid())  # the collections before the first request are start-up's
         if environ.get("PATH_INFO") == "/hello":
             start_response("200 OK", [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", "2")])
             return [b"ok"]
+        if environ.get("PATH_INFO") == "/flask-hello":
+            return self.flask_hello(environ, start_response)
         return self.app(environ, start_response)
 
 

@@ -27,6 +27,11 @@ the ceiling's of the same round, run first in it (:func:`share`; each round's is
 
 - hello: ``GET /hello`` with the phones' cookies, back to back: the ceiling, a bare WSGI
   hello-world served the same way.
+- flask: ``GET /flask-hello`` the same way: a bare Flask app of one route (issue 37's yardstick:
+  every page through Flask at >= 25 % of it, printed as the second share).
+- first visits (issue 37): the table screen, the players' page, the report, the home page and the
+  group's organiser page asked by a browser with no session (a cookie that is not the app's): each
+  answer makes a new session, its CSRF secret and its cookie (``<page>-first``).
 - 304: each phone's conditional ``GET /p/<key>/live`` with its current ETag, back to back.
 - 200: the same with an outdated ETag (the standings after a change): the full fragment.
 - every page a phone opens (issue 14, item 12; issue 22), of one long night of 150 hands
@@ -59,7 +64,7 @@ the ceiling's of the same round, run first in it (:func:`share`; each round's is
 (the objects of the generations collected, by type: counted before the collection's clock starts).
 
 Goals: 304 at >= 80 % of the ceiling's requests per second, 200 at >= 50 %, every
-page at >= 20 %, recording a stage (the POST) at p95 <= 50 ms, and no GC pause over 50 ms.  In the back-to-back phases all 140
+page at >= 20 % (and, issue 37, at >= 25 % of the bare Flask hello, first visit and repeat), recording a stage (the POST) at p95 <= 50 ms, and no GC pause over 50 ms.  In the back-to-back phases all 140
 connections wait on the server at once, so their latencies are mostly queueing.
 """
 
@@ -453,6 +458,10 @@ GROUP_PAGES = {
 }
 GROUP_NIGHTS = 200
 GROUP_ROUTE = "/g/<key>"
+#: the pages also asked as a first visit (issue 37): by a browser without the app's cookie, each answer a new session
+FIRST_VISITS = ("table", "players", "report", "home", "group")
+#: a cookie that is not the app's: the Conn sends it instead of its own and keeps none it is sent back
+NEW_BROWSER = "Cookie: first-visit=1"
 
 
 async def drive(
@@ -482,6 +491,7 @@ async def drive(
     # each Conn sends its phone's session cookie, /hello included: the same request, less the work
     phases = {
         "hello": (lambda p: ("/hello", ()), 200),
+        "flask": (lambda p: ("/flask-hello", ()), 200),
         "304": (lambda p: (p.live, (f'If-None-Match: "{p.etag}"',)), 304),
         "200": (lambda p: (p.live, ('If-None-Match: "outdated"',)), 200),
     }
@@ -513,6 +523,9 @@ async def drive(
             assert reply.status == 200, (url, reply.status)
             if firsts is not None:
                 firsts[name] = time.perf_counter() - t0
+    for name in FIRST_VISITS:  # the same page asked by a browser the app has never seen (no session cookie)
+        if name in phases:
+            phases[name + "-first"] = (lambda p, make=phases[name][0]: (make(p)[0], (NEW_BROWSER,)), 200)
     if sizes is not None:  # each page's weight as sent, plain and compressed (Chromium's Accept-Encoding)
         for name in [n for n in phases if n in PAGES or n in GROUP_PAGES]:
             path, extra = phases[name][0](phones[0])
@@ -704,6 +717,7 @@ class Server:
 
 ROWS = [
     ("hello", "hello world (the ceiling)"),
+    ("flask", "bare Flask hello"),
     ("304", "standings unchanged (304)"),
     ("200", "standings after a change (200)"),
     ("report", "report, 785 events (200)"),
@@ -720,11 +734,16 @@ ROWS = [
     ("group", f"the group's organiser page, {GROUP_NIGHTS} nights (200)"),
     ("gmembers", f"the group's members' page, {GROUP_NIGHTS} nights (200)"),
     ("gyear", f"the group's season table for {GROUP_YEAR}, organiser's page, {GROUP_NIGHTS} nights (200)"),
+    *((f"{name}-first", f"{name}: first visit, a new session (200)") for name in FIRST_VISITS),
     ("polls", f"real night: polls every {POLL_EVERY:g} s"),
     ("records", "real night: record a stage (POST)"),
     ("pages", "real night: table screen after it"),
     ("live", "real night: action acknowledged to each phone showing it (goal p95 <= 1 s)"),
 ]
+
+
+#: the first-visit phases' names
+FIRSTS = tuple(f"{name}-first" for name in FIRST_VISITS)
 
 
 def share(sample: Sample, hello: Sample) -> float:
@@ -752,6 +771,9 @@ def goals(r: dict[str, Sample]) -> list[str]:
         ]
     lines += [f"{name} at {share(r[name], hello):.0%} of the ceiling (goal >= 20%; rounds {round_shares(r[name], hello)})"
               for name in (*PAGES, *GROUP_PAGES) if name in r]
+    if "flask" in r:
+        lines += [f"{name} at {share(r[name], r['flask']):.0%} of the bare Flask hello (goal >= 25%; rounds "
+                  f"{round_shares(r[name], r['flask'])})" for name in (*PAGES, *GROUP_PAGES, *FIRSTS) if name in r]
     if "records" in r:
         lines += [
             f"record a stage p95 {r['records'].pct(0.95) * 1000:.1f} ms (goal <= 50 ms)",
@@ -770,7 +792,12 @@ def table(all_results: dict[tuple[str, str], dict[str, Sample]]) -> str:
         cells = []
         for run in runs:
             s = all_results[run][key]
-            ratio = f" ({share(s, all_results[run]['hello']):.0%})" if key in ("304", "200", *PAGES, *GROUP_PAGES) else ""
+            ratio = ""
+            if key in ("304", "200", "flask", *PAGES, *GROUP_PAGES, *FIRSTS):
+                ratio = f" ({share(s, all_results[run]['hello']):.0%}"
+                if "flask" in all_results[run] and key != "flask":
+                    ratio += f"; {share(s, all_results[run]['flask']):.0%} of Flask's"
+                ratio += ")"
             cpu = f", CPU {s.cpu_per_request * 1e6:.0f} µs" if s.cpu else ""
             cells.append(f"{s.rps:.0f}/s{ratio}, {s.pct(0.5) * 1000:.1f} / {s.pct(0.95) * 1000:.1f} ms{cpu}")
         lines.append(f"| {label} | " + " | ".join(cells) + " |")

@@ -20,7 +20,6 @@ from jinja2.bccache import Bucket, BytecodeCache
 from companion import service as services
 from companion import create_app
 from companion.extensions import db
-from companion.web.raw_reads import READ_ENGINE
 from pages import TablePage, night_form
 
 EXTERNAL_DB = os.environ.get("COMPANION_TEST_DATABASE_URL")
@@ -183,8 +182,6 @@ def make_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.Fi
         with app.app_context():
             db.session.remove()
             db.engine.dispose()
-            if READ_ENGINE in app.extensions:
-                app.extensions[READ_ENGINE]().dispose()  # the players' poll's own pool
 
 
 @pytest.fixture

@@ -37,7 +37,7 @@ from decimal import Decimal
 from types import MappingProxyType
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 
 from companion.db.models import Group, GroupNight, GroupRecord, MemberLink, Night
 from companion.extensions import db
@@ -423,6 +423,31 @@ def group_stamps(group_ids: Collection[int]) -> dict[int, tuple[Any, ...]]:
         return {row[0]: (*row[:6], int(row[6]), int(row[7])) for row in rows}
     finally:
         end_reads()
+
+
+def _stamp_by(column: Any) -> Any:
+    return (
+        select(Group.id, Group.version, Group.name, Group.organiser_key, Group.member_key, Group.nights_changed,
+               func.count(Night.id), func.coalesce(func.sum(Night.version), 0))
+        .select_from(Group)
+        .outerjoin(GroupNight, GroupNight.group_id == Group.id)
+        .outerjoin(Night, Night.id == GroupNight.night_id)
+        .where(column == bindparam("key"))
+        .group_by(Group.id)
+    )
+
+
+#: :func:`group_stamp_by_link`'s statements, made once (compiled once and cached), by the link's kind
+_STAMP_BY_LINK = {True: _stamp_by(Group.organiser_key), False: _stamp_by(Group.member_key)}
+
+
+def group_stamp_by_link(key: str, organiser: bool) -> tuple[Any, ...] | None:
+    """:func:`group_stamp` of the group whose organiser's (or members') link is ``key``, in one statement and no
+    object loaded: all a repeat request for a group's kept page asks the database; None: no such group (the
+    web layer's path decides the 404).  The key is compared again in constant time by the caller."""
+    with db.engine.connect() as connection:  # a read of its own, no ORM session: a third of the cost (issue 37)
+        row = connection.execute(_STAMP_BY_LINK[organiser], {"key": key}).first()
+    return None if row is None else (*row[:6], int(row[6]), int(row[7]))
 
 
 def rivalry_view(group: Group, first: str, second: str, period: Period = ALL_TIME) -> Rivalry:

@@ -202,16 +202,16 @@ class UnitOfWork:
 
         The change watch hears of it (db/change_watch.py): every process's listener on
         PostgreSQL (a NOTIFY in the transaction, delivered only if it commits), and this
-        process at once, so the players' polls read the database again.
+        process at once, so the live pages' push reads the stamps again.  A unit that changed no
+        night or group (a refused form kept, a count against a brake) is not heard of.
         """
-        # counted as begun before it and as ended after, even if it failed half-way (it may have been
-        # written): the watch then moves on, and a page kept from before it is read again; a unit that
-        # changed no night or group is not counted (no page or poll need read again for it)
-        counted = change_watch.committing() if self._of_the_nights else contextlib.nullcontext()
         if self._of_the_nights:
             change_watch.notify(db.session)
-        with counted:
+        try:
             db.session.commit()
+        finally:  # even if it failed half-way (it may have been written): the push reads again
+            if self._of_the_nights:
+                change_watch.committed()
         disk.written(db.engine)  # stored: whatever full disk a write found before, there is room now
         self._committed = True
         for follow in self._after_commit:

@@ -3,7 +3,7 @@
 One blueprint per feature (home, table, history, share, setup, next_game, players, display,
 report, bank, bonus, choice, groups), none importing another: what several share is in a
 module of its own (links, standings, this_browser, forms, ledger_pages), beside the
-HTTP machinery (live_poll, kept_pages, post_redirect_get, tap_guard, security, hosts, …).
+HTTP machinery (live_push, kept_pages, post_redirect_get, tap_guard, security, hosts, …).
 ``wiring.init_app`` registers them and the error pages (``error_pages``).
 
 This file imports nothing.  gunicorn's master imports ``companion.web.server`` (and so this

@@ -14,8 +14,6 @@ is named by this machine's address on the local network; a link that only this m
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
-from typing import Any
 
 from flask import current_app, request
 
@@ -32,16 +30,8 @@ EVERY_INTERFACE = frozenset({"0.0.0.0", "::", ""})
 
 def shared_url(path: str) -> tuple[str, str | None]:
     """``path`` (an address on this app) as other phones must open it, and a warning when they can't."""
-    environ = request.environ
-    return shared_address(path, request.scheme, str(environ.get("SERVER_NAME", "")),
-                          str(environ.get("SERVER_PORT", "")), current_app.config)
-
-
-def shared_address(path: str, scheme: str, server_name: str, server_port: str,
-                   config: Mapping[str, Any]) -> tuple[str, str | None]:
-    """:func:`shared_url` for a request over ``scheme`` to a WSGI server that says it is ``server_name`` at
-    ``server_port``, under the app's ``config``: outside a request too (the group's pages answered before
-    Flask: web/early_pages.py)."""
+    config, scheme = current_app.config, request.scheme
+    server_name, server_port = str(request.environ.get("SERVER_NAME", "")), str(request.environ.get("SERVER_PORT", ""))
     base = config.get("PUBLIC_BASE_URL", "").rstrip("/")
     if base:
         return base + path, None

@@ -37,8 +37,7 @@ DEFAULT_BUY_IN = 100
 
 
 def bank_key(link: Night | NightLink, continued: int | None) -> tuple[Any, ...]:
-    """What the kept bank page depends on besides (night, version): its links, and the night its pot went to
-    (the page answered before Flask, web/early_pages.py, looks it up by the same name)."""
+    """What the kept bank page depends on besides (night, version): its links, and the night its pot went to."""
     return ("bank", link.keeper_key, link.viewer_key, continued)
 
 

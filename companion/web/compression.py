@@ -8,9 +8,9 @@ that it leaves alone what must stay as it is:
 
 * anything but a 200, and bodies under :data:`MIN_SIZE` (a 304 has no body; a short
   answer gains less than the work costs);
-* an answer with an ETag (but a minified stylesheet or script, below): the players' poll compares its ETag byte for byte, in the
-  WSGI middleware that answers most polls without Flask (web/live_poll.py), and
-  Flask-Compress would change it; the static files (fingerprinted, immutable) too;
+* an answer with an ETag (but a minified stylesheet or script, below): the players' poll
+  (web/players.py) sends its ETag back as it was given, and the page reads the version in it,
+  which Flask-Compress would change; the static files (fingerprinted, immutable) too;
 * an answer already encoded (a kept page sent as kept, compressed: web/kept_pages.py).
 
 A body that is the same for every request at a night's version (a download, kept per
@@ -31,8 +31,6 @@ MIN_SIZE = 1400
 #: the compressed bodies kept for answers that are the same at a night's version, in KB
 KEPT_KB = 8 * 1024
 _NAME = "companion_same_body"
-#: the app's extension holding the Flask-Compress that compresses a same body once
-ONCE = "companion_compress_once"
 
 
 class _Kept:
@@ -64,7 +62,6 @@ def init_app(app: Flask) -> None:
     once = Compress(app)
     once.cache = _Kept()
     once.cache_key = lambda _request: getattr(g, _NAME)
-    app.extensions[ONCE] = once  # the downloads answered before Flask send what it keeps (web/early_pages.py)
 
     @app.after_request
     def _compress(response: Response) -> Response:

@@ -26,8 +26,7 @@ from companion.db.models import Night
 from companion.night.standings import Standings
 from companion.web import live_push
 from companion.web.links import display_night
-from companion.web.live_poll import RECENT
-from companion.web.standings import standings_of
+from companion.web.standings import RECENT, standings_of
 
 bp = Blueprint("display", __name__, url_prefix="/d/<key>")
 

@@ -50,19 +50,8 @@ class Download:
 
 def kept_download(what: str, night_id: int, version: int) -> Response | None:
     """The download kept as ``what`` of this night at this version, if this process keeps it."""
-    kept = stored(what, night_id, version)
-    return _response(kept, same_name(what, night_id, version)) if kept is not None else None
-
-
-def stored(what: str, night_id: int, version: int) -> Download | None:
-    """The :class:`Download` kept as ``what`` of this night at this version, if any (web/early_pages.py sends it)."""
     kept: Download | None = service.derived(f"download/{what}", night_id, version)
-    return kept
-
-
-def same_name(what: str, night_id: int, version: int) -> str:
-    """The name its compressed bytes are kept by (:func:`compression.same_body_as`)."""
-    return f"download/{what}/{night_id}/{version}"
+    return _response(kept, f"download/{what}/{night_id}/{version}") if kept is not None else None
 
 
 def keep_download(what: str, night_id: int, version: int, make: Callable[[], Download]) -> Response:

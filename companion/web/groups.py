@@ -31,7 +31,6 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, url_for
 from markupsafe import Markup
 from sqlalchemy import select
-from sqlalchemy.engine import Engine
 
 from companion import service
 from companion.db.brakes import brake
@@ -77,7 +76,6 @@ from companion.web.forms import (
 from companion.web.pay_offers import PayOffers, pay_offers
 from companion.web.first_game import first_games, show_rules_of
 from companion.web.links import KEY_CHARS, MAX_KEY_LENGTH, keeper_night
-from companion.web.raw_reads import read_engine, read_row
 from companion.web.security import RotationMemory, client_id, reject_unknown_link, same_secret
 from companion.web.this_browser import remember
 
@@ -439,27 +437,15 @@ def import_group():  # type: ignore[no-untyped-def]
 # --- the organiser's page -----------------------------------------------------------------------
 
 
-#: a group's stamp as :func:`companion.service.group_stamp` gives it, by one of its links, in one statement
-#: and one row, and no ORM (web/raw_reads.py): all a request for a kept group page asks the database
-_STAMP_SQL = (
-    "SELECT g.id, g.version, g.name, g.organiser_key, g.member_key, g.nights_changed,"
-    " COUNT(n.id), COALESCE(SUM(n.version), 0)"
-    " FROM home_group g LEFT OUTER JOIN group_night gn ON gn.group_id = g.id"
-    " LEFT OUTER JOIN night n ON n.id = gn.night_id WHERE g.{column} = {{}} GROUP BY g.id"
-)
-_STAMP_BY = {True: _STAMP_SQL.format(column="organiser_key"), False: _STAMP_SQL.format(column="member_key")}
-
-
-def read_stamp(key: str, organiser: bool, engine: Engine | None = None) -> tuple[Any, ...] | None:
+def read_stamp(key: str, organiser: bool) -> tuple[Any, ...] | None:
     """The stamp of the group whose organiser's (or members') link is ``key``, read in one statement, as
-    :func:`companion.service.group_stamp` gives it; None: no such group, or ask the ORM (it decides the 404).
-    ``engine``: outside a request (the early answer, web/group_pages.py), the one-row reads' engine."""
+    :func:`companion.service.group_stamp` gives it; None: no such group (the group's path decides the 404)."""
     if not _looks_like_key(key):
         return None
-    row = read_row(engine or read_engine(), _STAMP_BY[organiser], key)
-    if row is None or not same_secret(key, row[3] if organiser else row[4]):
+    stamp = service.group_stamp_by_link(key, organiser)
+    if stamp is None or not same_secret(key, stamp[3] if organiser else stamp[4]):
         return None
-    return (*row[:6], int(row[6]), int(row[7]))
+    return stamp
 
 
 def _kept_as(stamp: tuple[Any, ...], organiser: bool, period: Period) -> tuple[Any, ...]:
@@ -468,15 +454,8 @@ def _kept_as(stamp: tuple[Any, ...], organiser: bool, period: Period) -> tuple[A
     in full or not, the members' link as this request's host makes it, and the group's ``stamp`` (version,
     name, links, its nights' changes, count and versions: :func:`companion.service.group_stamp`)."""
     members_link = shared_url(url_for("groups.members", key=stamp[4]))
-    return kept_as(stamp, organiser, period, request.args.get("first", ""), request.args.get("second", ""),
-                   _all_listed(), members_link)
-
-
-def kept_as(stamp: tuple[Any, ...], organiser: bool, period: Period, first: str, second: str, all_listed: bool,
-            members_link: tuple[str, str | None]) -> tuple[Any, ...]:
-    """:func:`_kept_as` from its parts, outside a request too: the page answered before Flask
-    (web/early_pages.py) looks its kept page up by the same name."""
-    return ("group", organiser, period, first, second, all_listed, members_link, stamp)
+    return ("group", organiser, period, request.args.get("first", ""), request.args.get("second", ""),
+            _all_listed(), members_link, stamp)
 
 
 def _asked_period() -> tuple[Period, str | None]:

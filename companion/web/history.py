@@ -41,12 +41,7 @@ def show(key: str):  # type: ignore[no-untyped-def]
 
 def _history_key(link: Night | NightLink) -> tuple[Any, ...]:
     """What a kept page of the history depends on besides (night, version): its link and which page."""
-    return history_key(link, request.args.get("page", "1"))
-
-
-def history_key(link: Night | NightLink, page: str) -> tuple[Any, ...]:
-    """:func:`_history_key` with the page asked (``page=``) given, outside a request too (web/early_pages.py)."""
-    return ("history", link.keeper_key, page[:8])
+    return ("history", link.keeper_key, request.args.get("page", "1")[:8])
 
 
 def _history_page(night: Night, flashed: Any) -> str:

@@ -10,8 +10,8 @@ from the QR code), at the port the server listens on, and whatever
 port is answered by its name alone (a proxy in front sends it so).  A name with a
 trailing dot is refused (issue 36, item 7: ``127.0.0.1.`` and ``127.0.0.1:5000`` on a
 server listening on another port were answered).  Anything else gets a 400 saying which
-setting to change.  WSGI middleware: it sees every request first (the players' poll is
-answered before Flask), after a trusted proxy's headers are applied.  The players' and
+setting to change.  WSGI middleware: it sees every request first, after a trusted
+proxy's headers are applied.  The players' and
 members' links are never made from the Host a request names (web/addresses.py).
 
 This machine's own names and addresses are found here too (:func:`lan_address`: the
@@ -222,5 +222,5 @@ class HostCheck:
 
 
 def init_app(app: Flask) -> None:
-    """Wrap the whole app, the players' poll middleware included (a trusted proxy's ProxyFix goes outside)."""
+    """Wrap the whole app (a trusted proxy's ProxyFix goes outside)."""
     app.wsgi_app = HostCheck(app, app.wsgi_app)  # type: ignore[method-assign]

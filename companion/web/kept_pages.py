@@ -26,7 +26,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import cached_property
 
-from flask import Flask, Response, current_app, g, get_flashed_messages, request
+from flask import Response, current_app, g, get_flashed_messages, request
 from markupsafe import Markup, escape
 
 from companion import service
@@ -124,14 +124,8 @@ def kept_page(what: Hashable, night_id: int, version: int) -> bytes | Response |
     The fast path of a kept page: with (night id, version) read from the database for
     this request (links.keeper_link), nothing else of the night is loaded.
     """
-    return _encoded(stamped(what, night_id, version))
-
-
-def stamped(what: Hashable, night_id: int, version: int) -> Stamped | None:
-    """The page kept as ``what`` of this night at this version, its gaps unfilled (a page answered before Flask,
-    web/early_pages.py, fills them itself); None if none is kept."""
     kept: Stamped | None = service.derived(f"page/{what!r}", night_id, version)
-    return kept
+    return _encoded(kept)
 
 
 def _encoded(kept: Stamped | None) -> bytes | Response | None:
@@ -139,23 +133,12 @@ def _encoded(kept: Stamped | None) -> bytes | Response | None:
     if kept is None:
         return None
     filled = [value.encode() for value in _gap_values(kept, _csrf_token() if "csrf" in kept.gaps else None)]
-    if sent_compressed(kept) and "deflate" in request.accept_encodings:
-        return deflated_response(deflate_stream(kept.deflated, filled))
+    if kept.length >= MIN_COMPRESSED and "deflate" in request.accept_encodings:
+        response = Response(deflate_stream(kept.deflated, filled), mimetype="text/html")
+        response.headers["Content-Encoding"] = "deflate"
+        response.vary.add("Accept-Encoding")
+        return response
     return b"".join(part for pair in zip(kept.encoded, filled) for part in pair) + kept.encoded[-1]
-
-
-def sent_compressed(kept: Stamped) -> bool:
-    """Whether ``kept`` is long enough to go out compressed to a browser that takes deflate."""
-    return kept.length >= MIN_COMPRESSED
-
-
-def deflated_response(stream: bytes) -> Response:
-    """A kept page's answer made of a deflate stream (:func:`deflate_stream`): the one place its headers are said,
-    so that the group's pages answered before Flask (web/early_pages.py) send the same ones."""
-    response = Response(stream, mimetype="text/html")
-    response.headers["Content-Encoding"] = "deflate"
-    response.vary.add("Accept-Encoding")
-    return response
 
 
 #: a kept page at least this long is sent compressed to a browser that takes it (companion.web.compression.MIN_SIZE)
@@ -238,14 +221,10 @@ _ACROSS = "companion_pages_across_nights"
 
 
 def _across_nights() -> LRU[Hashable, Stamped]:
-    return across_nights(current_app)
-
-
-def across_nights(app: Flask) -> LRU[Hashable, Stamped]:
-    """``app``'s pages kept across nights, by what each depends on (:func:`render_kept_across`)."""
-    kept = app.extensions.get(_ACROSS)
+    """The app's pages kept across nights, by what each depends on (:func:`render_kept_across`)."""
+    kept = current_app.extensions.get(_ACROSS)
     if kept is None:
-        kept = app.extensions.setdefault(
+        kept = current_app.extensions.setdefault(
             _ACROSS, LRU(1024, lambda page: 1 + sum(map(len, page.pieces)) // 1024, ACROSS_NIGHTS_KB)
         )
     return kept
@@ -279,13 +258,8 @@ def _paste(kept: Stamped, token: str | None) -> str:
 
 
 def _gap_values(kept: Stamped, token: str | None) -> list[str]:
-    """What this request puts in each gap of ``kept``: a fresh key each, its CSRF token, its flashed messages."""
-    return gap_values(kept, token, flash_html)
-
-
-def gap_values(kept: Stamped, token: str | None, flashes: Callable[[], str]) -> list[str]:
-    """As :func:`_gap_values`, with ``flashes()`` asked at most once for the flashed messages' markup (the
-    group's pages answered before Flask have none: web/early_pages.py)."""
+    """What this request puts in each gap of ``kept``: a fresh key each, its CSRF token, its flashed messages
+    (read at most once)."""
     shown: str | None = None
     values = []
     keys = iter(service.new_keys(kept.keys))
@@ -295,6 +269,6 @@ def gap_values(kept: Stamped, token: str | None, flashes: Callable[[], str]) -> 
         elif gap == "csrf":
             values.append(token or "")
         else:
-            shown = flashes() if shown is None else shown
+            shown = flash_html() if shown is None else shown
             values.append(shown)
     return values

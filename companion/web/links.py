@@ -14,8 +14,8 @@ A link is the only credential: a scorekeeper's page opened with the
 players' link answers 403, an unknown link 404 (counted against the client by
 :func:`~companion.web.security.reject_unknown_link`), and a key is compared in constant
 time.  A page kept per version needs only the night's id, version and links
-(:func:`keeper_link`, one SELECT with no ORM); anything else loads the night
-(:func:`keeper_night`).
+(:func:`keeper_link`, one statement read by the service, no object loaded); anything else
+loads the night (:func:`keeper_night`).
 """
 
 from __future__ import annotations
@@ -26,13 +26,11 @@ from typing import Any
 
 from flask import abort, current_app, g, has_app_context
 from sqlalchemy import event, select
-from sqlalchemy.engine import Engine
 from sqlalchemy.orm.attributes import set_committed_value
 
 from companion import service
 from companion.extensions import db
 from companion.db.models import DisplayLink, KeeperLink, Night
-from companion.web.raw_reads import read_engine, read_row
 from companion.web.security import reject_unknown_link, same_secret
 from companion.web.this_browser import remember
 
@@ -71,75 +69,38 @@ class NightLink:
     group: tuple[int, int, int, int] | None = None
 
 
-#: the scorekeeper's link's night, the night that continues it and the group it is kept in (with that
-#: group's version, its nights' changes and the sum of their versions: the index of the group's nights
-#: alone, as the group's own stamp reads it, web/groups.py), by their unique indexes
-_LINK_SQL = (
-    "SELECT n.id, n.version, n.keeper_key, n.viewer_key, c.id, g.id, g.version, g.nights_changed,"
-    " (SELECT COALESCE(SUM(x.version), 0) FROM group_night y JOIN night x ON x.id = y.night_id"
-    " WHERE y.group_id = g.id) FROM night n"
-    " LEFT OUTER JOIN night c ON c.carried_from = n.id"
-    " LEFT OUTER JOIN group_night gn ON gn.night_id = n.id"
-    " LEFT OUTER JOIN home_group g ON g.id = gn.group_id WHERE n.keeper_key = {}"
-)
-
-
-def _link(row: tuple) -> NightLink:  # type: ignore[type-arg]
-    group = (row[5], row[6], row[7], int(row[8])) if row[5] is not None else None
-    return NightLink(row[0], row[1], row[2], row[3], row[4], group)
+def _link(stamp: tuple[Any, ...]) -> NightLink:
+    return NightLink(*stamp)
 
 
 def keeper_link(key: str) -> NightLink | None:
-    """The night whose scorekeeper link is ``key`` as the database holds it now, in one SELECT and no ORM.
+    """The night whose scorekeeper link is ``key`` as the database holds it now, in one statement, no object loaded.
 
     For a page kept per version (web/kept_pages.py) this is all a request needs to
     ask the database: the page itself is kept for (night, version).  None means
     "take the ORM path" (:func:`keeper_night`): a players' link (403), an unknown
-    one (404, counted against the client), or a failed read.  Remembers the night
-    for this browser's list, as :func:`keeper_night` does.
+    one (404, counted against the client).  Remembers the night for this browser's
+    list, as :func:`keeper_night` does.
     """
-    link = keeper_row(key)
-    if link is not None:
-        remember(link)
+    if not key or len(key) > MAX_KEY_LENGTH or not KEY_CHARS.fullmatch(key):
+        return None
+    stamp = service.night_stamp_by_link(key, keeper=True)
+    if stamp is None or not same_secret(key, stamp[2]):
+        return None
+    link = _link(stamp)
+    remember(link)
     return link
 
 
-def keeper_row(key: str, engine: Engine | None = None) -> NightLink | None:
-    """:func:`keeper_link` without remembering the night for this browser: outside a request too (``engine``,
-    the one-row reads' engine: a page answered before Flask, web/early_pages.py, which checks the browser
-    has it already)."""
+def viewer_link(key: str) -> NightLink | None:
+    """The night whose players' link is ``key``, as :func:`keeper_link` reads it (None: a scorekeeper's link or
+    an unknown one, which :func:`viewer_night` decides)."""
     if not key or len(key) > MAX_KEY_LENGTH or not KEY_CHARS.fullmatch(key):
         return None
-    engine = engine or read_engine()
-    row = read_row(engine, _LINK_SQL, key) or read_row(engine, _PHONE_LINK_SQL, key)
-    if row is None or row[2] is None or not same_secret(key, row[2]):
+    stamp = service.night_stamp_by_link(key, keeper=False)
+    if stamp is None or not same_secret(key, stamp[3]):
         return None
-    return _link(row)
-
-
-#: a second keeper phone's link (not taken back), its night as :data:`_LINK_SQL` reads it, its key in the
-#: scorekeeper link's place: the pages it opens carry its own link
-_PHONE_LINK_SQL = (
-    "SELECT n.id, n.version, k.key, n.viewer_key, c.id, g.id, g.version FROM keeper_link k"
-    " JOIN night n ON n.id = k.night_id"
-    " LEFT OUTER JOIN night c ON c.carried_from = n.id"
-    " LEFT OUTER JOIN group_night gn ON gn.night_id = n.id"
-    " LEFT OUTER JOIN home_group g ON g.id = gn.group_id WHERE k.key = {} AND k.taken_back_at IS NULL"
-)
-
-_VIEWER_LINK_SQL = _LINK_SQL.replace("WHERE n.keeper_key", "WHERE n.viewer_key")
-
-
-def viewer_link(key: str, engine: Engine | None = None) -> NightLink | None:
-    """The night whose players' link is ``key``, as :func:`keeper_link` reads it (None: ask the ORM).
-
-    ``engine``: outside a request (a page answered before Flask, web/early_pages.py), the one-row reads' engine."""
-    if not key or len(key) > MAX_KEY_LENGTH or not KEY_CHARS.fullmatch(key):
-        return None
-    row = read_row(engine or read_engine(), _VIEWER_LINK_SQL, key)
-    if row is None or not same_secret(key, row[3]):
-        return None
-    return _link(row)
+    return _link(stamp)
 
 
 def keeper_night(key: str) -> Night:

@@ -32,11 +32,9 @@ until the next change (an older one gets the current fragment at once).  Every
 connection.
 
 **Which server.**  A stream holds its connection for minutes: cheap on a server whose connections are
-greenlets (gunicorn with gevent workers) or threads of their own (werkzeug's threaded server), ruinous
-on a server with a fixed pool of threads, where each open stream takes one of them (waitress runs 8:
-eight phones would stop the table).  There the page is not offered the stream (:func:`offered`) and
-polls ``/p/<key>/live`` as before; a stream asked for anyway (a page kept from elsewhere) answers what
-is new at once and ends, with ``retry:`` :data:`POOLED_RETRY_MS`: a poll at that pace.
+greenlets (gunicorn with gevent workers, what ``serve`` runs: web/server.py) or threads of their own
+(werkzeug's threaded server).  The pages offer it unless ``LIVE_PUSH = False`` (:func:`offered`): they
+then poll ``/p/<key>/live``, as a browser without EventSource does.
 """
 
 from __future__ import annotations
@@ -64,16 +62,12 @@ STREAM_SECONDS = 300.0
 HEARTBEAT_SECONDS = 15.0
 #: how soon a phone comes back after a stream ended (the ``retry:`` line), in milliseconds
 RETRY_MS = 1000
-#: the same on a server of pooled threads, where a stream ends at once (see the module's docstring)
-POOLED_RETRY_MS = 3000
 #: how often the watcher reads SQLite's data_version while anyone watches (another process's commit; this
 #: process's own wakes it at once), and how often it reads the stamps when the change watch is unsure
 SLACK = 0.05
 UNSURE_EVERY = 1.0
 #: how long the watcher thread stays with nothing to watch before it ends (the next subscriber starts one)
 IDLE_SECONDS = 2.0
-#: servers that run each request on one of a fixed number of threads: no stream is held there
-POOLED_SERVERS = ("waitress",)
 
 #: a topic's kinds: a night (its players' page, the table display and the scorekeeper's watch) and a group
 #: (both its pages)
@@ -276,15 +270,10 @@ def hub_of(app: Flask) -> Hub:
     return hub
 
 
-def pooled_server(environ: dict[str, Any]) -> bool:  # type: ignore[type-arg]
-    """Whether this request is served by a server that runs each on one of a fixed pool of threads."""
-    return str(environ.get("SERVER_SOFTWARE", "")).lower().startswith(POOLED_SERVERS)
-
-
 def offered() -> bool:
-    """Whether this request's page offers the stream (``LIVE_PUSH``: True, False, or None to go by the server)."""
-    chosen = current_app.config.get("LIVE_PUSH")
-    return (not pooled_server(request.environ)) if chosen is None else bool(chosen)
+    """Whether the pages offer the stream (``LIVE_PUSH``, on unless set False: then they poll, as a browser
+    without EventSource does)."""
+    return bool(current_app.config.get("LIVE_PUSH", True))
 
 
 def asked_since() -> str | None:
@@ -302,9 +291,8 @@ def stream(kind: str, ident: int, link: str, stamp: Stamp, viewer: Hashable, ren
     app = current_app._get_current_object()  # type: ignore[attr-defined]
     hub = hub_of(app)
     since = asked_since()
-    pooled = pooled_server(request.environ)
     config = app.config
-    hold = 0.0 if pooled else float(config.get("LIVE_STREAM_SECONDS", STREAM_SECONDS))
+    hold = float(config.get("LIVE_STREAM_SECONDS", STREAM_SECONDS))
     heartbeat = float(config.get("LIVE_HEARTBEAT_SECONDS", HEARTBEAT_SECONDS))
     db.session.remove()  # the view's read ends here: a stream holds no connection nor transaction while it waits
 
@@ -321,7 +309,7 @@ def stream(kind: str, ident: int, link: str, stamp: Stamp, viewer: Hashable, ren
         deadline = time.monotonic() + hold
         topic = hub.subscribe(kind, ident, stamp)  # here, not in the view: a stream never started never subscribes
         try:
-            yield f"retry: {POOLED_RETRY_MS if pooled else RETRY_MS}\n\n".encode()
+            yield f"retry: {RETRY_MS}\n\n".encode()
             while True:
                 seen = topic.stamp
                 if seen is None or not any(same_secret(link, known) for known in seen.links):

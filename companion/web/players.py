@@ -1,17 +1,17 @@
 """The players' view: read-only standings that follow the table live.
 
 The page follows the table by ``/p/<key>/stream`` (Server-Sent Events, web/live_push.py: each change
-pushed the moment it is committed), where the browser and the server allow it, and otherwise polls
-``/p/<key>/live`` with the ETag it last saw (the path without JavaScript's EventSource, kept working).  Almost every poll is
-answered before Flask runs, by the middleware of web/live_poll.py (a 304 for an
-unchanged table, or the fragment put together from the parts this process keeps);
-the views here answer the rest (the first poll of a version in a process, a HEAD, a
-scorekeeper's link), the page itself and "this is me".
+pushed the moment it is committed), and, in a browser without EventSource, polls ``/p/<key>/live``
+with the ETag it last saw: a 304 while the table is unchanged, decided before anything is rendered
+(one read of the night's version, through the service), and otherwise the live fragment.  The page
+and the fragment are kept per version and per player a phone says it is ("this is me"): every phone
+at the table asks for the same version right after a change.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+import hmac
 
 from flask import Blueprint, current_app, make_response, redirect, render_template, request, session, url_for
 from werkzeug.exceptions import HTTPException
@@ -20,32 +20,41 @@ from companion import service
 from companion.db.models import Night
 from companion.night.standings import Standings
 from companion.web import kept_pages, live_push
-from companion.web.links import viewer_night
-from companion.web.live_poll import (
-    FOUND,
-    RECENT,
-    STANDINGS,
-    LiveFragment,
-    current_version,
-    etag_of,
-    live_fragment_response,
-    mark_me,
-    player_of,
-    shared_parts,
-)
-from companion.web.standings import standings_of
+from companion.web.links import viewer_link, viewer_night
+from companion.web.standings import RECENT, standings_of
 
 bp = Blueprint("players", __name__, url_prefix="/p/<key>")
 
+#: what standings_of keeps for the players' page, per night and version
+STANDINGS = f"standings/{RECENT}"
 
-def _me(night: Night) -> str | None:
-    me = session.get("me", {}).get(str(night.id))
-    return me if me in night.players else None
+
+@bp.app_template_global("live_etag")
+def etag_of(night: Night) -> str:
+    """The live fragment's ETag of ``night`` at its version (the scorekeeper's page watches the same tag)."""
+    return _tag(night.id, night.version, night.viewer_key)
+
+
+def _tag(night_id: int, version: int, viewer_key: str) -> str:
+    """The live view's ETag: the version (the page's offline copy compares it) and an opaque rest.
+
+    The rest is an HMAC of the night's id and players' link under the app's secret key:
+    it changes with the night and the link, and says nothing of how many nights exist.
+    """
+    secret = current_app.config["SECRET_KEY"]
+    key = secret.encode() if isinstance(secret, str) else secret
+    digest = hmac.new(key, f"{night_id}:{viewer_key}".encode(), hashlib.sha256).hexdigest()[:20]
+    return f"p-v{version}-{digest}"
+
+
+def player_of(night_id: int, st: Standings) -> str | None:
+    """The player this phone said it is at this night (its session's "me"), if they are seated."""
+    me = session.get("me", {}).get(str(night_id))
+    return me if isinstance(me, str) and st.seated(me) else None
 
 
 def players_page(key: str, me: str | None) -> tuple[str, str, str | None]:
-    """What the kept players' page depends on besides (night, version): the link it was opened by, and "me"
-    (the page answered before Flask, web/early_pages.py, looks it up by the same name)."""
+    """What the kept players' page depends on besides (night, version): the link it was opened by, and "me"."""
     return ("players", key, me)
 
 
@@ -53,63 +62,68 @@ def players_page(key: str, me: str | None) -> tuple[str, str, str | None]:
 def show(key: str):  # type: ignore[no-untyped-def]
     """The players' page: kept per version and "me" (issue 22), as the scorekeeper's pages are.
 
-    One indexed read of the version (as a poll's) and, when this process keeps the page
-    at that version for this phone's player, no ORM at all.
+    One read of the night's version by its link and, when this process keeps the page at that
+    version for this phone's player, nothing else.
     """
-    found = current_version(key)
-    if found is not None:
-        night_id, version, _tag = found
-        st = service.derived(STANDINGS, night_id, version)
+    link = viewer_link(key)
+    if link is not None:
+        st = service.derived(STANDINGS, link.id, link.version)
         if st is not None:
-            page = kept_pages.kept_page(players_page(key, player_of(session, night_id, st)), night_id, version)
+            page = kept_pages.kept_page(players_page(key, player_of(link.id, st)), link.id, link.version)
             if page is not None:
                 return page
     night = viewer_night(key)
     st = standings_of(night, RECENT)
-    me = player_of(session, night.id, st)
+    me = player_of(night.id, st)
     return kept_pages.render_kept(players_page(key, me), night.id, night.version, lambda flashed: _render_show(night, st, me, flashed))
 
 
-def _render_show(night: Night, st: Standings, me: str | None, flashed: Any) -> str:
-    top, table, bottom = shared_parts(night.id, night.version, st)
-    mine = current_app.jinja_env.get_template("players/_live_parts.html").module.mine(st, me)  # type: ignore[attr-defined]
-    shared = {"top": top, "mine": mine, "table": mark_me(table, me), "bottom": bottom}
+def _render_show(night: Night, st: Standings, me: str | None, flashed: object) -> str:
     stream_url = url_for("players.stream", key=request.view_args["key"]) if live_push.offered() else None  # type: ignore[index]
     return render_template(
-        "players/show.html", night=night, st=st, me=me, etag=etag_of(night), shared=shared, flashed=flashed,
-        stream_url=stream_url,
+        "players/show.html", night=night, st=st, me=me, etag=etag_of(night), flashed=flashed, stream_url=stream_url,
     )
+
+
+def fragment(night_id: int, version: int, st: Standings, me: str | None) -> str:
+    """The live part of the page (``players/_live.html``) for ``me``, rendered once per version and player."""
+    what = f"live/{RECENT}/{me!r}"
+    kept: str | None = service.derived(what, night_id, version)
+    if kept is None:
+        kept = render_template("players/_live.html", st=st, me=me)
+        service.keep_derived(what, night_id, version, kept)
+    return kept
 
 
 @bp.get("/live")
 def live(key: str):  # type: ignore[no-untyped-def]
-    """The live part of the page, or 304 when the table has not changed.
+    """The live part of the page, or 304 when the table has not changed (a browser without EventSource polls it).
 
-    Polls are mostly answered by the middleware (:class:`~.live_poll.NotModified`); this is the
-    first poll of a version in this process, a HEAD, or a scorekeeper's link.  Both
-    answers come from one indexed read when this process has already shown the table
-    at this version (see :func:`~.standings.standings_of`); the fragment depends on
-    nothing else but who "me" is.
+    The night's version is read by its link first (one statement): an If-None-Match that holds the current
+    ETag is answered 304 before the session is read or anything is rendered.  A scorekeeper's link (its
+    page watches this too) or an unknown one (404, counted against the client) takes the ORM's path.
     """
-    found = request.environ[FOUND] if FOUND in request.environ else current_version(key)
-    if found is not None:
-        night_id, version, tag = found
+    link = viewer_link(key)
+    if link is not None:
+        night_id, version, tag = link.id, link.version, _tag(link.id, link.version, link.viewer_key)
         if request.if_none_match.contains(tag):
             return _not_modified(tag)
         st = service.derived(STANDINGS, night_id, version)
         if st is not None:
-            return _live_response(night_id, version, st, player_of(session, night_id, st), tag)
+            return _live_response(fragment(night_id, version, st, player_of(night_id, st)), tag)
     night = viewer_night(key)
     tag = etag_of(night)
     if request.if_none_match.contains(tag):
         return _not_modified(tag)
-    return _live_response(night.id, night.version, standings_of(night, RECENT), _me(night), tag)
+    st = standings_of(night, RECENT)
+    return _live_response(fragment(night.id, night.version, st, player_of(night.id, st)), tag)
 
 
-def _live_response(night_id: int, version: int, st: Standings, me: str | None, tag: str):  # type: ignore[no-untyped-def]
-    parts = shared_parts(night_id, version, st)
-    fragment: LiveFragment = current_app.extensions["companion_live_fragment"]
-    return live_fragment_response(fragment.render(st, me, parts), tag)
+def _live_response(body: str, tag: str):  # type: ignore[no-untyped-def]
+    response = make_response(body)
+    response.set_etag(tag)
+    response.headers["Cache-Control"] = "no-store"  # as every page a players' link opens
+    return response
 
 
 def _not_modified(tag: str):  # type: ignore[no-untyped-def]
@@ -145,9 +159,7 @@ def _pushed(key: str) -> tuple[str, str] | None:
     except HTTPException:
         return None
     st = standings_of(night, RECENT)
-    fragment: LiveFragment = current_app.extensions["companion_live_fragment"]
-    body = fragment.render(st, player_of(session, night.id, st), shared_parts(night.id, night.version, st))
-    return str(night.version), body
+    return str(night.version), fragment(night.id, night.version, st, player_of(night.id, st))
 
 
 @bp.get("/me")

@@ -24,7 +24,6 @@ Routes (``<key>`` is a night's secret link):
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
@@ -82,7 +81,9 @@ def chip_series(night: Night) -> ChipSeries:
 
 
 def _view() -> str:
-    return view_of(request.args)
+    """The report's view the address asks (``view=``), "plan" for anything else."""
+    view = request.args.get("view", "plan")
+    return view if view in VIEWS else "plan"
 
 
 # --- the report ------------------------------------------------------------------------------
@@ -93,20 +94,7 @@ def _report_page(
 ) -> tuple[Any, ...]:
     """What the kept report depends on besides (night, version): whose link, its links, the view, the next night,
     and the group it is kept in at its version (a handle set there changes the *Pay* offers: web/night_pay.py)."""
-    return report_page(link, keeper, continued, group, _view())
-
-
-def report_page(
-    link: Night | NightLink, keeper: bool, continued: int | None, group: tuple[int, int] | None, view: str
-) -> tuple[Any, ...]:
-    """:func:`_report_page` with the view given, outside a request too (web/early_pages.py)."""
-    return ("report", keeper, link.keeper_key, link.viewer_key, view, continued, group)
-
-
-def view_of(args: Mapping[str, str]) -> str:
-    """The report's view the address asks (``view=``), "plan" for anything else, as :func:`_view` reads it."""
-    view = args.get("view", "plan")
-    return view if view in VIEWS else "plan"
+    return ("report", keeper, link.keeper_key, link.viewer_key, _view(), continued, group)
 
 
 def plain_report(night: Night, keeper: bool) -> Any:

@@ -16,9 +16,7 @@ never builds the app: each worker, forked from it, has gevent patch the standard
 :meth:`CompanionServer.load`, so that what the app opens is cooperative: SQLAlchemy's
 pool waits as a greenlet waits, psycopg picks its gevent-friendly wait when it is first
 imported (it picks once, at import), and the change watch's listener thread is a greenlet
-(``companion/db/change_watch.py``).  The one thing the master makes before it forks is
-the change watch's count of commits in memory the workers share (that module is imported
-here, before the workers fork, as its docstring asks).
+(``companion/db/change_watch.py``).
 
 gunicorn's documented "Custom Application" API (``gunicorn.app.base.BaseApplication``
 with ``load_config`` and ``load``) is all this module uses of it.
@@ -219,10 +217,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--worker-connections", type=int, default=2000)
     args = parser.parse_args(argv)
-    # Made here, in the master, so that every worker forked from it shares it: the count of commits
-    # the pages rely on, on PostgreSQL (change_watch's docstring).  Importing it builds no app.
-    import companion.db.change_watch  # noqa: F401
-
     options = gunicorn_options(args.host, args.port, args.workers, args.worker_connections)
     CompanionServer(args.app, args.host, args.port, options).run()  # returns never: gunicorn exits when stopped
 

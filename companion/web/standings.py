@@ -15,6 +15,9 @@ from companion.games.web import SCREENS
 from companion.night.standings import NightGameLine, Standings, standings
 
 
+#: how many of the last actions the live pages list (the players' page, the table display)
+RECENT = 6
+
 #: what the players' page says of a night the group's tab settled part of (docs/group.md)
 TAB_SETTLED = "Part of this night was settled through the group's tab: the report shows what remains to pay."
 

@@ -152,8 +152,7 @@ def _record_with(night: Night, form: Any, form_name: str | None, write) -> Any: 
 
 
 def table_page(link: Night | NightLink, continued: int | None) -> tuple[Any, ...]:
-    """What the kept table screen depends on besides (night, version): its links, and the night its pot went to
-    (the page answered before Flask, web/early_pages.py, looks it up by the same name)."""
+    """What the kept table screen depends on besides (night, version): its links, and the night its pot went to."""
     return ("table", link.keeper_key, link.viewer_key, continued)
 
 

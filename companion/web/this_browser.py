@@ -17,12 +17,10 @@ from typing import Any, Protocol
 
 from flask import current_app, session
 from sqlalchemy import select
-from sqlalchemy.engine import Engine
-from sqlalchemy.orm import aliased
 
+from companion import service
 from companion.extensions import db
 from companion.db.models import Night
-from companion.web.raw_reads import read_rows
 
 #: how many scorekeeper nights a browser's home page lists
 KNOWN_NIGHTS = 20
@@ -45,25 +43,19 @@ def keeper_mark(night: ScorekeeperNight) -> str:
     keeps (night id, this mark), which grants nothing; the mark changes when the link
     is replaced, so a browser that lost the link stops listing the night.
     """
-    return mark_of(night.keeper_key, current_app.config["SECRET_KEY"])
+    return _mark_of(night.keeper_key)
 
 
-def mark_of(keeper_key: str, secret: str | bytes) -> str:
-    """:func:`keeper_mark` of a scorekeeper link under ``secret``, outside a request too (web/early_pages.py)."""
+def _mark_of(keeper_key: str) -> str:
+    secret = current_app.config["SECRET_KEY"]
     key = secret.encode() if isinstance(secret, str) else secret
     return hmac.new(key, b"keeper:" + keeper_key.encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def known_marks() -> list[tuple[int, str]]:
     """(night id, mark) of the nights this browser keeps score of, oldest first."""
-    return marks_in(session)
-
-
-def marks_in(data: Any) -> list[tuple[int, str]]:
-    """:func:`known_marks` of a session's ``data`` as Flask reads it (a page answered before Flask reads it so:
-    when the night is among them, :func:`remember` changes nothing and Flask would send no cookie)."""
     known = []
-    for entry in data.get("nights", []):
+    for entry in session.get("nights", []):
         if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], int) and isinstance(entry[1], str):
             known.append((entry[0], entry[1]))
     return known  # anything else (an older cookie's plain links) is forgotten
@@ -102,7 +94,7 @@ class KnownNight:
 
 
 def known_nights() -> tuple[KnownNight, ...]:
-    """The nights of :func:`my_nights`, newest first, in one SELECT of the columns shown (no ORM objects).
+    """The nights of :func:`my_nights`, newest first, in one statement of the columns shown (no ORM objects).
 
     The home page and each player's page are kept by these rows (issue 22): a night
     renamed, played on or carried on makes them anew.
@@ -110,39 +102,10 @@ def known_nights() -> tuple[KnownNight, ...]:
     marks = dict(known_marks())
     if not marks:
         return ()
-    rows = read_rows(_KNOWN_SQL, list(marks))  # one statement on a pooled driver connection, no ORM
-    if rows is None:  # a failed read: the ORM's way, which says "try again" if the database is down
-        following = aliased(Night)
-        rows = db.session.execute(
-            select(Night.id, Night.keeper_key, Night.name, Night.created_at, Night.players, Night.version, following.id)
-            .outerjoin(following, following.carried_from == Night.id)
-            .where(Night.id.in_(list(marks)))
-        ).all()
-    return _known(rows, marks, current_app.config["SECRET_KEY"])
-
-
-def known_nights_of(data: Any, secret: str | bytes, engine: Engine) -> tuple[KnownNight, ...] | None:
-    """:func:`known_nights` of a session's ``data`` as Flask reads it, read on ``engine`` outside a request (the
-    home page answered before Flask, web/early_pages.py); None: the read failed (Flask asks the ORM)."""
-    marks = dict(marks_in(data))
-    if not marks:
-        return ()
-    rows = read_rows(_KNOWN_SQL, list(marks), engine)
-    return None if rows is None else _known(rows, marks, secret)
-
-
-def _known(rows: Any, marks: dict[int, str], secret: str | bytes) -> tuple[KnownNight, ...]:
-    """The rows of a browser's nights whose mark it holds, as :class:`KnownNight`, newest first."""
-    nights = [KnownNight(r[0], r[1], r[2], _when(r[3]), tuple(_json(r[4])), r[5], r[6]) for r in rows]
-    nights = [n for n in nights if hmac.compare_digest(mark_of(n.keeper_key, secret), marks[n.id])]
+    nights = [KnownNight(r[0], r[1], r[2], _when(r[3]), tuple(_json(r[4])), r[5], r[6])
+              for r in service.listed_nights(list(marks))]
+    nights = [n for n in nights if hmac.compare_digest(_mark_of(n.keeper_key), marks[n.id])]
     return tuple(sorted(nights, key=lambda n: n.created_at, reverse=True))
-
-
-#: the nights a browser knows, with the night each one's pot went on to ({}: the ids' parameters)
-_KNOWN_SQL = (
-    "SELECT n.id, n.keeper_key, n.name, n.created_at, n.players, n.version, c.id FROM night n"
-    " LEFT OUTER JOIN night c ON c.carried_from = n.id WHERE n.id IN ({})"
-)
 
 
 def _when(value: Any) -> datetime:

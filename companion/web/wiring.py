@@ -24,17 +24,15 @@ def chips_filter(chips: int, signed: bool = False) -> str:
 
 
 def init_app(app: Flask) -> None:
-    """Register each feature's blueprint, the players' poll middleware, the template helpers and the error pages."""
+    """Register each feature's blueprint, the live pages' push, the template helpers and the error pages."""
     from companion.web import bank
     from companion.web import bonus
     from companion.web import choice
     from companion.web import display
-    from companion.web import early_pages
     from companion.web import groups
     from companion.web import history
     from companion.web import home
     from companion.web import links
-    from companion.web import live_poll
     from companion.web import live_push
     from companion.web import next_game
     from companion.web import night_setup
@@ -53,9 +51,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(next_game.bp)
     app.register_blueprint(players.bp)
     app.register_blueprint(display.bp)  # the table display (issue 39, docs/display.md)
-    early_pages.init_app(app)  # in front of Flask: a repeat request for a kept page never reaches it
-    live_poll.init_app(app)  # in front of Flask: most polls of the players' page never reach it
-    live_push.init_app(app)  # the live pages pushed by Server-Sent Events, beside the poll
+    live_push.init_app(app)  # the live pages pushed by Server-Sent Events (the poll stays, for old browsers)
     app.register_blueprint(report.bp)
     app.register_blueprint(bank.bp)
     app.register_blueprint(bonus.bp)

@@ -1,9 +1,9 @@
 """The change watch: its generation stands still while nothing is committed, and moves on after any commit.
 
-The players' poll reuses the version it read while the generation it read it at stands
-(web/live_poll.py), so a commit that did not move the generation on would hide a change
-from every phone: each way a commit is heard is checked here, on the database the tests
-run on (SQLite, or PostgreSQL with ``COMPANION_TEST_DATABASE_URL``).
+The live pages' push reads the watched stamps only when the generation moves on
+(web/live_push.py), so a commit that did not move it on would hold a change back from every
+phone: each way a commit is heard is checked here, on the database the tests run on (SQLite,
+or PostgreSQL with ``COMPANION_TEST_DATABASE_URL``).
 """
 
 from __future__ import annotations
@@ -155,109 +155,15 @@ def test_sqlite3_reports_another_connections_commit_in_data_version(tmp_path):
         writing.close()
 
 
-# --- the page generation: the commits of the serve --workers family, counted in shared memory ------------
-
-
-def _in_a_forked_process(work) -> None:  # type: ignore[no-untyped-def]
-    """Run ``work`` in a child forked from this process (as ``serve --workers`` forks its workers), and wait."""
-    import os
-
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child
-        status = 1
-        try:
-            work()
-            status = 0
-        finally:
-            os._exit(status)
-    _, status = os.waitpid(pid, 0)
-    assert status == 0
-
-
-def test_a_forked_processs_commit_moves_the_familys_count():
-    commits = change_watch._commits
-    before = commits.settled()
-    assert before is not None
-    _in_a_forked_process(lambda: (commits.begin(), commits.end()))
-    assert commits.settled() == before + 1
-
-
-def test_a_commit_in_flight_in_a_forked_process_leaves_no_count_until_it_ends():
-    commits = change_watch._commits
-    before = commits.settled()
-    _in_a_forked_process(commits.begin)
-    assert commits.settled() is None  # begun there, not ended: a page reads the database
-    commits.end()  # (what the child would have done)
-    assert commits.settled() == before + 1
-
-
-def test_an_end_without_its_beginning_is_not_counted():
-    commits = change_watch._commits
-    before = commits.settled()
-    commits.end()
-    assert commits.settled() == before
-
-
-def test_a_lock_a_killed_process_left_held_gives_the_count_up_and_pages_read_from_then_on(monkeypatch):
-    """A family whose lock a forked process took and never let go (killed while counting): a writer waits
-    WRITE_WAIT, counts nothing unlocked (a lost count could make a page late) and gives the family up;
-    every reader then says None (read the database), even once the lock is free again."""
-    family = change_watch._Family()
-    monkeypatch.setattr(change_watch._Family, "WRITE_WAIT", 0.05)
-    family.begin(), family.end()
-    assert family.settled() == 1
-    _in_a_forked_process(family.lock.acquire)  # the child exits holding it
-    family.begin()
-    assert family.memory[change_watch._Family._GIVEN_UP] == 1
-    family.lock.release()  # even with the lock free again
-    family.end()
-    assert family.settled() is None
-
-
-def test_the_page_generation_moves_on_for_every_commit_of_the_unit_of_work(app):
+def test_the_unit_of_works_commit_moves_the_generation_on(app):
     from companion.service.uow import UnitOfWork
 
     with app.app_context():
         watch = watch_of(db.engine)
-        deadline = time.monotonic() + 10
-        while watch.page_generation() is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-        before = watch.page_generation()
-        assert before is not None and watch.page_generation() == before
+        before = settled(watch)
         with UnitOfWork() as uow:
             uow.commit()
-        after = watch.page_generation()
-        assert after is not None and after != before
-
-
-@pytest.mark.skipif(ON_POSTGRES, reason="SQLite's data_version")
-def test_the_polls_read_sqlites_data_version_again_only_after_the_slack_and_pages_at_once(app, monkeypatch):
-    """Another connection's commit (another process's): the polls' generation stands until POLL_SLACK has
-    passed on this thread's clock, then moves on; the pages' generation moves on at once; this process's own
-    commit moves both at once."""
-    clock = [1000.0]
-    monkeypatch.setattr(change_watch, "_clock", lambda: clock[0])
-    with app.app_context():
-        watch = watch_of(db.engine)
-        polled, page = watch.poll_generation(), watch.page_generation()
-        assert polled is not None and page is not None
-        path = db.engine.url.database
-        other = sqlite3.connect(path, isolation_level=None)
-        other.execute("CREATE TABLE IF NOT EXISTS probe (x)")
-        other.execute("INSERT INTO probe VALUES (1)")
-        clock[0] += change_watch.POLL_SLACK / 2
-        assert watch.poll_generation() == polled  # within the slack: not read again
-        moved = watch.page_generation()
-        assert moved != page  # a page reads it every time
-        # the page's read moved the process's generation: the polls see it too, without a read of their own
-        assert watch.poll_generation() == moved
-        other.execute("INSERT INTO probe VALUES (2)")
-        clock[0] += change_watch.POLL_SLACK
-        assert watch.poll_generation() not in (moved, None)  # past the slack: read again
-        again = watch.poll_generation()
-        change_watch.committed()
-        assert watch.poll_generation() != again  # this process's own commit: at once
-        other.close()
+        assert watch.generation() not in (before, None)
 
 
 def test_a_waker_is_set_by_this_process_s_commit_and_held_weakly():

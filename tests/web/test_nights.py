@@ -397,11 +397,14 @@ def test_migration_0007_adds_the_group_tables_and_goes_back_down_keeping_the_nig
 
 
 def test_migration_0009_reads_a_groups_nights_from_one_index_and_goes_back_down(make_app, tmp_path):
-    from companion.web.groups import _STAMP_BY
+    from sqlalchemy.dialects import sqlite
+
+    from companion.service.groups import _STAMP_BY_LINK
     from web.test_groups import group_document
 
     app = make_app(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'at-0008.sqlite'}")
-    stamp_sql = _STAMP_BY[True].format("?")
+    compiled = _STAMP_BY_LINK[True].compile(dialect=sqlite.dialect())  # the kept group page's one statement
+    stamp_sql = str(compiled)
 
     def indexes() -> dict[str, list[str]]:
         with db.engine.connect() as connection:
@@ -411,6 +414,8 @@ def test_migration_0009_reads_a_groups_nights_from_one_index_and_goes_back_down(
         db.drop_all()
         upgrade(revision="0008")
         key = services.import_group(json.dumps(group_document())).organiser_key
+        bound = compiled.construct_params({"key": key})
+        values = tuple(bound[name] for name in compiled.positiontup)  # the statement's values, in its order
         db.session.remove()
         assert indexes()["ix_group_night_group_id"] == ["group_id"]
         upgrade()
@@ -419,14 +424,14 @@ def test_migration_0009_reads_a_groups_nights_from_one_index_and_goes_back_down(
         assert "ix_group_night_group_id" not in found  # the new one serves a look-up by the group alone
         with db.engine.connect() as connection:
             assert compare_metadata(MigrationContext.configure(connection), db.metadata) == []
-            plan = " / ".join(row[-1] for row in connection.exec_driver_sql("EXPLAIN QUERY PLAN " + stamp_sql, (key,)))
-            assert "SEARCH gn USING COVERING INDEX ix_group_night_group_id_night_id" in plan, plan
-            assert connection.exec_driver_sql(stamp_sql, (key,)).one()[6] == 3  # the group's three nights
+            plan = " / ".join(row[-1] for row in connection.exec_driver_sql("EXPLAIN QUERY PLAN " + stamp_sql, values))
+            assert "SEARCH group_night USING COVERING INDEX ix_group_night_group_id_night_id" in plan, plan
+            assert connection.exec_driver_sql(stamp_sql, values).one()[6] == 3  # the group's three nights
         downgrade(revision="0008")
         found = indexes()
         assert found["ix_group_night_group_id"] == ["group_id"] and "ix_group_night_group_id_night_id" not in found
         with db.engine.connect() as connection:
-            assert connection.exec_driver_sql(stamp_sql, (key,)).one()[6] == 3
+            assert connection.exec_driver_sql(stamp_sql, values).one()[6] == 3
         upgrade()
 
 

@@ -25,7 +25,6 @@ from urllib.parse import urlencode
 
 import pytest
 
-from companion.db import change_watch
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="gunicorn: Unix only")
@@ -188,8 +187,7 @@ def test_two_worker_processes_follow_the_table_live(server):
     etag = headers["etag"]
     for stage in range(1, 7):
         assert declare_nobody(keeper, table) == 303
-        # the other worker's polls read SQLite's data_version again within POLL_SLACK (a phone polls 0.8 s later)
-        time.sleep(change_watch.POLL_SLACK * 2)
+        # every poll reads the night's version: either worker sees the change at once
         seen = set()
         for _ in range(8):  # a new connection each time: either worker may answer
             status, headers, body = Phone(port).request("GET", live, headers={"If-None-Match": etag})
@@ -323,7 +321,7 @@ def test_the_served_app_answers_only_its_own_host_and_believes_no_forwarded_head
 def test_gunicorns_master_imports_no_database_driver_so_each_worker_imports_it_after_gevent_patched():
     """psycopg picks how it waits when first imported, once: imported in the master, before a worker's gevent patch,
     it would wait blocking the whole worker.  What the master imports (companion/web/server.py) leaves it out."""
-    probe = ("import sys, companion.web.server, companion.db.change_watch; "
+    probe = ("import sys, companion.web.server; "
              "print(sorted(m for m in sys.modules if m.split('.')[0].startswith('psycopg')))")
     done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
@@ -333,19 +331,18 @@ def test_gunicorns_master_imports_no_database_driver_so_each_worker_imports_it_a
 def test_gunicorns_master_imports_none_of_the_apps_modules_so_no_lock_is_made_before_gevent_patched():
     """A lock made at import in the master (the fold's stripes, service/store.py) is a real OS lock in each worker,
     out of gevent's reach: on PostgreSQL, four phones at once hung the worker until gunicorn killed it.  The master
-    imports the server and the change watch's shared count, and nothing of the service or the web layer."""
-    probe = ("import sys, companion.web.server, companion.db.change_watch; "
+    imports the server, and nothing of the database, the service or the web layer."""
+    probe = ("import sys, companion.web.server; "
              "print(' '.join(sorted(m for m in sys.modules if m.startswith('companion'))))")
     done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["companion", "companion.db", "companion.db.change_watch", "companion.db.engine",
-                                   "companion.web", "companion.web.server"]
+    assert done.stdout.split() == ["companion", "companion.web", "companion.web.server"]
 
 
 #: a gunicorn gevent worker's start, on PostgreSQL: what the master imports, then gevent's patch, then the app
 WORKER_ON_POSTGRES = """
 import json, sys
-import companion.web.server, companion.db.change_watch  # what gunicorn's master imported before it forked
+import companion.web.server  # what gunicorn's master imported before it forked
 from gevent import monkey
 monkey.patch_all()  # what gunicorn's gevent worker does first
 import gevent

@@ -202,13 +202,14 @@ def test_a_try_again_page_leaves_the_notice_of_a_doubled_tap_for_the_page_after_
     assert t.client.post(f"{t.url}/declare", data={**stamp, "yes": ["Ben"], "confirm": "1"}).status_code == 303
     assert t.client.post(f"{t.url}/declare", data={**stamp, "yes": ["Ben"], "confirm": "1"}).status_code == 303
 
+    from companion import service
     from companion.web import links
 
     def gone(*_args: object, **_kwargs: object) -> None:
         raise sqlalchemy.exc.OperationalError("SELECT night", {}, Exception("the database went away"))
 
     with monkeypatch.context() as patched:
-        patched.setattr(links, "read_row", lambda *_args, **_kwargs: None)  # the one-row read fails: the ORM path
+        patched.setattr(service, "night_stamp_by_link", gone)  # the kept page's one read fails
         patched.setattr(links, "_lookup", gone)
         outage = t.client.get(t.url)
     assert outage.status_code == 503 and outage.headers["Retry-After"] == "1"
