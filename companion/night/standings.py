@@ -130,13 +130,8 @@ class Standings:
 
         A payment marked paid is marked here too, as on the report: each recorded payment marks
         the first unpaid plan line with the same payer, payee and chips (issue 20, item 8)."""
-        left = Counter((p.payer, p.payee, p.chips) for p in self.paid)
         lines = []
-        for p in self.plan:
-            key = (p.payer, p.payee, p.chips)
-            done = left[key] > 0
-            if done:
-                left[key] -= 1
+        for p, done in self.settle_lines():
             if p.payer == name:
                 lines.append(("pay", p.payee, p.chips, done))
             elif p.payee == name:
