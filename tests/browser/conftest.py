@@ -37,6 +37,7 @@ LAUNCH_ARGS = [
 ]
 REQUIRE_BROWSER = os.environ.get("COMPANION_REQUIRE_BROWSER") == "1"
 PHONE = {"width": 360, "height": 740}
+BROWSER_TEST_SECONDS = 300  # the longest browser test takes about 100 s on a loaded 2-core CI machine
 
 try:
     from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
@@ -64,6 +65,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if here not in Path(str(item.path)).parents:
             continue
         item.add_marker(pytest.mark.browser)
+        # Each browser call waits at most 15 s (new_phone); a test stuck longer than this is a hang: it
+        # fails with every thread's stack and the run goes on.
+        if not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(BROWSER_TEST_SECONDS))
         if reason and not REQUIRE_BROWSER:
             item.add_marker(pytest.mark.skip(reason=f"browser tests skipped: {reason}"))
 
