@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from browser.phone import card_name, double_tap, replace_players_link, start_night
+from browser.phone import HURRIED_TAP_GUARD_MS, card_name, double_tap, replace_players_link, start_night
 
 pytestmark = pytest.mark.browser
 
@@ -100,16 +100,20 @@ def test_a_double_tap_on_nobody_said_yes_records_one_stage(live_server, new_phon
     page = new_phone().new_page()
     names = ["Ann", "Ben", "Cat"]
     start_night(page, live_server.url, names, tokens_to_win=5)  # filled faster than a person: guard off
-    live_server.app.config["TAP_GUARD_MS"] = 1000  # as served from here on (the tests' default is off)
+    # The guard on from here on (the tests' default is off), at the hurried 3 s rather than the 1 s served: on a
+    # loaded machine Chromium delivered an 800-ms second tap more than a second after the first (phone.py).  The
+    # mechanism is the same; the served figure is the page's data-tap-guard (tests/web/test_tap_guard_served.py).
+    live_server.app.config["TAP_GUARD_MS"] = HURRIED_TAP_GUARD_MS
     t = table_screen(page, names)
-    page.wait_for_timeout(1100)  # a person reads the first screen
+    page.reload()
+    page.wait_for_timeout(HURRIED_TAP_GUARD_MS + 100)  # a person reads the first screen
     double_tap(page, page.get_by_role("button", name="Nobody said Yes"), gap_ms)
     t.shot(f"after a double tap {gap_ms} ms apart")
     assert "Stage 2" in t.prompt, t.prompt
     assert "/share" not in page.url and "/k/" in page.url
     assert _events(live_server) == 1
     # a deliberate tap once the screen has settled records as usual
-    page.wait_for_timeout(1100)
+    page.wait_for_function("() => !document.documentElement.hasAttribute('data-settling')")
     t.nobody()
     assert "Stage 3" in t.prompt
     assert _events(live_server) == 2

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from browser.phone import box_of, card_name, start_night
+from browser.phone import HURRIED_TAP_GUARD_MS, box_of, card_name, start_night
 from browser.test_accessibility import Axe
 
 pytestmark = pytest.mark.browser
@@ -173,9 +173,11 @@ def test_a_tap_the_double_tap_guard_swallows_shows_that_it_did_nothing(live_serv
     page = new_phone().new_page()
     names = ["Ann", "Ben", "Cat"]
     start_night(page, live_server.url, names, tokens_to_win=5)
-    live_server.app.config["TAP_GUARD_MS"] = 1000  # as served (the tests' robots have it off)
+    # on (the tests' robots have it off), at the hurried 3 s: a loaded machine may deliver a tap late (phone.py)
+    live_server.app.config["TAP_GUARD_MS"] = HURRIED_TAP_GUARD_MS
     t = table_screen(page, names)
-    page.wait_for_timeout(1100)  # a person reads the first screen
+    page.reload()
+    page.wait_for_timeout(HURRIED_TAP_GUARD_MS + 100)  # a person reads the first screen
     note = page.locator(".tap-again")
     assert note.count() == 0  # a tap that acts shows nothing
     # the first tap records stage 1; a second lands on stage 2's "Nobody said Yes" as soon as it
@@ -183,7 +185,7 @@ def test_a_tap_the_double_tap_guard_swallows_shows_that_it_did_nothing(live_serv
     with page.expect_navigation(wait_until="load"):
         _tap_middle(page, page.get_by_role("button", name="Nobody said Yes"))
     _tap_middle(page, page.get_by_role("button", name="Nobody said Yes"))
-    assert page.evaluate("performance.now()") < 1000, "the machine was too slow to tap within the guard"
+    assert page.evaluate("performance.now()") < HURRIED_TAP_GUARD_MS, "the machine was too slow to tap within the guard"
     page.wait_for_timeout(300)
     assert "Stage 2" in t.prompt and _events(live_server) == 1
     assert note.is_visible()
@@ -198,6 +200,7 @@ def test_a_tap_the_double_tap_guard_swallows_shows_that_it_did_nothing(live_serv
     # a brief cue: gone within about 2 s, and the next tap records
     page.wait_for_timeout(2100)
     assert note.is_hidden() and page.locator(".swallowed").count() == 0
+    page.wait_for_function("() => !document.documentElement.hasAttribute('data-settling')")  # the guard is over
     t.nobody()
     assert "Stage 3" in t.prompt and _events(live_server) == 2
 
@@ -206,7 +209,7 @@ def test_a_swallowed_tap_on_a_tile_marks_the_tile_and_leaves_it_unticked(live_se
     page = new_phone().new_page()
     names = ["Ann", "Ben", "Cat"]
     start_night(page, live_server.url, names, tokens_to_win=5)
-    live_server.app.config["TAP_GUARD_MS"] = 1000
+    live_server.app.config["TAP_GUARD_MS"] = HURRIED_TAP_GUARD_MS  # the hurried 3 s: the reload and tap may be slow
     page.reload()  # a tile tapped at once on a freshly loaded screen
     tile = page.locator("label.toggle", has=page.locator('input[name="yes"][value="Ben"]'))
     tile.tap()
