@@ -218,8 +218,8 @@ def night_from_file(
                 events.append(Event(kind=GAME_TAKEN_BACK,
                                     payload={"position": played.number, "kind": played.setup.kind}))
         phones.extend([None] * (len(events) - len(phones)))
-        recorded_by = parsed.recorded_by[played.number - 1] if played.number <= len(parsed.recorded_by) else {}
-        for action, phone in zip(played.game.live_actions(played.state), nightfile.action_phones(played, recorded_by)):
+        named = parsed.recorded_by[played.number - 1] if played.number <= len(parsed.recorded_by) else {}
+        for action, phone in zip(played.game.live_actions(played.state), nightfile.action_phones(played, named)):
             kind, payload = played.game.to_event(action)
             events.append(Event(game=game, kind=kind, payload=payload))
             phones.append(phone)
