@@ -31,7 +31,7 @@ from companion.night import ledger as night_ledger
 from companion.night import paid as night_paid
 from companion.night.play import GameSetup, NightPlay, set_up_game, validate_seating
 from companion.values import limits
-from companion.values.reading import Unreadable, json_document, phone_name, unknown_key
+from companion.values.reading import Unreadable, json_document, phone_name, shown, unknown_key
 
 FORMAT = "companion-night/2"
 _TOP_KEYS = {"format", "name", "players", "money", "games", *night_ledger.FILE_KEYS, night_paid.FILE_KEY}
@@ -258,16 +258,16 @@ def _recorded_by(where: str, records_key: str, count: int, raw: Any) -> dict[int
         )
     read: dict[int, str] = {}
     for key, value in raw.items():
-        shown = key[:12] if isinstance(key, str) else key
+        said = shown(str(key), 12)  # as a message may quote it: short, nothing invisible
         if not isinstance(key, str) or not _RECORD_INDEX.fullmatch(key):
             raise NightFileError(
-                f"{where}: 'recorded_by': the key '{shown}' is no record's index: write the index of a record "
+                f"{where}: 'recorded_by': the key '{said}' is no record's index: write the index of a record "
                 f"in '{records_key}' in decimal digits, \"0\" for the first"
             )
         if len(key) > 9 or int(key) >= count:  # more digits than any list holds records: int() never reads them
             holds = f"0 to {count - 1}" if count else "none"
             raise NightFileError(
-                f"{where}: 'recorded_by': '{key}': '{records_key}' has no record {key} (its records: {holds})"
+                f"{where}: 'recorded_by': '{said}': '{records_key}' has no record {said} (its records: {holds})"
             )
         try:
             read[int(key)] = phone_name(value, "the phone's name")

@@ -69,7 +69,8 @@ def test_a_name_is_read_by_the_one_name_reader():
         ({" 1": "Ben's phone"}, "the key ' 1' is no record's index"),
         ({"\u0661": "Ben's phone"}, "is no record's index"),  # an Arabic-Indic one: digits 0-9 only
         ({"first": "Ben's phone"}, "the key 'first' is no record's index"),
-        ({"9" * 5000: "Ben's phone"}, "'stages' has no record"),  # never read by int()
+        ({"9" * 5000: "Ben's phone"}, "'999999999999\u2026': 'stages' has no record 999999999999\u2026"),  # never read by int()
+        ({"1\u202e": "Ben's phone"}, "the key '1\ufffd' is no record's index"),  # quoted with nothing invisible
         ({"1": ""}, "games[0] (napalm): 'recorded_by': '1': name the phone"),
         ({"1": 7}, "games[0] (napalm): 'recorded_by': '1': the phone's name must be text"),
         ({"1": None}, "'recorded_by': '1': the phone's name must be text"),
