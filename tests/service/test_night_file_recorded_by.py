@@ -49,3 +49,21 @@ def test_a_group_file_keeps_the_phones_of_its_nights_through_import_and_export(a
         assert _recorded_by(first) == ["import", "import", "Ben's phone", "import", "import", "import", "import"]
         again = service.import_group(exported)
         assert service.export_group(db.session.get(Group, again.id)) == exported
+
+
+def test_every_kind_of_game_names_its_records_phones_the_same_way(app):
+    """THREE_KINDS: game 1 Napalm (stage 0: two taps; stage 1: one), game 2 Nap (deal 0: one tap, Cat's phone),
+    game 3 High Card (deal 0: its ante and its pot, every tap of it Ben's phone).  Stored in order: Napalm's three
+    taps, game 2's start, Nap's deal, game 3's start, then High Card's taps."""
+    from night.test_file import THREE_KINDS
+
+    document = copy.deepcopy(THREE_KINDS)
+    document["games"][1]["recorded_by"] = {"0": "Cat's phone"}
+    document["games"][2]["recorded_by"] = {"0": "Ben's phone"}
+    with app.app_context():
+        night = service.import_history(json.dumps(document))
+        stored = _recorded_by(night.id)
+        assert stored[:6] == ["import", "import", "import", "import", "Cat's phone", "import"]
+        assert len(stored) > 6 and set(stored[6:]) == {"Ben's phone"}
+        exported = json.loads(service.export_history(night))
+        assert [g.get("recorded_by") for g in exported["games"]] == [None, {"0": "Cat's phone"}, {"0": "Ben's phone"}]
