@@ -473,7 +473,7 @@ def _night_entry(night: GroupNight) -> dict[str, Any]:
     read = night.night
     entry: dict[str, Any] = {
         "date": night.date.isoformat(),
-        "night": nightfile.to_dict(read.name, read.play, read.money, night_ledger(read)),
+        "night": nightfile.to_dict(read.name, read.play, read.money, night_ledger(read), recorded_by=read.recorded_by),
     }
     if night.paid:
         entry["paid"] = [{"from": p.payer, "to": p.payee, "chips": p.chips} for p in night.paid]

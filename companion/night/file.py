@@ -16,7 +16,9 @@ wrong entry reported with the game, record and field
 
 from __future__ import annotations
 
+import bisect
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -29,13 +31,15 @@ from companion.night import ledger as night_ledger
 from companion.night import paid as night_paid
 from companion.night.play import GameSetup, NightPlay, set_up_game, validate_seating
 from companion.values import limits
-from companion.values.reading import Unreadable, json_document, unknown_key
+from companion.values.reading import Unreadable, json_document, phone_name, shown, unknown_key
 
 FORMAT = "companion-night/2"
 _TOP_KEYS = {"format", "name", "players", "money", "games", *night_ledger.FILE_KEYS, night_paid.FILE_KEY}
 _MONEY_KEYS = {"chip_value", "currency"}
 MAX_CHIP_VALUE = limits.MAX_CHIP_VALUE
-_GAME_KEYS = {"game", "players", "first_dealer", "rules", "carried_in", "taken_back"}
+_GAME_KEYS = {"game", "players", "first_dealer", "rules", "carried_in", "taken_back", "recorded_by"}
+#: a key of a game's ``recorded_by``: the index of a record in the game's list, in decimal, as JSON writes it
+_RECORD_INDEX = re.compile(r"0|[1-9][0-9]*")
 #: A file larger than this is refused before it is parsed (a 12-hour night is ~100 KB).
 MAX_BYTES = 2_000_000
 #: Nesting deeper than this is refused: no format the app reads is deeper than eight levels.
@@ -88,6 +92,9 @@ class NightFile:
     ledger_events: tuple[tuple[str, dict[str, Any]], ...] = ()
     #: the settle-up payments marked paid (companion.night.paid), in the order recorded
     paid: tuple[Payment, ...] = ()
+    #: which phone recorded each game's records, by the game's place in ``play.games``: the index of a record
+    #: in the game's list → the keeper phone's name, for the records not made by the first phone (none: {})
+    recorded_by: tuple[Mapping[int, str], ...] = ()
 
     @property
     def players(self) -> tuple[str, ...]:
@@ -158,8 +165,7 @@ def from_dict(data: Any) -> NightFile:
     if not isinstance(games, list) or not games:
         raise NightFileError("'games' must be a list of the night's games, in the order played (at least one)")
     play = NightPlay(seated)
-    for index, entry in enumerate(games):
-        _play_game(play, index, entry)
+    recorded_by = tuple(_play_game(play, index, entry) for index, entry in enumerate(games))
     try:
         _, ledger_events = night_ledger.read_file_keys(
             data, seated, money.chip_value, money.currency, play.records_chip_by_chip()
@@ -172,7 +178,8 @@ def from_dict(data: Any) -> NightFile:
                + len(ledger_events) + len(paid))
     if records > limits.MAX_RECORDS:
         raise NightFileError(f"the file's games make {records:,} records; a night holds at most {limits.MAX_RECORDS:,}")
-    return NightFile(name, play, money, ledger_events=tuple(ledger_events), paid=paid)
+    return NightFile(name, play, money, ledger_events=tuple(ledger_events), paid=paid,
+                     recorded_by=recorded_by if any(recorded_by) else ())
 
 
 def _money(raw: Any) -> Money:
@@ -189,7 +196,8 @@ def _money(raw: Any) -> Money:
     return Money(chip_value, currency)
 
 
-def _play_game(play: NightPlay, index: int, entry: Any) -> None:
+def _play_game(play: NightPlay, index: int, entry: Any) -> dict[int, str]:
+    """Start and replay one game of the file; which phone recorded its records (``recorded_by``, read)."""
     where = f"games[{index}]"
     if not isinstance(entry, dict):
         raise NightFileError(f"{where}: each game must be an object")
@@ -230,6 +238,42 @@ def _play_game(play: NightPlay, index: int, entry: Any) -> None:
             play.take_back(played.number)
         except IllegalAction as error:
             raise NightFileError(f"{where}: 'taken_back': {error}") from None
+    records = entry.get(game.records_key, [])
+    return _recorded_by(where, game.records_key, len(records) if isinstance(records, list) else 0,
+                        entry.get("recorded_by", {}))
+
+
+def _recorded_by(where: str, records_key: str, count: int, raw: Any) -> dict[int, str]:
+    """A game's ``recorded_by``: ``{"<index of a record in its list>": "<a keeper phone's name>"}``, read.
+
+    Each key is the decimal index (``"0"``, ``"12"``: no sign, no leading zero, no other script's digits)
+    of a record the game's list holds; each name is read by the one reader of a phone's name, as the share
+    page reads it.  A key written twice is refused by the JSON reader already (``json_document``), and one
+    index has one spelling, so no record is named twice.
+    """
+    if not isinstance(raw, dict):
+        raise NightFileError(
+            f"{where}: 'recorded_by' must be an object naming the phone of a record by its index, "
+            "such as {\"0\": \"Ben's phone\"}"
+        )
+    read: dict[int, str] = {}
+    for key, value in raw.items():
+        said = shown(str(key), 12)  # as a message may quote it: short, nothing invisible
+        if not isinstance(key, str) or not _RECORD_INDEX.fullmatch(key):
+            raise NightFileError(
+                f"{where}: 'recorded_by': the key '{said}' is no record's index: write the index of a record "
+                f"in '{records_key}' in decimal digits, \"0\" for the first"
+            )
+        if len(key) > 9 or int(key) >= count:  # more digits than any list holds records: int() never reads them
+            holds = f"0 to {count - 1}" if count else "none"
+            raise NightFileError(
+                f"{where}: 'recorded_by': '{said}': '{records_key}' has no record {said} (its records: {holds})"
+            )
+        try:
+            read[int(key)] = phone_name(value, "the phone's name")
+        except Unreadable as error:
+            raise NightFileError(f"{where}: 'recorded_by': '{key}': {error}") from None
+    return read
 
 
 def _carried_in(where: str, raw: Any) -> dict[str, int] | None:
@@ -248,9 +292,12 @@ def _carried_in(where: str, raw: Any) -> dict[str, int] | None:
 
 def to_dict(
     name: str | None, play: NightPlay, money: Money, ledger: night_ledger.NightLedger | None = None,
-    records: list[Any] | None = None, paid: Sequence[Payment] = (),
+    records: list[Any] | None = None, paid: Sequence[Payment] = (), recorded_by: Sequence[Mapping[int, str]] = (),
 ) -> dict[str, Any]:
     """A night as a ``companion-night/2`` document (each game's live records; undone ones left out).
+
+    ``recorded_by``: by the game's place in the night, the index of a record in its list → the phone that
+    recorded it (:func:`records_recorded_by`), written under the game's ``recorded_by`` when it names any.
 
     ``records``, when given, stands in for each game's records, in the order of the night's games
     (what :mod:`companion.night.file_text` writes in their place).  ``paid``: the settle-up payments
@@ -276,6 +323,9 @@ def to_dict(
         entry[played.game.records_key] = (
             played.game.write_records(played.state) if records is None else records[played.number - 1]
         )
+        phones = recorded_by[played.number - 1] if played.number <= len(recorded_by) else {}
+        if phones:
+            entry["recorded_by"] = {str(index): phones[index] for index in sorted(phones)}
         if played.taken_back:
             entry["taken_back"] = True
         games.append(entry)
@@ -289,9 +339,57 @@ def to_dict(
 
 def dumps(
     name: str | None, play: NightPlay, money: Money, ledger: night_ledger.NightLedger | None = None,
-    paid: Sequence[Payment] = (),
+    paid: Sequence[Payment] = (), phones: Mapping[int, str] | None = None,
 ) -> str:
-    return json.dumps(to_dict(name, play, money, ledger, paid=paid), indent=2, ensure_ascii=False) + "\n"
+    """The night file's text; ``phones``: the keeper phone of each record its number names (:func:`recorded_by_of`)."""
+    recorded_by = recorded_by_of(play, phones) if phones else ()
+    return json.dumps(
+        to_dict(name, play, money, ledger, paid=paid, recorded_by=recorded_by), indent=2, ensure_ascii=False
+    ) + "\n"
+
+
+# --- which phone recorded each record -----------------------------------------------------
+
+
+def records_recorded_by(played: Any, starts: Sequence[int], phones: Mapping[int, str]) -> dict[int, str]:
+    """Which keeper phone recorded each of ``played``'s file records: their index in its list → the phone's name.
+
+    ``starts``: the live record each file record begins at (what ``write_records_from`` gives); ``phones``:
+    a record's number in the night (its event's) → the name of the keeper phone that recorded it, for those
+    the first phone did not (nor an import).  A file record made of several taps (a Napalm stage: who said
+    Yes, who challenged, who won) is said to be recorded by the phone of its first tap: the one that began
+    it, which no later tap changes (docs/night-file.md, "Which phone recorded each record").
+    """
+    if not phones or not starts:
+        return {}
+    state = played.state
+    live = state.live_records()
+    out: dict[int, str] = {}
+    for index, start in enumerate(starts):
+        phone = phones.get(state.number_of(live[start].seq))
+        if phone is not None:
+            out[index] = phone
+    return out
+
+
+def recorded_by_of(play: NightPlay, phones: Mapping[int, str]) -> tuple[dict[int, str], ...]:
+    """Each game's :func:`records_recorded_by`, in the order of the night's games."""
+    return tuple(
+        records_recorded_by(p, [start for start, _ in p.game.write_records_from(p.state, 0)], phones)
+        if phones else {}
+        for p in play.games
+    )
+
+
+def action_phones(played: Any, recorded_by: Mapping[int, str]) -> list[str | None]:
+    """For each live action of ``played`` (what an import stores, in order), the phone its file record names
+    (``recorded_by``: a record's index in the game's list → a phone), or None: every tap of a record takes
+    the record's phone."""
+    actions = played.game.live_actions(played.state)
+    if not recorded_by:
+        return [None] * len(actions)
+    starts = [start for start, _ in played.game.write_records_from(played.state, 0)]
+    return [recorded_by.get(bisect.bisect_right(starts, index) - 1) for index in range(len(actions))]
 
 
 # --- replay --------------------------------------------------------------------------

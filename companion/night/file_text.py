@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,9 +100,13 @@ def _game_records(played: Any, earlier: GameWritten | None) -> GameWritten:
 
 def dumps(
     name: str | None, play: NightPlay, money: nightfile.Money, ledger: night_ledger.NightLedger | None,
-    written: Written = Written(), paid: Sequence[Payment] = (),
+    written: Written = Written(), paid: Sequence[Payment] = (), phones: Mapping[int, str] | None = None,
 ) -> tuple[str, Written]:
-    """The night file's text (the bytes :func:`companion.night.file.dumps` writes), and what to extend next time."""
+    """The night file's text (the bytes :func:`companion.night.file.dumps` writes), and what to extend next time.
+
+    ``phones``: a record's number in the night → the keeper phone that recorded it (those the first phone did
+    not); each game's ``recorded_by`` is read off the records' starts kept here, never by writing them again.
+    """
     games = tuple(
         _game_records(played, written.games[played.number - 1] if played.number <= len(written.games) else None)
         for played in play.games
@@ -110,7 +114,13 @@ def dumps(
     # the rest of the document is small: encoded whole, each game's records in by a mark no value can hold
     mark = f"records {uuid.uuid4().hex}"
     marks = [f"{mark} {number}" for number in range(1, len(games) + 1)]
-    text = json.dumps(nightfile.to_dict(name, play, money, ledger, marks, paid), indent=INDENT, ensure_ascii=False)
+    recorded_by = tuple(
+        nightfile.records_recorded_by(played, game.starts, phones) if phones else {}
+        for played, game in zip(play.games, games)
+    )
+    text = json.dumps(
+        nightfile.to_dict(name, play, money, ledger, marks, paid, recorded_by), indent=INDENT, ensure_ascii=False
+    )
     for number, game in enumerate(games, start=1):
         text = text.replace(json.dumps(f"{mark} {number}"), _records_text(game.texts, RECORDS_DEPTH), 1)
     return text + "\n", Written(games)

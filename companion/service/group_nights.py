@@ -37,8 +37,9 @@ from companion.games.night_kinds import TAB_CLEARED
 from companion.group.nights import NightResult
 from companion.group.result import cleared_of, not_settled, result_of_report
 from companion.group.tab import Overpayment, check_marked
-from companion.night.file import NightFile
+from companion.night.file import NightFile, recorded_by_of
 from companion.night.ledger import BANK, file_events
+from companion.service.keepers import phones_of
 from companion.service.night_ledger import bank_state, ledger_of
 from companion.service.night_report import report_key, report_of
 from companion.service.store import derived, keep_derived, money_of, play_for
@@ -64,9 +65,13 @@ class Counted:
 def night_file_of(night: Night) -> NightFile:
     """``night`` at its version as a group file holds it: its name, fold, money and its own ledger's live events,
     numbered as a file numbers them (a cancelled bank line and its cancel left out, as an export writes them).
-    The group's tab records against it are left out: a group file writes them as the group's (``cleared``)."""
+    The group's tab records against it are left out: a group file writes them as the group's (``cleared``).
+    Its games' records say which keeper phone recorded them, as its night file does (``recorded_by``)."""
     events = tuple((kind, payload) for kind, payload in file_events(ledger_of(night)) if kind != TAB_CLEARED)
-    return NightFile(night.name, play_for(night), money_of(night), ledger_events=events)
+    play = play_for(night)
+    phones = phones_of(night.id, night.version)  # which keeper phone recorded each game's records, as an export says
+    return NightFile(night.name, play, money_of(night), ledger_events=events,
+                     recorded_by=recorded_by_of(play, phones) if phones else ())
 
 
 def counted(night: Night) -> Counted:

@@ -24,16 +24,14 @@ from companion.db.models import Event, KeeperLink, utcnow
 from companion.extensions import db
 from companion.games import IllegalAction
 from companion.service.uow import UnitOfWork, new_key
-from companion.values import reading
+from companion.values import limits, reading
 
-#: what a record made through the night's first link says it was recorded by (the column's default)
-FIRST_PHONE = "scorekeeper"
-#: how the history, the report and a refusal name the first link's phone
-FIRST_PHONE_WORDS = "the first phone"
-#: what else ``recorded_by`` holds that is no phone: a night file's import, a group's organiser
-NOT_A_PHONE = {"import": "the import of a night file", "organiser": "the group's organiser"}
-#: a phone's name: short enough for a button and the history's line (``recorded_by`` holds 40)
-MAX_PHONE_NAME = 30
+#: what a record's ``recorded_by`` says (the first phone, a phone's name, no phone): one definition, in the
+#: values layer, which a night file's reader shares (companion.values.limits)
+FIRST_PHONE = limits.FIRST_PHONE
+FIRST_PHONE_WORDS = limits.FIRST_PHONE_WORDS
+NOT_A_PHONE = limits.NOT_A_PHONE
+MAX_PHONE_NAME = limits.MAX_PHONE_NAME
 #: keeper phones a night may have at once besides the first: a table, not a stadium
 MAX_PHONES = 8
 
@@ -71,6 +69,32 @@ def recorded_by_words(recorded_by: str) -> str:
     return NOT_A_PHONE.get(recorded_by, recorded_by)
 
 
+def phones_of(night_id: int, version: int) -> dict[int, str]:
+    """Each of the night's first ``version`` records a keeper phone other than the first recorded: its number → the
+    phone's name, as a night file writes it (its games' ``recorded_by``, docs/night-file.md).
+
+    Left out: the first phone's records and those of no phone (an import's, the organiser's), which a file does not
+    name, and a name the one reader of a phone's name would not read back as it is (a label from before keeper
+    phones): a file names only what its import takes back exactly, so export, import, export writes the same bytes.
+    """
+    rows = db.session.execute(
+        select(Event.seq, Event.recorded_by).where(
+            Event.night_id == night_id, Event.seq <= version, Event.recorded_by.not_in([FIRST_PHONE, *NOT_A_PHONE])
+        )
+    ).all()
+    readable: dict[str, bool] = {}
+    phones: dict[int, str] = {}
+    for seq, name in rows:
+        if name not in readable:
+            try:
+                readable[name] = reading.phone_name(name) == name
+            except reading.Unreadable:
+                readable[name] = False
+        if readable[name]:
+            phones[seq] = name
+    return phones
+
+
 def keepers_of(night_id: int) -> Keepers:
     """The night's keeper phones now, the others in the order their links were made."""
     rows = db.session.scalars(select(KeeperLink).where(KeeperLink.night_id == night_id).order_by(KeeperLink.id)).all()
@@ -83,14 +107,9 @@ def keepers_of(night_id: int) -> Keepers:
 def read_phone_name(value: object) -> str:
     """A phone's name as the form gave it, read by the app's one name reader; IllegalAction says what to type."""
     try:
-        name = reading.name(value, "the phone's name", max_length=MAX_PHONE_NAME)
+        return reading.phone_name(value)
     except reading.Unreadable as error:
         raise IllegalAction(str(error)) from None
-    if not name:
-        raise IllegalAction("name the phone (\u201cBen's phone\u201d), so the history can say who recorded what")
-    if name.casefold() in {FIRST_PHONE, *NOT_A_PHONE, FIRST_PHONE_WORDS}:
-        raise IllegalAction(f"\u201c{name}\u201d names something else in the history: choose another name")
-    return name
 
 
 def make_keeper_link(night_id: int, name: str, request_key: str | None) -> Phone:

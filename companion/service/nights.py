@@ -26,6 +26,7 @@ from companion.night import file_text
 from companion.night import paid as night_paid
 from companion.values import limits
 from companion.night.play import GameSetup, NightPlay, set_up_game, validate_seating
+from companion.service.keepers import phones_of
 from companion.service.night_ledger import ledger_of, paid_payments
 from companion.service.store import derived_before, keep_derived, money_of, play_for
 from companion.service.uow import StaleTable, UnitOfWork, digest, end_reads, new_key
@@ -191,7 +192,10 @@ def night_from_file(
 ) -> Night:
     """A new night's row holding ``parsed`` (a night file, read and replayed): its games and every event, then
     ``more`` (the night's own events a group file adds: payments marked paid, the tab's records), numbered in order.
-    Raises IllegalAction when its seating or settings cannot be stored; writes nothing (the unit adds it)."""
+    Raises IllegalAction when its seating or settings cannot be stored; writes nothing (the unit adds it).
+
+    Each event says it was recorded by ``recorded_by`` (an import), but a game's record the file names a keeper
+    phone for (its ``recorded_by``): each of that record's events says that phone, as the night it came from did."""
     first = parsed.play.games[0].setup
     night = new_night(
         name,
@@ -201,6 +205,7 @@ def night_from_file(
          "rules": dict(first.rules), "carried_in": first.carried_in},
     )
     events: list[Event] = []
+    phones: list[str | None] = [None] * len(events)  # each event's phone, where the file names one
     for played in parsed.play.games:
         if played.number == 1:
             game = night.games[0]
@@ -212,16 +217,20 @@ def night_from_file(
             if played.taken_back:  # nothing recorded in it: its start, then its taking back
                 events.append(Event(kind=GAME_TAKEN_BACK,
                                     payload={"position": played.number, "kind": played.setup.kind}))
-        for action in played.game.live_actions(played.state):
+        phones.extend([None] * (len(events) - len(phones)))
+        named = parsed.recorded_by[played.number - 1] if played.number <= len(parsed.recorded_by) else {}
+        for action, phone in zip(played.game.live_actions(played.state), nightfile.action_phones(played, named)):
             kind, payload = played.game.to_event(action)
             events.append(Event(game=game, kind=kind, payload=payload))
+            phones.append(phone)
     events.extend(Event(kind=kind, payload=payload) for kind, payload in parsed.ledger_events)  # bank, Bonus Round
     # the payments marked paid, after the rest: the file's reader checked each as mark_paid does and against
     # what the night leaves open (companion.night.paid), so the night never offers a payment made as owed
     events.extend(Event(kind=PAID, payload=payload) for payload in night_paid.file_entries(parsed.paid))
     events.extend(Event(kind=kind, payload=payload) for kind, payload in more)
-    for seq, event in enumerate(events, start=1):
-        event.seq, event.recorded_by = seq, recorded_by
+    phones.extend([None] * (len(events) - len(phones)))
+    for seq, (event, phone) in enumerate(zip(events, phones), start=1):
+        event.seq, event.recorded_by = seq, phone or recorded_by
     night.version = len(events)
     night.events = events
     return night
@@ -238,6 +247,7 @@ def export_history(night: Night) -> str:
     text, written = file_text.dumps(
         night.name, play_for(night), money_of(night), ledger_of(night),
         before[1] if before is not None else file_text.Written(), paid_payments(night),
+        phones_of(night.id, night.version),
     )
     keep_derived("night-file-text", night.id, night.version, written)
     return text

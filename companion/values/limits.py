@@ -26,6 +26,14 @@ MAX_CHIP_VALUE = Decimal("99999999.9999")  # Numeric(12, 4)
 #: docs/hand-history.md, "Limits".
 MAX_STAGES = 2_000
 MAX_RECORDS = 5_000
+#: what a record made through the night's first link says recorded it (``Event.recorded_by``'s default)
+FIRST_PHONE = "scorekeeper"
+#: how the history, the report and a refusal name the first link's phone
+FIRST_PHONE_WORDS = "the first phone"
+#: what else a record's ``recorded_by`` holds that is no phone: a night file's import, a group's organiser
+NOT_A_PHONE = {"import": "the import of a night file", "organiser": "the group's organiser"}
+#: a phone's name: short enough for a button and the history's line (``recorded_by`` holds 40)
+MAX_PHONE_NAME = 30
 RECORDS_FOR_SETTLING = 100
 #: Text no database stores faithfully: NUL (PostgreSQL refuses it) and lone surrogates (not UTF-8).
 UNSTORABLE = re.compile("[\x00\ud800-\udfff]")

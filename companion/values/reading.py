@@ -17,6 +17,8 @@ stored; some made a 500 (issue 21, items 8 to 12).  Now every way in calls these
   character) is refused, never stored to be refused later on import;
 * :func:`name`: a name (a player's, a member's, a group's, a night's, an account holder's, a
   currency): a text, and no control character nor mark that changes the direction of text;
+* :func:`phone_name`: a keeper phone's name ("Ben's phone"), as the share page's form and a night
+  file's ``recorded_by`` give it: a name, and none of the words the history uses for something else;
 * :func:`iso_date`: a day, as a file writes it (``2025-03-07``): ``date.fromisoformat``
   alone also reads ``20250307`` and ``2025-W10-5``, and other scripts' digits; and
   :func:`night_date`, the day a night was played, from :data:`FIRST_DAY` to a year after today;
@@ -43,12 +45,21 @@ from collections.abc import Container, Iterable
 from decimal import Decimal
 from typing import Any
 
-from companion.values.limits import unnamable, unnamable_message, unstorable, unstorable_message
+from companion.values.limits import (
+    FIRST_PHONE,
+    FIRST_PHONE_WORDS,
+    MAX_PHONE_NAME,
+    NOT_A_PHONE,
+    unnamable,
+    unnamable_message,
+    unstorable,
+    unstorable_message,
+)
 
 __all__ = [
     "DAYS_AHEAD", "FIRST_DAY", "MAX_DIGITS", "NOT_UTF8", "SPACES", "Unreadable", "decimal_amount", "declared_format",
     "file_text", "iso_date", "json_document",
-    "name", "night_date", "shown", "text", "trimmed", "unknown_key", "whole_number",
+    "name", "night_date", "phone_name", "shown", "text", "trimmed", "unknown_key", "whole_number",
 ]
 
 #: More digits than any count at a card table; a longer number is refused before int() sees it.
@@ -181,6 +192,23 @@ def name(value: object, what: str = "the name", *, max_length: int, stored: bool
     read = text(value, what, max_length=max_length, collapse=True)
     if not stored and (character := unnamable(value)) is not None:  # type: ignore[arg-type]  # text() read a str
         raise Unreadable(unnamable_message(what, character))
+    return read
+
+
+def phone_name(value: object, what: str = "the phone's name") -> str:
+    """A keeper phone's name (docs/keepers.md), read by :func:`name`, at most :data:`MAX_PHONE_NAME` characters.
+
+    One reader for the share page's *Make a keeper link* and a night file's ``recorded_by``, so that a file
+    names no phone the table could not: refused (:class:`Unreadable`, saying what to type) an empty name,
+    and the words a record's ``recorded_by`` holds for something else (``scorekeeper``, ``import``,
+    ``organiser``) or the history says for one (``the first phone``), in any case: a record named so
+    would read as the first phone's, or an import's.
+    """
+    read = name(value, what, max_length=MAX_PHONE_NAME)
+    if not read:
+        raise Unreadable("name the phone (\u201cBen's phone\u201d), so the history can say who recorded what")
+    if read.casefold() in {FIRST_PHONE, *NOT_A_PHONE, FIRST_PHONE_WORDS}:
+        raise Unreadable(f"\u201c{read}\u201d names something else in the history: choose another name")
     return read
 
 
