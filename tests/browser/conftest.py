@@ -46,7 +46,7 @@ except ImportError as error:  # pragma: no cover - depends on the machine
 else:
     PLAYWRIGHT_MISSING = None
 
-from browser.phone import CSP_PROBE, SCREENSHOTS, Problems, Shots, TableScreen, taken  # noqa: E402
+from browser.phone import CSP_PROBE, SCREENSHOTS, Problems, Shots, TableScreen, lost_acknowledgements, taken  # noqa: E402
 
 
 def _unavailable() -> str | None:
@@ -76,6 +76,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     if taken:
         terminalreporter.write_line(f"browser screenshots ({len(taken)} files): {SCREENSHOTS}")
+    if lost_acknowledgements:  # a tap sent that Chromium never said it delivered (phone.tap_spot)
+        terminalreporter.write_line(f"taps without Chromium's acknowledgement: {len(lost_acknowledgements)} "
+                                    f"({', '.join(sorted(set(lost_acknowledgements)))[:300]})")
 
 
 # --- the browser ---------------------------------------------------------------------

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from browser.phone import HURRIED_TAP_GUARD_MS, card_name, double_tap, replace_players_link, start_night
+from browser.phone import HURRIED_TAP_GUARD_MS, card_name, double_tap, replace_players_link, start_night, tap_spot
 
 pytestmark = pytest.mark.browser
 
@@ -135,13 +135,13 @@ def test_without_javascript_a_double_tap_records_one_stage_and_says_why(live_ser
     # the first tap records stage 1 and loads stage 2; the second lands on the new screen's
     # same button at once, as a double tap's second tap does when the server is quick
     with page.expect_navigation(wait_until="load"):
-        page.touchscreen.tap(x, y)
+        tap_spot(page, x, y)
     assert "Stage 2" in t.prompt
     # (the first answer's message above the table moves the button down: tap where it is now)
     box = page.get_by_role("button", name="Nobody said Yes").bounding_box()
     page.wait_for_timeout(300)  # 300 ms after the first tap's answer: within the 900 ms guard
     with page.expect_navigation(wait_until="load") as second:
-        page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        tap_spot(page, box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     assert second.value is not None and second.value.status == 409
     t.shot("no javascript double tap")
     assert _events(live_server) == 1

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from browser.phone import HURRIED_TAP_GUARD_MS, box_of, card_name, start_night
+from browser.phone import HURRIED_TAP_GUARD_MS, box_of, card_name, start_night, tap_spot
 from browser.test_accessibility import Axe
 
 pytestmark = pytest.mark.browser
@@ -166,7 +166,7 @@ def _events(live_server) -> int:  # type: ignore[no-untyped-def]
 
 def _tap_middle(page, control) -> None:  # type: ignore[no-untyped-def]
     box = box_of(control)
-    page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    tap_spot(page, box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
 
 def test_a_tap_the_double_tap_guard_swallows_shows_that_it_did_nothing(live_server, new_phone, table_screen, shots):

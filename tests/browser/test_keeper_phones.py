@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from browser.phone import HURRIED_TAP_GUARD_MS, Phone, start_night
+from browser.phone import HURRIED_TAP_GUARD_MS, Phone, start_night, tap_spot
 
 pytestmark = pytest.mark.browser
 
@@ -68,7 +68,7 @@ def test_two_keeper_phones_tap_the_same_stage_at_once_and_one_is_told_what_the_o
         spots.append((box["x"] + box["width"] / 2, box["y"] + box["height"] / 2))
     for _ in range(2):
         for page, (x, y) in zip((first_page, second_page), spots):
-            page.touchscreen.tap(x, y)
+            tap_spot(page, x, y)
         first_page.wait_for_timeout(150)
     for page in (first_page, second_page):
         page.wait_for_timeout(600)
