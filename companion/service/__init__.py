@@ -9,65 +9,71 @@ one module per job, each importing only those listed before it:
 * :mod:`~companion.service.night_ledger`: the night's own ledger (the bank, the Bonus Round,
   what it settles on) as read from the log;
 * :mod:`~companion.service.history`: what the night's history says of each event;
-* :mod:`~companion.service.housekeeping`: what a request keeps besides the nights (a refused form
-  to show again, a client's count against a brake), each in a short transaction of its own;
 * :mod:`~companion.service.uow`: the unit of work (the write transaction, the version's
   compare-and-set, the request keys, the one commit);
+* :mod:`~companion.service.housekeeping`: what a request keeps besides the nights (a refused form
+  to show again, a client's count against a brake), each in a short transaction of its own;
 * :mod:`~companion.service.nights`: open, import, export, replace the links, carry the pot on;
 * :mod:`~companion.service.keepers`: the night's keeper phones, each with a link of its own;
 * :mod:`~companion.service.night_report`: a night's report at its version, the one reading of a
   night that its pages and its group share;
 * :mod:`~companion.service.bank`: the bank and the Bonus Round's commands;
 * :mod:`~companion.service.night_games`: start, take back and set up the night's games;
-* :mod:`~companion.service.recording`: a game's action, a payment marked paid;
 * :mod:`~companion.service.group_nights`: a stored night as the group sees it, kept per version;
-* :mod:`~companion.service.groups`: a group across nights: open one, keep nights, its members and
-  pay handles, its tab, its page's view, its group file.
+* :mod:`~companion.service.group_records`: a group as stored, read back: its records folded
+  (members, pay handles, the nights taken out) and its kept nights in order;
+* :mod:`~companion.service.group_views`: what a group's pages show (its view, its stamps), and what
+  a night kept in a group shows of it (its members' handles, a unit the tab cannot settle);
+* :mod:`~companion.service.recording`: a game's action, a payment marked paid;
+* :mod:`~companion.service.group_keeping`: the nights a group keeps: keep, take out, put back,
+  start one in the group, the next night's defaults;
+* :mod:`~companion.service.group_links`: open a group, and its links (the organiser's, the
+  members', each member's own);
+* :mod:`~companion.service.group_members`: its members and their pay handles;
+* :mod:`~companion.service.group_tab`: payments through its tab;
+* :mod:`~companion.service.group_file`: its group file, written out and read in.
 """
 
 from companion.games import IllegalAction
 from companion.games.night_kinds import GAME_STARTED
 from companion.group.season import ALL_TIME, Period
-from companion.group.tab import Overpayment, TabPayment
-from companion.service.groups import (
-    GROUP_REFUSALS,
-    HANDLE_KINDS,
-    GroupView,
-    KeptNight,
+from companion.group.tab import Overpayment, TabPayment, read_payment
+from companion.service.group_file import export_group, import_group
+from companion.service.group_keeping import (
     NextNightDefaults,
-    NightInPlay,
-    NightPay,
     UnknownPlayers,
-    add_member,
-    blocked_at,
-    export_group,
+    keep_night,
+    leave_out_night,
+    next_night_defaults,
+    open_night_in_group,
+    put_back_night,
+)
+from companion.service.group_links import (
     group_for_member,
     group_for_member_link,
     group_for_organiser,
+    make_member_link,
+    member_links,
+    open_group,
+    rotate_group_link,
+)
+from companion.service.group_members import add_member, merge_members, remove_handle, rename_member, set_handle
+from companion.service.group_records import GROUP_REFUSALS, HANDLE_KINDS
+from companion.service.group_tab import pay_tab
+from companion.service.group_views import (
+    GroupView,
+    KeptNight,
+    NightInPlay,
+    NightPay,
+    blocked_at,
     group_of_night,
     group_stamp,
     group_stamp_by_link,
     group_stamps,
     group_view,
     handles_for_night,
-    import_group,
-    keep_night,
-    leave_out_night,
-    make_member_link,
-    member_links,
-    merge_members,
-    next_night_defaults,
     night_pay,
-    open_group,
-    open_night_in_group,
-    pay_tab,
-    put_back_night,
-    read_payment,
-    remove_handle,
-    rename_member,
     rivalry_view,
-    rotate_group_link,
-    set_handle,
 )
 from companion.service.history import describe_ledger_event, event_for_key, recorded_since
 from companion.service.housekeeping import count_against, keep_refusal

@@ -20,7 +20,7 @@ from companion.night.paid import refuse_payment
 from companion.night.play import NightPlay
 from companion.service.bank import refuse_moving_cashed_out, verify
 from companion.service.group_nights import refuse_paid_beyond_open
-from companion.service.groups import refuse_paid_where_blocked
+from companion.service.group_views import refuse_paid_where_blocked
 from companion.service.history import describe_ledger_event
 from companion.service.nights import refuse_on_a_carried_night
 from companion.service.store import play_for

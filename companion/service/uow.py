@@ -150,6 +150,49 @@ class Entry:
 #: its fold, the entry it adds, or IllegalAction saying why not (nothing is written)
 Decide = Callable[[Night, NightPlay], Entry]
 
+
+@dataclass(frozen=True)
+class GroupRecorded:
+    """What a successful (or repeated) group command did: the group's version after it, in a sentence."""
+
+    version: int
+    summary: str
+    repeated: bool = False
+
+
+@dataclass(frozen=True)
+class GroupCommand:
+    """One submit of a group's page, as its form sent it.
+
+    ``kind`` and ``said`` are the record that carries the request key (the command's last), but for
+    what the app fills in (``filled_in``: a payment's reference); ``summary_again`` answers a repeat.
+    """
+
+    group_id: int
+    kind: str
+    said: dict[str, Any]
+    expected_version: int
+    request_key: str | None = None
+    recorded_by: str = "organiser"
+    filled_in: tuple[str, ...] = ()
+    summary_again: str = "Already recorded."
+
+
+@dataclass(frozen=True)
+class GroupEntry:
+    """What a group command, checked against the group at its version, writes: its records in order
+    (the last one is the command's own, ``GroupCommand.kind``), and night events per night id."""
+
+    records: tuple[tuple[str, dict[str, Any]], ...]
+    summary: str
+    night_events: dict[int, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)
+
+
+#: a group command's own check: given the unit (to lock and read nights) and the group (locked, at the
+#: version the form was made for), what it writes, or IllegalAction (or a group rule's error) saying why not
+GroupDecide = Callable[["UnitOfWork", Group], GroupEntry]
+
+
 #: whether this thread (or task) is inside a unit: a command runs in one unit, never two nested
 _inside: ContextVar[bool] = ContextVar("companion_unit_of_work", default=False)
 
@@ -555,48 +598,6 @@ class UnitOfWork:
                 raise
             return earlier
         return group
-
-
-@dataclass(frozen=True)
-class GroupRecorded:
-    """What a successful (or repeated) group command did: the group's version after it, in a sentence."""
-
-    version: int
-    summary: str
-    repeated: bool = False
-
-
-@dataclass(frozen=True)
-class GroupCommand:
-    """One submit of a group's page, as its form sent it.
-
-    ``kind`` and ``said`` are the record that carries the request key (the command's last), but for
-    what the app fills in (``filled_in``: a payment's reference); ``summary_again`` answers a repeat.
-    """
-
-    group_id: int
-    kind: str
-    said: dict[str, Any]
-    expected_version: int
-    request_key: str | None = None
-    recorded_by: str = "organiser"
-    filled_in: tuple[str, ...] = ()
-    summary_again: str = "Already recorded."
-
-
-@dataclass(frozen=True)
-class GroupEntry:
-    """What a group command, checked against the group at its version, writes: its records in order
-    (the last one is the command's own, ``GroupCommand.kind``), and night events per night id."""
-
-    records: tuple[tuple[str, dict[str, Any]], ...]
-    summary: str
-    night_events: dict[int, list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)
-
-
-#: a group command's own check: given the unit (to lock and read nights) and the group (locked, at the
-#: version the form was made for), what it writes, or IllegalAction (or a group rule's error) saying why not
-GroupDecide = Callable[[UnitOfWork, Group], GroupEntry]
 
 
 def _check_room_for(night: Night, more: int) -> None:

@@ -29,7 +29,7 @@ from companion import service
 from companion.db.models import GroupRecord, Night
 from companion.extensions import db
 from companion.group.tab import Overpayment, TabPayment, open_on
-from companion.service import groups, recording
+from companion.service import group_tab, recording
 from companion.service.group_nights import counted
 from service.group_support import CHIPS, group, group_of_three, played_night, tab_events, versions
 
@@ -76,7 +76,7 @@ def finish(*threads: threading.Thread) -> None:
 def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
     """Set once a command is inside its own check with its locks taken; that command then holds them HOLD seconds."""
     inside = threading.Event()
-    real_pay, real_refuse = groups.pay, recording.refuse_paid_beyond_open
+    real_pay, real_refuse = group_tab.pay, recording.refuse_paid_beyond_open
 
     def slow_pay(*args: Any, **kwargs: Any) -> Any:
         inside.set()
@@ -88,7 +88,7 @@ def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
         time.sleep(HOLD)
         return real_refuse(*args, **kwargs)
 
-    monkeypatch.setattr(groups, "pay", slow_pay)
+    monkeypatch.setattr(group_tab, "pay", slow_pay)
     monkeypatch.setattr(recording, "refuse_paid_beyond_open", slow_refuse)
     yield inside
 

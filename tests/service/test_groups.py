@@ -287,11 +287,11 @@ def test_a_nights_result_is_built_once_per_version(app, monkeypatch):
 
 
 def test_a_groups_view_is_kept_per_version_and_made_anew_when_a_night_moves_on(app, monkeypatch):
-    from companion.service import groups
+    from companion.service import group_views
 
     made: list[str] = []
-    real = groups.season
-    monkeypatch.setattr(groups, "season", lambda nights, members, period: made.append(period.label) or real(nights, members, period))
+    real = group_views.season
+    monkeypatch.setattr(group_views, "season", lambda nights, members, period: made.append(period.label) or real(nights, members, period))
     with app.app_context():
         group_id, (n1, _, _) = group_of_three()
         first = service.group_view(group(group_id))

@@ -399,7 +399,7 @@ def test_migration_0007_adds_the_group_tables_and_goes_back_down_keeping_the_nig
 def test_migration_0009_reads_a_groups_nights_from_one_index_and_goes_back_down(make_app, tmp_path):
     from sqlalchemy.dialects import sqlite
 
-    from companion.service.groups import _STAMP_BY_LINK
+    from companion.service.group_views import _STAMP_BY_LINK
     from web.test_groups import group_document
 
     app = make_app(SQLALCHEMY_DATABASE_URI=f"sqlite:///{tmp_path / 'at-0008.sqlite'}")
