@@ -347,9 +347,11 @@ def carry(key: str):  # type: ignore[no-untyped-def]
 # --- past nights and each player's history ----------------------------------------------------
 
 
-def _known() -> list[tuple[Night, Report]]:
-    """The nights this browser opened as scorekeeper, newest first, with their reports."""
-    return [(night, report_of(night)) for night in my_nights()]
+def _known() -> tuple[list[tuple[Night, Report]], dict[int, str]]:
+    """The nights this browser opened as scorekeeper, newest first, with their reports; and each night's link as
+    this browser holds it (a keeper phone's own: the page links by it, never by the night's first link)."""
+    mine = my_nights()
+    return [(night, report_of(night)) for night, _ in mine], {night.id: key for night, key in mine}
 
 
 def games_of(night: Night, report: Report) -> str:
@@ -360,13 +362,14 @@ def games_of(night: Night, report: Report) -> str:
 
 @bp.get("/nights")
 def nights():  # type: ignore[no-untyped-def]
-    known = _known()
+    known, links = _known()
     names: dict[str, str] = {}
     for night, _ in known:
         for name in night.players:
             names.setdefault(name.casefold(), name)
     listed = [(night, report, games_of(night, report)) for night, report in known]
-    return render_template("report/nights.html", known=listed, names=sorted(names.values(), key=str.casefold))
+    return render_template("report/nights.html", known=listed, links=links,
+                           names=sorted(names.values(), key=str.casefold))
 
 
 @bp.get("/players/<path:name>")
@@ -382,7 +385,8 @@ def player(name: str):  # type: ignore[no-untyped-def]
 def _player_page(name: str, flashed: Any) -> str:
     folded = name.casefold()
     rows = []
-    for night, report in reversed(_known()):  # oldest first: the chart runs left to right in time
+    known, links = _known()
+    for night, report in reversed(known):  # oldest first: the chart runs left to right in time
         mine = next((p for p in report.players if p.name.casefold() == folded), None)
         if mine is not None:
             rows.append((night, report, mine, games_of(night, report)))
@@ -403,6 +407,7 @@ def _player_page(name: str, flashed: Any) -> str:
     return render_template(
         "report/player.html",
         name=shown,
+        links=links,
         rows=list(reversed(rows)),  # newest first in the table
         chart=chart,
         unit=unit,
