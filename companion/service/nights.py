@@ -402,8 +402,8 @@ def night_stamps(night_ids: Collection[int]) -> dict[int, tuple[int, str, str, s
 
 #: what a page kept per version needs of a night, found by one of its links: (id, version, the link's own
 #: scorekeeper key, players' key, the night its pot went on to, and the group it is kept in as
-#: (id, version, nights_changed, the sum of its nights' versions), or None)
-NightStamp = tuple[int, int, str, str, "int | None", "tuple[int, int, int, int] | None"]
+#: (id, version, nights_changed, the sum of its nights' versions), or None, and the night its pot came from)
+NightStamp = tuple[int, int, str, str, "int | None", "tuple[int, int, int, int] | None", "int | None"]
 
 
 def _stamp_statement(link_key: Any, where: Any, phone: bool = False) -> Any:
@@ -416,7 +416,7 @@ def _stamp_statement(link_key: Any, where: Any, phone: bool = False) -> Any:
         .where(member.group_id == Group.id).scalar_subquery()
     )
     statement = select(Night.id, Night.version, link_key, Night.viewer_key, following.id,
-                       Group.id, Group.version, Group.nights_changed, versions).select_from(Night)
+                       Group.id, Group.version, Group.nights_changed, versions, Night.carried_from).select_from(Night)
     if phone:
         statement = statement.join(KeeperLink, KeeperLink.night_id == Night.id)
     return (statement.outerjoin(following, following.carried_from == Night.id)
@@ -447,7 +447,7 @@ def night_stamp_by_link(key: str, keeper: bool) -> NightStamp | None:
     if row is None or row[2] is None:
         return None
     group = (row[5], row[6], row[7], int(row[8])) if row[5] is not None else None
-    return row[0], row[1], row[2], row[3], row[4], group
+    return row[0], row[1], row[2], row[3], row[4], group, row[9]
 
 
 _FOLLOWING = aliased(Night)

@@ -139,3 +139,21 @@ def _when(value: Any) -> datetime:
 def _json(value: Any) -> Any:
     """A JSON column as the driver gives it (SQLite: text; psycopg: already decoded)."""
     return json.loads(value) if isinstance(value, (str, bytes)) else value
+
+
+def held_links(*night_ids: int | None) -> tuple[str | None, ...]:
+    """The scorekeeper link this browser holds for each of ``night_ids`` (None: it holds none, or no night).
+
+    Another night is linked by it alone (the night a pot was carried into or in from): a page never hands a
+    phone a night's first link it was not given (a keeper phone's own link, docs/keepers.md).  Nothing is read
+    unless this browser has opened one of those nights; then one statement, :func:`known_nights`'s.
+    """
+    if all(night_id is None for night_id in night_ids):
+        return tuple(None for _ in night_ids)  # no other night: the session is not even read
+    marks = dict(known_marks())
+    wanted = [night_id for night_id in night_ids if night_id is not None and night_id in marks]
+    rows = {r[0]: r for r in service.listed_nights(wanted)} if wanted else {}
+    return tuple(
+        _held(marks[night_id], (rows[night_id][1], *rows[night_id][7])) if night_id in rows else None
+        for night_id in night_ids
+    )

@@ -17,7 +17,6 @@ import html as markup
 import json
 import re
 
-import pytest
 from flask.testing import FlaskClient
 
 from pages import TablePage
@@ -157,12 +156,12 @@ def test_the_first_phone_opening_a_keeper_link_it_made_lists_the_night_once_by_t
     assert listed_links(client) == [table.url]
 
 
-@pytest.mark.xfail(strict=True, reason="a night carried on links the other night by its first link (not yet fixed)")
 def test_a_night_a_second_phone_carried_on_never_shows_it_the_first_nights_first_link(start_night, client, app):
     """Ben's phone carries Friday's pot on (tests/web/test_carried_pot.py's night): the new night is its own, opened
-    by the new night's first link.  Its report names Friday as the night the pot came from, and must link it by
-    the link Ben's phone holds (its own keeper link), never by Friday's first link, which Ben's phone was never
-    given and which would outlive its own link taken back."""
+    by the new night's first link.  Its report names Friday as the night the pot came from, and links it by the
+    link Ben's phone holds (its own keeper link), never by Friday's first link, which Ben's phone was never given
+    and which would outlive its own link taken back.  Likewise the other way: a night is linked to another by the
+    link the browser holds to that one, else named alone."""
     table = start_night(unfinished_pot="carry")
     play_friday(table)
     ben = make_phone(client, table, "Ben's phone")
@@ -171,6 +170,35 @@ def test_a_night_a_second_phone_carried_on_never_shows_it_the_first_nights_first
     assert action == f"{ben}/carry"
     started = other.post(action, data=fields)
     assert started.status_code == 303
-    new_report = other.get(f"{started.headers['Location']}/report")
+    new = started.headers["Location"]  # the new night's first link: Ben's phone started it, it is its own
+    new_report = other.get(f"{new}/report")
     assert new_report.status_code == 200 and "Friday" in _text(new_report)
     assert table.key not in new_report.get_data(as_text=True)
+    assert f'href="{ben}/report">Friday</a>' in _text(new_report)  # Friday by the link Ben's phone holds
+    # Friday's pages say where the pot went: linked for Ben's phone (it holds the new night's link), named
+    # alone for the first phone, which never opened the new night and was given no link to it
+    assert f'href="{new}">“Friday (continued)”</a>' in _text(other.get(f"{ben}/report"))
+    assert f'href="{new}">' in _text(other.get(ben))
+    for page in (client.get(f"{table.url}/report"), client.get(table.url)):
+        said = _text(page)
+        assert "“Friday (continued)”" in said and new not in said
+
+
+def test_a_keeper_phone_of_a_night_the_first_phone_carried_on_is_not_handed_the_new_nights_link(
+    start_night, client, app
+):
+    """The first phone carries Friday's pot on: the new night is the first phone's, linked on its Friday pages.
+    Ben's phone keeps Friday, not the new night: Friday's table and report name the new night to it, unlinked."""
+    table = start_night(unfinished_pot="carry")
+    play_friday(table)
+    ben = make_phone(client, table, "Ben's phone")
+    other = app.test_client()
+    TablePage(other, ben)
+    action, fields = carry_form(client.get(f"{table.url}/report").get_data(as_text=True))
+    new = client.post(action, data=fields).headers["Location"]
+    assert f'href="{new}">' in _text(client.get(f"{table.url}/report")) and f'href="{new}">' in _text(client.get(table.url))
+    for page in (other.get(f"{ben}/report"), other.get(ben)):
+        said = _text(page)
+        assert page.status_code == 200 and "\u201cFriday (continued)\u201d" in said
+        assert new not in said and table.key not in said
+    assert listed_links(other) == [ben]  # its list is Friday alone, by its own link
