@@ -402,8 +402,8 @@ def night_stamps(night_ids: Collection[int]) -> dict[int, tuple[int, str, str, s
 
 #: what a page kept per version needs of a night, found by one of its links: (id, version, the link's own
 #: scorekeeper key, players' key, the night its pot went on to, and the group it is kept in as
-#: (id, version, nights_changed, the sum of its nights' versions), or None)
-NightStamp = tuple[int, int, str, str, "int | None", "tuple[int, int, int, int] | None"]
+#: (id, version, nights_changed, the sum of its nights' versions), or None, and the night its pot came from)
+NightStamp = tuple[int, int, str, str, "int | None", "tuple[int, int, int, int] | None", "int | None"]
 
 
 def _stamp_statement(link_key: Any, where: Any, phone: bool = False) -> Any:
@@ -416,7 +416,7 @@ def _stamp_statement(link_key: Any, where: Any, phone: bool = False) -> Any:
         .where(member.group_id == Group.id).scalar_subquery()
     )
     statement = select(Night.id, Night.version, link_key, Night.viewer_key, following.id,
-                       Group.id, Group.version, Group.nights_changed, versions).select_from(Night)
+                       Group.id, Group.version, Group.nights_changed, versions, Night.carried_from).select_from(Night)
     if phone:
         statement = statement.join(KeeperLink, KeeperLink.night_id == Night.id)
     return (statement.outerjoin(following, following.carried_from == Night.id)
@@ -447,21 +447,42 @@ def night_stamp_by_link(key: str, keeper: bool) -> NightStamp | None:
     if row is None or row[2] is None:
         return None
     group = (row[5], row[6], row[7], int(row[8])) if row[5] is not None else None
-    return row[0], row[1], row[2], row[3], row[4], group
+    return row[0], row[1], row[2], row[3], row[4], group, row[9]
 
 
 _FOLLOWING = aliased(Night)
 _LISTED = (
-    select(Night.id, Night.keeper_key, Night.name, Night.created_at, Night.players, Night.version, _FOLLOWING.id)
+    select(Night.id, Night.keeper_key, Night.name, Night.created_at, Night.players, Night.version, _FOLLOWING.id,
+           KeeperLink.key)
     .outerjoin(_FOLLOWING, _FOLLOWING.carried_from == Night.id)
+    # each keeper phone's own link not taken back (a row taken back has no key left): one row per phone
+    .outerjoin(KeeperLink, (KeeperLink.night_id == Night.id) & KeeperLink.key.is_not(None)
+               & KeeperLink.taken_back_at.is_(None))
     .where(Night.id.in_(bindparam("ids", expanding=True)))
+    .order_by(Night.id, KeeperLink.id)
 )
 
 
 def listed_nights(night_ids: Collection[int]) -> list[tuple[Any, ...]]:
     """What the home page lists of each of ``night_ids``' nights, in one statement: (id, scorekeeper link, name,
-    created_at, players, version, the night its pot went on to).  The caller keeps those whose link it holds."""
+    created_at, players, version, the night its pot went on to, the other keeper phones' own links).
+
+    The caller keeps those whose link it holds: the first link, or a keeper phone's own (issue 39: a second
+    phone lists the night it opened by its own link, docs/keepers.md); a link taken back is none of them."""
     if not night_ids:
         return []
     with db.engine.connect() as connection:  # a read of its own, no ORM session
-        return [tuple(row) for row in connection.execute(_LISTED, {"ids": list(night_ids)}).all()]
+        rows = connection.execute(_LISTED, {"ids": list(night_ids)}).all()
+    listed: dict[int, tuple[tuple[Any, ...], list[str]]] = {}
+    for row in rows:
+        night, phones = listed.setdefault(row[0], (tuple(row[:7]), []))
+        if row[7] is not None:
+            phones.append(row[7])
+    return [(*night, tuple(phones)) for night, phones in listed.values()]
+
+
+def nights_by_id(night_ids: Collection[int]) -> list[Night]:
+    """The nights of ``night_ids`` that exist, loaded whole (a page that reads their reports: *Past nights*)."""
+    if not night_ids:
+        return []
+    return list(db.session.scalars(select(Night).where(Night.id.in_(list(night_ids)))).all())

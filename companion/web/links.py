@@ -59,6 +59,7 @@ class NightLink:
     night's, and it changes the *Pay* offers of the night's report (web/night_pay.py); another night
     of the group may block the night's unit in the group's tab (then no *Mark paid*, no *Pay*: issue
     35), moving only that night's version.
+    ``source`` is the night its pot was carried in from: the scorekeeper's report names it.
     """
 
     id: int
@@ -67,6 +68,7 @@ class NightLink:
     viewer_key: str
     continued: int | None
     group: tuple[int, int, int, int] | None = None
+    source: int | None = None
 
 
 def _link(stamp: tuple[Any, ...]) -> NightLink:

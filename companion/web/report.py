@@ -50,7 +50,7 @@ from companion.web.stale import refusal_words
 from companion.web.links import NightLink, keeper_link, keeper_night, recorded_by, viewer_link, viewer_night
 from companion.web.night_pay import night_offers, pay_stamp
 from companion.web.standings import standings_of
-from companion.web.this_browser import known_nights, my_nights, remember
+from companion.web.this_browser import held_links, known_nights, my_nights, remember
 
 bp = Blueprint("report", __name__)
 
@@ -90,11 +90,14 @@ def _view() -> str:
 
 
 def _report_page(
-    link: Night | NightLink, keeper: bool, continued: int | None, group: tuple[int, int] | None
+    link: Night | NightLink, keeper: bool, continued: int | None, group: tuple[int, int] | None, source: int | None
 ) -> tuple[Any, ...]:
     """What the kept report depends on besides (night, version): whose link, its links, the view, the next night,
-    and the group it is kept in at its version (a handle set there changes the *Pay* offers: web/night_pay.py)."""
-    return ("report", keeper, link.keeper_key, link.viewer_key, _view(), continued, group)
+    and the group it is kept in at its version (a handle set there changes the *Pay* offers: web/night_pay.py);
+    for the scorekeeper's, the links this browser holds to the night its pot went to and came from (each
+    linked by it alone)."""
+    others = held_links(continued, source) if keeper else ()
+    return ("report", keeper, link.keeper_key, link.viewer_key, _view(), continued, group, others)
 
 
 def plain_report(night: Night, keeper: bool) -> Any:
@@ -103,7 +106,7 @@ def plain_report(night: Night, keeper: bool) -> Any:
     if not set(request.args) <= {"view"}:
         return render_report(night, keeper, pay=pay)
     continued = service.continuation_of(night)
-    what = _report_page(night, keeper, continued.id if continued else None, pay_stamp(pay))
+    what = _report_page(night, keeper, continued.id if continued else None, pay_stamp(pay), night.carried_from)
     return kept_pages.render_kept(
         what, night.id, night.version, lambda flashed: render_report(night, keeper, flashed=flashed, pay=pay)[0]
     )
@@ -150,6 +153,8 @@ def render_report(  # type: ignore[no-untyped-def]
             carry_form.version.data = night.version
             carry_form.request_key.data = service.new_key()
     source = service.carried_from_of(night)
+    # another night is linked by the link this browser holds to it, else named alone (docs/keepers.md)
+    continued_link, source_link = held_links(continued.id if continued else None, source.id if source else None)
     chip_charts = service.derived("chip-charts", night.id, night.version)
     if chip_charts is None:
         chips = chip_series(night)
@@ -195,9 +200,11 @@ def render_report(  # type: ignore[no-untyped-def]
             paid_form=paid_form,
             message=message,
             continued=continued,
+            continued_link=continued_link,
             next_night=next_night,
             carry_form=carry_form,
             source=source,
+            source_link=source_link,
             pay_for=night_offers(night, report, view, group_pay),
             kept_in=group_pay.group_name if group_pay is not None else None,
             refusal=refusal,
@@ -211,7 +218,7 @@ def render_report(  # type: ignore[no-untyped-def]
 def keeper(key: str):  # type: ignore[no-untyped-def]
     link = keeper_link(key)  # one SELECT: enough when this process keeps the report at that version
     if link is not None and set(request.args) <= {"view"} and post_redirect_get.recall(link.version) is None:
-        page = kept_pages.kept_page(_report_page(link, True, link.continued, link.group), link.id, link.version)
+        page = kept_pages.kept_page(_report_page(link, True, link.continued, link.group, link.source), link.id, link.version)
         if page is not None:
             return page
     night = keeper_night(key)
@@ -225,7 +232,7 @@ def keeper(key: str):  # type: ignore[no-untyped-def]
 def viewer(key: str):  # type: ignore[no-untyped-def]
     link = viewer_link(key)  # one SELECT: enough when this process keeps the report at that version
     if link is not None and set(request.args) <= {"view"}:
-        page = kept_pages.kept_page(_report_page(link, False, link.continued, link.group), link.id, link.version)
+        page = kept_pages.kept_page(_report_page(link, False, link.continued, link.group, link.source), link.id, link.version)
         if page is not None:
             return page
     night = viewer_night(key)
@@ -347,9 +354,11 @@ def carry(key: str):  # type: ignore[no-untyped-def]
 # --- past nights and each player's history ----------------------------------------------------
 
 
-def _known() -> list[tuple[Night, Report]]:
-    """The nights this browser opened as scorekeeper, newest first, with their reports."""
-    return [(night, report_of(night)) for night in my_nights()]
+def _known() -> tuple[list[tuple[Night, Report]], dict[int, str]]:
+    """The nights this browser opened as scorekeeper, newest first, with their reports; and each night's link as
+    this browser holds it (a keeper phone's own: the page links by it, never by the night's first link)."""
+    mine = my_nights()
+    return [(night, report_of(night)) for night, _ in mine], {night.id: key for night, key in mine}
 
 
 def games_of(night: Night, report: Report) -> str:
@@ -360,13 +369,14 @@ def games_of(night: Night, report: Report) -> str:
 
 @bp.get("/nights")
 def nights():  # type: ignore[no-untyped-def]
-    known = _known()
+    known, links = _known()
     names: dict[str, str] = {}
     for night, _ in known:
         for name in night.players:
             names.setdefault(name.casefold(), name)
     listed = [(night, report, games_of(night, report)) for night, report in known]
-    return render_template("report/nights.html", known=listed, names=sorted(names.values(), key=str.casefold))
+    return render_template("report/nights.html", known=listed, links=links,
+                           names=sorted(names.values(), key=str.casefold))
 
 
 @bp.get("/players/<path:name>")
@@ -382,7 +392,8 @@ def player(name: str):  # type: ignore[no-untyped-def]
 def _player_page(name: str, flashed: Any) -> str:
     folded = name.casefold()
     rows = []
-    for night, report in reversed(_known()):  # oldest first: the chart runs left to right in time
+    known, links = _known()
+    for night, report in reversed(known):  # oldest first: the chart runs left to right in time
         mine = next((p for p in report.players if p.name.casefold() == folded), None)
         if mine is not None:
             rows.append((night, report, mine, games_of(night, report)))
@@ -403,6 +414,7 @@ def _player_page(name: str, flashed: Any) -> str:
     return render_template(
         "report/player.html",
         name=shown,
+        links=links,
         rows=list(reversed(rows)),  # newest first in the table
         chart=chart,
         unit=unit,

@@ -30,7 +30,7 @@ from companion.games import IllegalAction
 from companion.web.forms import KEY_PATTERN, DisplayLinkForm, KeeperPhoneForm, RotateForm, TakeBackForm, fresh
 from companion.web.links import KeeperPhone, keeper_night, this_phone
 from companion.web.security import RotationMemory
-from companion.web.this_browser import remember
+from companion.web.this_browser import remember, remember_link
 
 bp = Blueprint("share", __name__, url_prefix="/k/<key>")
 
@@ -122,6 +122,7 @@ def rotate(key: str):  # type: ignore[no-untyped-def]
             new = service.replace_phone_link(night.id, me.id)
         except IllegalAction as error:
             abort(422, str(error))
+        remember_link(night.id, new)  # this browser's list opens the night by the new link, even if the answer is lost
         location = url_for("share.show", key=new)
         rotations.keep(request_key, key, form.which.data, location)
         flash("A new keeper link for this phone is ready; the old one no longer works. Keep this page's address.")

@@ -27,6 +27,7 @@ from companion.web.forms import ActionForm, UndoForm, fresh
 from companion.web.links import NightLink, keeper_link, keeper_night, recorded_by
 from companion.web.stale import refusal_words
 from companion.web.standings import standings_of
+from companion.web.this_browser import held_links
 
 bp = Blueprint("table", __name__, url_prefix="/k/<key>")
 
@@ -86,6 +87,8 @@ def render_table(  # type: ignore[no-untyped-def]
             message=message,
             can_undo=can_undo,
             continued=continued,
+            # the night its pot went to, linked by the link this browser holds to it, else named alone
+            continued_link=held_links(continued.id)[0] if continued is not None else None,
             **({"flashed": flashed} if flashed is not None else {}),
         ),
         status,
@@ -152,8 +155,9 @@ def _record_with(night: Night, form: Any, form_name: str | None, write) -> Any: 
 
 
 def table_page(link: Night | NightLink, continued: int | None) -> tuple[Any, ...]:
-    """What the kept table screen depends on besides (night, version): its links, and the night its pot went to."""
-    return ("table", link.keeper_key, link.viewer_key, continued)
+    """What the kept table screen depends on besides (night, version): its links, the night its pot went to and the
+    link this browser holds to it."""
+    return ("table", link.keeper_key, link.viewer_key, continued, held_links(continued))
 
 
 @bp.get("")

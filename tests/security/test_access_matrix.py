@@ -132,9 +132,9 @@ MATRIX = {
     KEEPER: dict(zip(LINKS, (404, 404, 403, 403, 404, OK, OK, OK, OK))),
     VIEWER: dict(zip(LINKS, (404, 404, OK, OK, 404, OK, OK, OK, OK))),
     # BROWSER routes take no link: the browser first opens the link as a scorekeeper's
-    # page (/k/<link>), then asks; only the night's first scorekeeper link puts a night on its list
-    # (a keeper phone's browser reaches the night by its own link: docs/keepers.md).
-    BROWSER: dict(zip(LINKS, (404, 404, 404, 404, 404, OK, OK, 404, 404))),
+    # page (/k/<link>), then asks; a scorekeeper link, the night's first or a keeper phone's own,
+    # puts a night on its list (listed by that link: docs/keepers.md); a link taken back puts none.
+    BROWSER: dict(zip(LINKS, (404, 404, 404, 404, 404, OK, OK, OK, OK))),
 }
 #: Routes whose answer differs from their class's row.
 MATRIX_FOR = {"report.nights": dict.fromkeys(LINKS, OK)}  # an empty list is still a page
@@ -230,9 +230,13 @@ def test_each_route_answers_each_kind_of_link_as_the_matrix_says(endpoint, app):
                 client.get(f"/k/{link}")
                 response = site.send(client, method, endpoint, None)
                 body = response.get_data(as_text=True) if method == "GET" else ""
-                if method == "GET":
-                    assert ("Friday" in body) == (kind == "this night's scorekeeper link"), (method, kind)
-                    assert ("Saturday" in body) == (kind == "another night's scorekeeper link"), (method, kind)
+                if method == "GET":  # a keeper phone's own link lists its night too, by that link alone (issue 39)
+                    opens = kind in ("this night's scorekeeper link", "this night's keeper phone's link")
+                    assert ("Friday" in body) == opens, (method, kind)
+                    assert ("Saturday" in body) == (kind in ("another night's scorekeeper link",
+                                                             "another night's keeper phone's link")), (method, kind)
+                    if kind.endswith("keeper phone's link"):
+                        assert target.keeper not in body and f"/k/{target.phone}" in body, (method, kind)
             else:
                 response = site.send(client, method, endpoint, link, site.submit(endpoint, target))
             answers[method, kind] = response.status_code
@@ -332,6 +336,11 @@ def test_pages_a_keeper_phones_link_opens_never_contain_the_first_link(site, cli
         assert night.keeper not in str(response.headers), path
         if response.status_code in (302, 303):
             assert night.phone in response.headers["Location"] or not response.headers["Location"].startswith("/k/"), path
+    # this browser's lists (docs/keepers.md): the night the phone opened, by the phone's own link alone
+    for path in ("/", "/nights", "/players/Ann"):
+        response = client.get(path)
+        assert response.status_code == 200 and night.keeper not in response.get_data(as_text=True), path
+        assert f"/k/{night.phone}" in response.get_data(as_text=True), path
     cookie = client.get_cookie("session")
     session = site.app.session_interface.get_signing_serializer(site.app).loads(cookie.value)
     assert night.keeper not in str(session)
