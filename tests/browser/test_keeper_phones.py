@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
-from browser.phone import HURRIED_TAP_GUARD_MS, Phone, start_night, tap_spot
+from browser.phone import HURRIED_TAP_GUARD_MS, Phone, double_tap, start_night, tap_spot
 
 pytestmark = pytest.mark.browser
 
@@ -96,3 +96,53 @@ def test_two_keeper_phones_tap_the_same_stage_at_once_and_one_is_told_what_the_o
     refused = [p for p in problems.seen if "status of 409" in p]
     assert len(refused) == 1 and "?refused=" in refused[0], problems.seen
     problems.seen[:] = [p for p in problems.seen if p not in refused]
+def keeper_link(phone: Phone, name: str) -> str:
+    """On the share page: a keeper link made for ``name`` (typed, *Make a keeper link*), the link its QR code opens."""
+    phone.page.get_by_label("Give another phone a keeper link: its name").fill(name)
+    phone.button("Make a keeper link", f"{name}'s keeper link")
+    url = phone.page.locator("details.phone-link[open] p.link a").get_attribute("href")
+    assert url and "/k/" in url
+    return url
+
+
+def test_a_lost_phones_link_is_taken_back_then_the_first_phone_hands_over_and_leaves_and_nothing_is_lost(
+    live_server, new_phone, shots
+):
+    """The first phone gives Ben's and Cat's phones keeper links; Cat's phone is lost, so the first phone takes its
+    link back (asked once more in words, the confirm double-tapped); then it hands the table over to Ben's phone and
+    leaves.  Each link taken back opens nothing (404); Ben's phone keeps score, and the stage it records is the
+    night's one record, recorded by Ben's phone."""
+    first_page = new_phone().new_page()
+    start_night(first_page, live_server.url, NAMES, tokens_to_win=5, shots=shots)
+    first = Phone(first_page, shots)
+    table_url = first_page.url
+    first.link("Players' link · phones")
+    ben_url = keeper_link(first, "Ben's phone")
+    cat_url = keeper_link(first, "Cat's phone")
+    assert first_page.request.get(cat_url).status == 200
+
+    # Cat's phone is lost: its row's *Take back its link*, the question in words, the answer tapped twice
+    cat_row = first_page.locator("li", has=first_page.get_by_text("Cat's phone", exact=True))
+    question = first.ask(cat_row.get_by_role("button", name="Take back its link"), "take back Cat's phone's link")
+    assert question.startswith("Confirm: take back Cat's phone's link? It opens nothing from then on;"), question
+    double_tap(first_page, first_page.get_by_role("button", name="Yes, take back Cat's phone's link"), 120)
+    assert "Cat's phone's link is taken back: it opens nothing now." in first.main(), first.main()
+    assert "Cat's phone" not in first_page.locator("ul.phones").inner_text()
+    assert first_page.request.get(cat_url).status == 404
+
+    # the first phone hands the table over to Ben's phone and leaves, for the home page
+    mine = first_page.locator("#phone-first")
+    question = first.ask(mine.get_by_role("button", name="Hand over and leave"), "hand over and leave")
+    assert "Ben's phone keeps score" in question, question
+    first.button("Yes, hand over and leave", "the home page after leaving")
+    assert "This phone handed the table over: its link opens nothing now." in first.main()
+    assert first_page.request.get(table_url).status == 404
+
+    # Ben's phone keeps score: the only phone left, offered no way to leave, and its tap is the night's record
+    ben = Phone(new_phone().new_page(), shots)
+    ben.page.goto(ben_url)
+    ben.button("Nobody said Yes", "Ben's phone records a stage")
+    ben.link("Players' link · phones")
+    assert ben.page.get_by_role("button", name="Hand over and leave").count() == 0
+    assert ben.page.get_by_role("button", name="Take back its link").count() == 0
+    assert [(kind, by) for _, kind, by in events(live_server)] == [("declare", "Ben's phone")]
