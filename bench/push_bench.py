@@ -1,7 +1,7 @@
 """A change pushed to every phone watching (issue 37, item 1): N open streams, the delay to each.
 
 Run: .venv/bin/python bench/push_bench.py [--streams 100,700] [--changes 60] [--every 0.25]
-     [--servers gunicorn-gevent,werkzeug] [--databases sqlite,postgresql]   (see bench/README.md)
+     [--servers gunicorn-gevent,werkzeug] [--databases sqlite,postgresql] [--display]   (see bench/README.md)
 
 Loopback only (127.0.0.1), bounded: each run opens ``--streams`` streams, records ``--changes`` stages and
 stops by itself (about half a minute a run).
@@ -24,6 +24,10 @@ each of its table's seven streams it records the delay from the POST sent to the
 version read off the stream, and from the 303 received (a stream may see it first: counted as 0); both
 p50 and p95 over all changes, the events missed (a stream that never got its version) and the server's
 CPU and resident memory (all its processes, from /proc).
+
+``--display`` (issue 39): each table also has its display (a TV or a tablet: ``/d/<display link>/stream``,
+made through the service as the share page makes it), in place of one of the seven phones; its delays are
+printed apart, on a line of their own ("display"), beside the phones' ("players").
 """
 
 from __future__ import annotations
@@ -136,8 +140,8 @@ class Server:
                 self.process.wait()
 
 
-def seed(url: str, tables: int) -> list[tuple[str, str, int]]:
-    """A night of 10 hands per table, imported through the service: (keeper key, viewer key, version) each."""
+def seed(url: str, tables: int) -> list[tuple[str, str, str, int]]:
+    """A night of 10 hands per table, imported through the service: (keeper, viewer, display key, version) each."""
     from companion import create_app
     from companion import service
     from companion.extensions import db
@@ -150,7 +154,8 @@ def seed(url: str, tables: int) -> list[tuple[str, str, int]]:
         upgrade()  # the schema, as serve makes it
         for i in range(tables):
             night = service.import_history(history(i + 1))
-            nights.append((night.keeper_key, night.viewer_key, night.version))
+            display = service.new_display_link(night.id)  # a link is no record: the version stays
+            nights.append((night.keeper_key, night.viewer_key, display, night.version))
         db.session.remove()
         db.engine.dispose()
     return nights
@@ -158,9 +163,10 @@ def seed(url: str, tables: int) -> list[tuple[str, str, int]]:
 
 @dataclass
 class Stream:
-    """One phone's open stream: when it read each event id."""
+    """One phone's (or display's) open stream: when it read each event id."""
 
-    viewer: str
+    viewer: str  # the players' link of the table it watches
+    path: str  # what it opens: /p/<players' link>/stream, or /d/<display link>/stream
     seen: dict[str, float] = field(default_factory=dict)
     opened: asyncio.Event = field(default_factory=asyncio.Event)
     failed: str = ""
@@ -174,7 +180,7 @@ async def follow(port: int, stream: Stream, since: int, stop: asyncio.Event) -> 
         stream.failed = f"connect: {error}"
         stream.opened.set()
         return
-    request = (f"GET /p/{stream.viewer}/stream?since={since} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+    request = (f"GET {stream.path}?since={since} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                "Accept: text/event-stream\r\n\r\n")
     writer.write(request.encode())
     try:
@@ -230,10 +236,16 @@ def pct(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, round(q * (len(s) - 1)))]
 
 
-async def run(server: Server, nights: list[tuple[str, str, int]], streams: int, changes: int, every: float) -> dict:  # type: ignore[type-arg]
+async def run(  # type: ignore[type-arg]
+    server: Server, nights: list[tuple[str, str, str, int]], streams: int, changes: int, every: float, display: bool,
+) -> dict:
     stop = asyncio.Event()
-    phones = [Stream(nights[i % len(nights)][1]) for i in range(streams)]
-    since = {viewer: version for _, viewer, version in nights}
+    phones = []
+    for i in range(streams):
+        _, viewer, shown, _ = nights[i % len(nights)]
+        on_display = display and i < len(nights)  # the first round: one display per table
+        phones.append(Stream(viewer, f"/d/{shown}/stream" if on_display else f"/p/{viewer}/stream"))
+    since = {viewer: version for _, viewer, _, version in nights}
     tasks = []
     for phone in phones:  # opened a few at a time, as phones arriving
         tasks.append(asyncio.ensure_future(follow(server.port, phone, since[phone.viewer], stop)))
@@ -244,7 +256,7 @@ async def run(server: Server, nights: list[tuple[str, str, int]], streams: int, 
         stop.set()
         raise SystemExit(f"{len(failed)} streams failed to open, e.g. {failed[0]}")
     await asyncio.sleep(1.0)  # the watcher has read every topic once
-    keepers = [Keeper(Conn(server.port), f"/k/{keeper}", viewer=viewer) for keeper, viewer, _ in nights]
+    keepers = [Keeper(Conn(server.port), f"/k/{keeper}", viewer=viewer) for keeper, viewer, _, _ in nights]
     sent: list[tuple[str, str, float, float]] = []  # (viewer, version, POST sent, 303 received)
     cpu0 = server.cpu()
     posts = []
@@ -266,19 +278,21 @@ async def run(server: Server, nights: list[tuple[str, str, int]], streams: int, 
     memory = server.memory_mb()
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
-    from_post, from_ack, missed = [], [], 0
+    delays: dict[str, tuple[list[float], list[float], list[int]]] = {}  # (from the POST, from the 303, missed)
     for viewer, version, t0, t1 in sent:
         for phone in phones:
             if phone.viewer != viewer:
                 continue
+            from_post, from_ack, missed = delays.setdefault(
+                "display" if phone.path.startswith("/d/") else "players", ([], [], []))
             at = phone.seen.get(version)
             if at is None:
-                missed += 1
+                missed.append(1)
                 continue
             from_post.append(at - t0)
             from_ack.append(max(0.0, at - t1))
-    return {"from_post": from_post, "from_ack": from_ack, "missed": missed, "posts": posts, "cpu": cpu,
-            "memory": memory, "deliveries": len(from_post)}
+    return {"delays": delays, "posts": posts, "cpu": cpu,
+            "memory": memory}
 
 
 def main() -> None:
@@ -288,13 +302,14 @@ def main() -> None:
     parser.add_argument("--every", type=float, default=0.25, help="seconds between two recorded stages")
     parser.add_argument("--servers", default="gunicorn-gevent", help=f"of {','.join(SERVERS)}")
     parser.add_argument("--databases", default="sqlite,postgresql")
+    parser.add_argument("--display", action="store_true", help="one of each table's seven streams is its display")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, 8192)), hard))
     databases = [d for d in args.databases.split(",") if d != "postgresql" or postgres_available()]
     print(f"push bench: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average "
           f"{os.getloadavg()[0]:.1f}; {args.changes} stages recorded per run, one every {args.every:g} s")
-    print(f"{'server':<16} {'database':<10} {'streams':>7} {'tables':>6}  {'from the POST sent':>22}  "
+    print(f"{'server':<16} {'database':<10} {'streams':>7} {'tables':>6}  {'watching':<8} {'from the POST sent':>22}  "
           f"{'from its 303':>22}  {'missed':>6}  {'POST p95':>8}  {'CPU s':>5}  {'RSS MB':>6}")
     kinds = args.servers.split(",")
     if "gunicorn-gevent" in kinds and not all(importlib.util.find_spec(m) for m in ("gunicorn", "gevent")):
@@ -310,16 +325,17 @@ def main() -> None:
                     nights = seed(url, tables)
                     server = Server(kind, url, tmp / "instance")
                     try:
-                        r = asyncio.run(run(server, nights, streams, args.changes, args.every))
+                        r = asyncio.run(run(server, nights, streams, args.changes, args.every, args.display))
                     finally:
                         server.stop()
                 finally:
                     drop_database(database)
                     shutil.rmtree(tmp, ignore_errors=True)
-                post = f"p50 {pct(r['from_post'], .5) * 1000:5.1f} p95 {pct(r['from_post'], .95) * 1000:5.1f} ms"
-                ack = f"p50 {pct(r['from_ack'], .5) * 1000:5.1f} p95 {pct(r['from_ack'], .95) * 1000:5.1f} ms"
-                print(f"{kind:<16} {database:<10} {streams:>7} {tables:>6}  {post:>22}  {ack:>22}  {r['missed']:>6}  "
-                      f"{pct(r['posts'], .95) * 1000:6.1f}ms  {r['cpu']:5.1f}  {r['memory']:>6}", flush=True)
+                for watching, (from_post, from_ack, missed) in r["delays"].items():
+                    post = f"p50 {pct(from_post, .5) * 1000:5.1f} p95 {pct(from_post, .95) * 1000:5.1f} ms"
+                    ack = f"p50 {pct(from_ack, .5) * 1000:5.1f} p95 {pct(from_ack, .95) * 1000:5.1f} ms"
+                    print(f"{kind:<16} {database:<10} {streams:>7} {tables:>6}  {watching:<8} {post:>22}  {ack:>22}  "
+                          f"{len(missed):>6}  {pct(r['posts'], .95) * 1000:6.1f}ms  {r['cpu']:5.1f}  {r['memory']:>6}", flush=True)
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 
