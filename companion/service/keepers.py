@@ -14,6 +14,7 @@ same moment cannot leave the night with none; a doubled "Make a link" makes one 
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -97,7 +98,22 @@ def phones_of(night_id: int, version: int) -> dict[int, str]:
 
 def keepers_of(night_id: int) -> Keepers:
     """The night's keeper phones now, the others in the order their links were made."""
-    rows = db.session.scalars(select(KeeperLink).where(KeeperLink.night_id == night_id).order_by(KeeperLink.id)).all()
+    return keepers_of_nights([night_id])[night_id]
+
+
+def keepers_of_nights(night_ids: Collection[int]) -> dict[int, Keepers]:
+    """Each of ``night_ids``' keeper phones now, in one read: the share page's, and *Past nights*' line of which
+    phones keep score (issue 39)."""
+    rows: dict[int, list[KeeperLink]] = {night_id: [] for night_id in night_ids}
+    if rows:
+        for row in db.session.scalars(
+            select(KeeperLink).where(KeeperLink.night_id.in_(list(rows))).order_by(KeeperLink.id)
+        ):
+            rows[row.night_id].append(row)
+    return {night_id: _keepers(links) for night_id, links in rows.items()}
+
+
+def _keepers(rows: Sequence[KeeperLink]) -> Keepers:
     first_left = any(row.first_phone for row in rows)
     others = tuple(Phone(row.id, row.name, row.key, row.created_at)
                    for row in rows if not row.first_phone and row.taken_back_at is None)

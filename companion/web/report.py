@@ -375,7 +375,8 @@ def nights():  # type: ignore[no-untyped-def]
         for name in night.players:
             names.setdefault(name.casefold(), name)
     listed = [(night, report, games_of(night, report)) for night, report in known]
-    return render_template("report/nights.html", known=listed, links=links,
+    keepers = service.keepers_of_nights([night.id for night, _ in known])
+    return render_template("report/nights.html", known=listed, links=links, keepers=keepers,
                            names=sorted(names.values(), key=str.casefold))
 
 

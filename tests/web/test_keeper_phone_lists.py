@@ -202,3 +202,28 @@ def test_a_keeper_phone_of_a_night_the_first_phone_carried_on_is_not_handed_the_
         assert page.status_code == 200 and "\u201cFriday (continued)\u201d" in said
         assert new not in said and table.key not in said
     assert listed_links(other) == [ben]  # its list is Friday alone, by its own link
+
+
+def keeping_score(client: FlaskClient) -> list[str]:
+    """*Past nights*' line of which phones keep score, one per night that has more than its first phone."""
+    return re.findall(r'<p class="muted keepers">Keeping score: ([^<]*)</p>', _text(client.get("/nights")))
+
+
+def test_past_nights_says_which_phones_keep_score_on_every_phone_that_lists_the_night(start_night, client, app):
+    table = start_night(name=NIGHT)
+    assert keeping_score(client) == []  # the first phone alone: said by nobody's name
+    ben = make_phone(client, table, "Ben's phone")
+    cat = make_phone(client, table, "Cat's phone")
+    assert keeping_score(client) == ["the first phone, Ben's phone, Cat's phone"]  # in the order the links were made
+    other = app.test_client()
+    TablePage(other, ben)
+    assert keeping_score(other) == ["the first phone, Ben's phone, Cat's phone"]
+    # Cat's phone is lost: its link taken back, the line drops it on both phones
+    response, _ = take_back(client, table.url, phone_id(client, table.url, "Cat's phone"))
+    assert response.status_code == 303
+    assert keeping_score(client) == keeping_score(other) == ["the first phone, Ben's phone"]
+    # the first phone hands over and leaves: Ben's phone alone keeps score, and its list says so
+    response, _ = take_back(client, table.url, "first")
+    assert response.status_code == 303
+    assert keeping_score(other) == ["Ben's phone"]
+    assert cat not in other.get("/nights").get_data(as_text=True)
