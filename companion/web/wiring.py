@@ -29,6 +29,8 @@ def init_app(app: Flask) -> None:
     from companion.web import bonus
     from companion.web import choice
     from companion.web import display
+    from companion.web import group_commands  # noqa: F401 (its routes are the groups blueprint's)
+    from companion.web import group_nights  # noqa: F401 (its routes are the groups blueprint's)
     from companion.web import groups
     from companion.web import history
     from companion.web import home
@@ -56,6 +58,8 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(bank.bp)
     app.register_blueprint(bonus.bp)
     app.register_blueprint(choice.bp)
+    # the group's pages, with the routes web/group_commands.py and web/group_nights.py added to its
+    # blueprint when imported above (a blueprint takes no route once registered)
     app.register_blueprint(groups.bp)
     error_pages.init_app(app)
     from jinja2 import ChoiceLoader
