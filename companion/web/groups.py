@@ -14,7 +14,8 @@ Routes:
   ``GET /g/<key>/new-night`` the night's setup prefilled from the group's last night, whose
   *Start the night* keeps the new night in the group; ``GET /g/<key>/export.json``;
   ``GET /g/<key>/members-qr.svg``;
-* ``GET /m/<key>``: the members' page; ``POST /m/<key>/got-it``;
+* ``GET /m/<key>``: the members' page (it only looks); ``GET /y/<key>``: a member's own page, whose
+  ``POST /y/<key>/got-it`` records "I got it" (confirmed first);
 * ``GET|POST /k/<key>/group``: keep a night in a group (its scorekeeper link only).
 
 This module holds the blueprint and the pages that read: the organiser's and the members' pages with
