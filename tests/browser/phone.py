@@ -364,7 +364,8 @@ def tap_spot(page: Page, x: float, y: float) -> None:
         if box is None:
             return  # no document shown this instant: the tap lands on nothing
         spot = {"x": x - box["x"], "y": y - box["y"]}
-        root.tap(position=spot, force=True, no_wait_after=True, timeout=TAP_ACK_MS)
+        # scroll="none": the finger taps the screen as it is; scrolling the root "into view" may move the page
+        root.tap(position=spot, force=True, no_wait_after=True, scroll="none", timeout=TAP_ACK_MS)
     except PlaywrightTimeout:
         lost_acknowledgements.append(page.url)
 
