@@ -441,6 +441,13 @@ def start_night(
 
 
 
+def opens(page: Page, heading_id: str) -> bool:
+    """The fold whose heading is ``#heading_id`` opens: by a tap on its heading, or by static/app.js as the address
+    takes its hash, a moment after the address changed (waited for, up to 5 s; a fold that never opens fails)."""
+    page.wait_for_function(f"() => document.getElementById({heading_id!r}).closest('details').open", timeout=5000)
+    return True
+
+
 def open_fold(page: Page, *heading_ids: str) -> None:
     """Open the folds of the organiser's page (issue 35) whose headings are ``heading_ids``, outermost first,
     each by a tap on its heading, as a person does; one already open (or a page that does not fold it) is left."""
@@ -450,4 +457,4 @@ def open_fold(page: Page, *heading_ids: str) -> None:
         heading = page.locator(f"#{heading_id}")
         if heading.evaluate("h => { const d = h.closest('details'); return d !== null && !d.open; }"):
             heading.tap()
-            page.wait_for_function(f"() => document.getElementById({heading_id!r}).closest('details').open")
+            opens(page, heading_id)

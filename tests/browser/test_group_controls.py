@@ -42,7 +42,7 @@ from typing import Any
 
 import pytest
 
-from browser.phone import Phone, guarded_double_tap, open_fold
+from browser.phone import Phone, guarded_double_tap, open_fold, opens
 from browser.test_accessibility import Axe
 from browser.test_group import MINUS, flash, play_high_card, season_of
 
@@ -345,7 +345,7 @@ def test_the_group_pages_other_controls(live_server, new_phone, shots, problems,
     page.locator("nav.sections").get_by_role("link", name="Links").tap()  # the section bar opens the links' section
     page.wait_for_url(organiser_url + "#links-h")
     # the section opens as the address takes its #links-h (static/app.js): read the link once it shows
-    page.wait_for_function("() => document.querySelector('section.group-links details').open")
+    opens(page, "links-h")
     old_members = page.locator("section.group-links p.link a").inner_text().strip()
     assert page.request.get(old_members).status == 200
     import companion.service as service_module

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from browser.phone import Phone
+from browser.phone import Phone, opens
 from browser.test_accessibility import Axe
 
 pytestmark = pytest.mark.browser
@@ -58,13 +58,6 @@ def height(page: Any) -> int:
 def is_open(page: Any, heading_id: str) -> bool:
     """Whether the fold whose heading is ``#heading_id`` is open."""
     return bool(page.locator(f"#{heading_id}").evaluate("h => h.closest('details').open"))
-
-
-def opens(page: Any, heading_id: str) -> bool:
-    """The fold whose heading is ``#heading_id`` opens: static/app.js opens it as the address takes its hash,
-    a moment after the address changed (waited for, up to 5 s; a fold that never opens fails the wait)."""
-    page.wait_for_function(f"() => document.getElementById({heading_id!r}).closest('details').open", timeout=5000)
-    return True
 
 
 def on_screen(page: Any, locator: Any) -> bool:
