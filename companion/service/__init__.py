@@ -4,6 +4,7 @@ The web layer and the command line call the service through this package alone
 (``from companion import service``): what they may ask of it is listed here.  Behind it,
 one module per job, each importing only those listed before it:
 
+* :mod:`~companion.service.rows`: the stored rows a page reads, named for the web layer;
 * :mod:`~companion.service.lru` and :mod:`~companion.service.store`: a night's fold, kept per
   process, and what is derived from it per version;
 * :mod:`~companion.service.night_ledger`: the night's own ledger (the bank, the Bonus Round,
@@ -39,6 +40,7 @@ from companion.games.night_kinds import GAME_STARTED
 from companion.group.season import ALL_TIME, Period
 from companion.group.tab import Overpayment, TabPayment, read_payment
 from companion.service.group_file import export_group, import_group
+from companion.service.rows import GroupRow, NightRow
 from companion.service.group_keeping import (
     NextNightDefaults,
     UnknownPlayers,
@@ -185,6 +187,8 @@ __all__ = [
     "make_member_link",
     "member_links",
     "KeptNight",
+    "GroupRow",
+    "NightRow",
     "KeyConflict",
     "mark_paid",
     "merge_members",
