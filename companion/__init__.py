@@ -94,13 +94,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
 
     service.configure_cache(int(app.config["FOLD_CACHE_SIZE"]), int(app.config["FOLD_CACHE_EVENTS"]))
 
+    hosts.init_app(app)  # the first before_request: a Host the server is not meant for gets its 400 first
     compression.init_app(app)  # first registered, so its after_request hook runs last (issue 22)
 
     security.init_app(app)
     wiring.init_app(app)
     static_files.init_app(app)
     cli.init_app(app)
-    hosts.init_app(app)
     _trust_proxies(app)
     return app
 

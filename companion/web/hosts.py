@@ -10,8 +10,9 @@ from the QR code), at the port the server listens on, and whatever
 port is answered by its name alone (a proxy in front sends it so).  A name with a
 trailing dot is refused (issue 36, item 7: ``127.0.0.1.`` and ``127.0.0.1:5000`` on a
 server listening on another port were answered).  Anything else gets a 400 saying which
-setting to change.  WSGI middleware: it sees every request first, after a trusted
-proxy's headers are applied.  The players' and
+setting to change.  A Flask hook, the app's first ``before_request`` (Flask in front of every
+request, issue 37): it sees a trusted proxy's headers applied, and the app's security
+headers go on its answer as on every other.  The players' and
 members' links are never made from the Host a request names (web/addresses.py).
 
 This machine's own names and addresses are found here too (:func:`lan_address`: the
@@ -25,11 +26,11 @@ import re
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Flask
+from flask import Flask, Response, request
 
 #: this machine, whatever interface the server listens on
 LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1", "0.0.0.0", "::"})
@@ -155,11 +156,10 @@ def _loopback_address(name: str) -> bool:
 
 
 class HostCheck:
-    """WSGI middleware: a 400 for a Host this server is not meant to be reached at."""
+    """The allowed hosts, this machine's own names among them, looked up again every minute."""
 
-    def __init__(self, app: Flask, wsgi_app: Callable[..., Any]) -> None:
+    def __init__(self, app: Flask) -> None:
         self.app = app
-        self.wsgi_app = wsgi_app
         self._machine: tuple[float, set[str]] = (float("-inf"), set())
         self._lock = threading.Lock()
 
@@ -197,30 +197,23 @@ class HostCheck:
                 self._lock.release()
         return self._machine[1]
 
-    def __call__(self, environ: dict, start_response: Callable[..., Any]):  # type: ignore[no-untyped-def,type-arg]
-        host = environ.get("HTTP_HOST")
-        if host is None or self.allowed(host, environ):  # no Host (HTTP/1.0): the server's own name
-            return self.wsgi_app(environ, start_response)
+    def refuse_other_hosts(self) -> Response | None:
+        """Flask's ``before_request``, the app's first: a 400 saying which setting to change, for a Host
+        the server is not meant to be reached at; nothing for any other (no Host, HTTP/1.0: the
+        server's own name)."""
+        host = request.environ.get("HTTP_HOST")
+        if host is None or self.allowed(host, request.environ):
+            return None
         shown = "".join(c for c in host[:80] if c.isprintable())
         body = (
             f"This server does not answer to the address \u201c{shown}\u201d. Open it at the address the "
             "scorekeeper's QR code shows; to serve it under this name, add the name to "
             "COMPANION_ALLOWED_HOSTS (or set COMPANION_PUBLIC_BASE_URL).\n"
-        ).encode()
-        start_response(
-            "400 Bad Request",
-            [
-                ("Content-Type", "text/plain; charset=utf-8"),
-                ("Content-Length", str(len(body))),
-                ("Cache-Control", "no-store"),
-                ("X-Content-Type-Options", "nosniff"),
-                ("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"),
-                ("Referrer-Policy", "no-referrer"),
-            ],
         )
-        return [body]
+        return Response(body, status=400, content_type="text/plain; charset=utf-8", headers={"Cache-Control": "no-store"})
 
 
 def init_app(app: Flask) -> None:
-    """Wrap the whole app (a trusted proxy's ProxyFix goes outside)."""
-    app.wsgi_app = HostCheck(app, app.wsgi_app)  # type: ignore[method-assign]
+    """Check the Host before any other hook of the app: called first in ``create_app``, so that its
+    ``before_request`` runs before every other (the security headers still go on its 400)."""
+    app.before_request(HostCheck(app).refuse_other_hosts)
