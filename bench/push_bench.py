@@ -46,6 +46,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
@@ -278,20 +279,21 @@ async def run(  # type: ignore[type-arg]
     memory = server.memory_mb()
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
-    delays: dict[str, tuple[list[float], list[float], list[int]]] = {}  # (from the POST, from the 303, missed)
+    delays: dict[str, tuple[list[float], list[float]]] = {}  # (from the POST, from the 303)
+    missed: Counter[str] = Counter()  # events a stream never got, by what watched
     for viewer, version, t0, t1 in sent:
         for phone in phones:
             if phone.viewer != viewer:
                 continue
-            from_post, from_ack, missed = delays.setdefault(
-                "display" if phone.path.startswith("/d/") else "players", ([], [], []))
+            watching = "display" if phone.path.startswith("/d/") else "players"
+            from_post, from_ack = delays.setdefault(watching, ([], []))
             at = phone.seen.get(version)
             if at is None:
-                missed.append(1)
+                missed[watching] += 1
                 continue
             from_post.append(at - t0)
             from_ack.append(max(0.0, at - t1))
-    return {"delays": delays, "posts": posts, "cpu": cpu,
+    return {"delays": delays, "missed": missed, "posts": posts, "cpu": cpu,
             "memory": memory}
 
 
@@ -331,11 +333,11 @@ def main() -> None:
                 finally:
                     drop_database(database)
                     shutil.rmtree(tmp, ignore_errors=True)
-                for watching, (from_post, from_ack, missed) in r["delays"].items():
+                for watching, (from_post, from_ack) in r["delays"].items():
                     post = f"p50 {pct(from_post, .5) * 1000:5.1f} p95 {pct(from_post, .95) * 1000:5.1f} ms"
                     ack = f"p50 {pct(from_ack, .5) * 1000:5.1f} p95 {pct(from_ack, .95) * 1000:5.1f} ms"
                     print(f"{kind:<16} {database:<10} {streams:>7} {tables:>6}  {watching:<8} {post:>22}  {ack:>22}  "
-                          f"{len(missed):>6}  {pct(r['posts'], .95) * 1000:6.1f}ms  {r['cpu']:5.1f}  {r['memory']:>6}", flush=True)
+                          f"{r['missed'][watching]:>6}  {pct(r['posts'], .95) * 1000:6.1f}ms  {r['cpu']:5.1f}  {r['memory']:>6}", flush=True)
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
 
 

@@ -17,6 +17,7 @@ from companion.group.members import Members, member_name
 from companion.group.nights import Cleared
 from companion.group.season import seated_members
 from companion.group.tab import TabPayment, check_payment, pay
+from companion.night.tab import MAX_REF  # a payment's reference's longest, as a night's tab_cleared event reads it
 from companion.service.group_records import ORGANISER, counting, folded_of, kept_nights
 from companion.service.group_views import blocked_units, counted_nights
 from companion.service.uow import GroupCommand, GroupEntry, GroupRecorded, UnitOfWork
@@ -24,8 +25,6 @@ from companion.service.uow import GroupCommand, GroupEntry, GroupRecorded, UnitO
 __all__ = ["amount_text", "MAX_PAYMENTS", "MAX_REF", "pay_tab"]
 
 
-#: a payment's reference's longest, as a night's ``tab_cleared`` event reads it (:data:`companion.night.tab.MAX_REF`)
-MAX_REF = 80
 
 
 def amount_text(amount: Decimal, unit: str | None) -> str:
