@@ -14,6 +14,8 @@ one module per job, each importing only those listed before it:
   compare-and-set, the request keys, the one commit);
 * :mod:`~companion.service.housekeeping`: what a request keeps besides the nights (a refused form
   to show again, a client's count against a brake), each in a short transaction of its own;
+* :mod:`~companion.service.night_reads`: a night's row as a page finds it (by a link, by its id, read
+  again after a refused write), when its last record was made, its links for the warm-up;
 * :mod:`~companion.service.nights`: open, import, export, replace the links, carry the pot on;
 * :mod:`~companion.service.keepers`: the night's keeper phones, each with a link of its own;
 * :mod:`~companion.service.night_report`: a night's report at its version, the one reading of a
@@ -101,14 +103,26 @@ from companion.service.keepers import (
     FIRST_PHONE,
     Keepers,
     Phone,
+    PhoneLink,
     keepers_of,
     keepers_of_nights,
     make_keeper_link,
+    on_night_read,
+    phone_link_of,
+    read_keeper_key_as,
     read_phone_name,
     recorded_by_words,
     recorders_of,
     replace_phone_link,
     take_back_keeper_link,
+)
+from companion.service.night_reads import (
+    display_link_of,
+    links_for_warm_up,
+    night_again,
+    night_by_id,
+    night_by_link,
+    since_last_record,
 )
 from companion.service.night_report import report_of
 from companion.service.recording import mark_paid, record
@@ -235,4 +249,15 @@ __all__ = [
     "UnknownPlayers",
     "update_setup",
     "warm_up",
+    # a night's row as a page finds it, and a keeper phone's link on it
+    "display_link_of",
+    "links_for_warm_up",
+    "night_again",
+    "night_by_id",
+    "night_by_link",
+    "on_night_read",
+    "phone_link_of",
+    "PhoneLink",
+    "read_keeper_key_as",
+    "since_last_record",
 ]

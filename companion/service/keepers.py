@@ -10,18 +10,24 @@ These are links, not records of the game: the ledger is not touched (a record ma
 the phone's name in its ``recorded_by`` after the link is taken back), and the night's version does not
 move.  Each command is one unit of work with the night's row locked, so two phones taking links back at the
 same moment cannot leave the night with none; a doubled "Make a link" makes one (its request key).
+
+A request that came by a phone's own link finds it here (:func:`phone_link_of`), and the night's row it
+loads reads that link as its scorekeeper link (:func:`read_keeper_key_as`, :func:`on_night_read`), so that
+no page it is answered with shows the first link.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm.attributes import set_committed_value
 
-from companion.db.models import Event, KeeperLink, utcnow
+from companion.db.models import Event, KeeperLink, Night, utcnow
 from companion.extensions import db
 from companion.games import IllegalAction
 from companion.service.uow import UnitOfWork, new_key
@@ -118,6 +124,51 @@ def _keepers(rows: Sequence[KeeperLink]) -> Keepers:
     others = tuple(Phone(row.id, row.name, row.key, row.created_at)
                    for row in rows if not row.first_phone and row.taken_back_at is None)
     return Keepers(not first_left, others)
+
+
+@dataclass(frozen=True)
+class PhoneLink:
+    """A live keeper phone's own link as stored: what a request that came by it needs to act as that phone."""
+
+    id: int
+    night_id: int
+    key: str
+    name: str
+
+
+def phone_link_of(key: str) -> PhoneLink | None:
+    """The keeper phone whose own link, not taken back, is ``key`` (docs/keepers.md), or None.
+
+    The key is handed back for the caller's constant-time comparison (web/links.py) before the night is
+    loaded: the statement finds the row, the comparison admits it.  A link taken back has no key left.
+    """
+    row = db.session.scalar(select(KeeperLink).where(KeeperLink.key == key, KeeperLink.taken_back_at.is_(None)))
+    if row is None or row.key is None:
+        return None
+    return PhoneLink(row.id, row.night_id, row.key, row.name)
+
+
+def read_keeper_key_as(night: Night, key: str) -> None:
+    """``night``'s scorekeeper link reads as ``key`` (a phone's own) while this session holds the row; never written.
+
+    A page opened by a keeper phone's own link must never show the first link: the row's link is set as
+    if loaded so (no change to flush), and :func:`on_night_read` keeps it so when the row is read again.
+    """
+    set_committed_value(night, "keeper_key", key)
+
+
+def on_night_read(hook: Callable[[Night], None]) -> None:
+    """Call ``hook`` on a night's row each time one is loaded or refreshed from the database.
+
+    The web layer's way to keep a keeper phone's link on the night it came by (web/links.py): a commit
+    expires the row, and its next read would bring the first link back.  Registered once, at import.
+    """
+
+    def read(night: Night, *_: Any) -> None:
+        hook(night)
+
+    event.listen(Night, "load", read)
+    event.listen(Night, "refresh", read)
 
 
 def read_phone_name(value: object) -> str:

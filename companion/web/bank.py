@@ -20,7 +20,7 @@ from flask import Blueprint, render_template, request, url_for
 
 from companion.service import bank as bank_service
 from companion import service
-from companion.db.models import Night
+from companion.service import NightRow
 from companion.games import IllegalAction
 from companion.money.amounts import value_text
 from companion.night.bank import BuyIn, Cancel, EveryoneBuysIn
@@ -36,7 +36,7 @@ bp = Blueprint("bank", __name__, url_prefix="/k/<key>")
 DEFAULT_BUY_IN = 100
 
 
-def bank_key(link: Night | NightLink, continued: int | None) -> tuple[Any, ...]:
+def bank_key(link: NightRow | NightLink, continued: int | None) -> tuple[Any, ...]:
     """What the kept bank page depends on besides (night, version): its links, and the night its pot went to."""
     return ("bank", link.keeper_key, link.viewer_key, continued)
 
@@ -60,7 +60,7 @@ def show(key: str):  # type: ignore[no-untyped-def]
     return _bank_page(night, status, message, kept)
 
 
-def _bank_page(night: Night, status: int, message: str | None, kept: Any, flashed: Any = None):  # type: ignore[no-untyped-def]
+def _bank_page(night: NightRow, status: int, message: str | None, kept: Any, flashed: Any = None):  # type: ignore[no-untyped-def]
     state = bank_service.bank_state(night)
     ledger, check, tally, results, plan = state.ledger, state.check, state.tally, state.results, state.plan
     b = ledger.bank
@@ -208,7 +208,7 @@ def cancel(key: str):  # type: ignore[no-untyped-def]
 
 
 @bp.app_template_global()
-def bank_report(night: Night) -> dict[str, Any]:
+def bank_report(night: NightRow) -> dict[str, Any]:
     """What the report shows of the bank (templates/bank/_report.html, and the payments' section of
     templates/report/show.html): how the night settles, in the words of the table and the Bank page;
     why it cannot settle yet and what to do about it; the results on the counts; the Bonus Round's

@@ -18,7 +18,7 @@ from typing import Any
 from flask import Blueprint, abort, render_template, request, url_for
 
 from companion.service import bank as bank_service
-from companion.db.models import Night
+from companion.service import NightRow
 from companion.games import IllegalAction
 from companion.night.bonus import DICE, MAX_GAME_NAME, BonusGrid, cell_label
 from companion.web import post_redirect_get
@@ -32,7 +32,7 @@ bp = Blueprint("bonus", __name__, url_prefix="/k/<key>")
 MAX_QUICK = 36
 
 
-def _who_rolls(night: Night, ledger: bank_service.NightLedger) -> str:
+def _who_rolls(night: NightRow, ledger: bank_service.NightLedger) -> str:
     """Who rolls next: the dealer the game at the table passes the deal to, unless that dealer made the
     last roll already (then the next player on the left, as the deal will go: issue 20, item 13),
     skipping players cashed out of the bank."""

@@ -22,7 +22,7 @@ from flask import Blueprint, current_app, make_response, render_template, reques
 from werkzeug.exceptions import HTTPException
 
 from companion import service
-from companion.db.models import Night
+from companion.service import NightRow
 from companion.night.standings import Standings
 from companion.web import live_push
 from companion.web.links import display_night
@@ -34,7 +34,7 @@ bp = Blueprint("display", __name__, url_prefix="/d/<key>")
 VIEWER = ("display",)
 
 
-def display_etag(night: Night, link: str) -> str:
+def display_etag(night: NightRow, link: str) -> str:
     """The display's live part's ETag: its version (static/app.js reads ``-v<n>-``) and an HMAC of the night
     and the display link under the app's secret, which changes when the link is replaced."""
     secret = str(current_app.config["SECRET_KEY"]).encode()
@@ -42,7 +42,7 @@ def display_etag(night: Night, link: str) -> str:
     return f"d-v{night.version}-{digest}"
 
 
-def _fragment(night: Night, st: Standings) -> str:
+def _fragment(night: NightRow, st: Standings) -> str:
     return render_template("display/_live.html", night=night, st=st)
 
 

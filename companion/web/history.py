@@ -16,7 +16,7 @@ from flask import Blueprint, get_template_attribute, render_template, request
 from markupsafe import Markup
 
 from companion import service
-from companion.db.models import Night
+from companion.service import NightRow
 from companion.games.web import SCREENS
 from companion.web import kept_pages
 from companion.web import pagination
@@ -39,12 +39,12 @@ def show(key: str):  # type: ignore[no-untyped-def]
     )
 
 
-def _history_key(link: Night | NightLink) -> tuple[Any, ...]:
+def _history_key(link: NightRow | NightLink) -> tuple[Any, ...]:
     """What a kept page of the history depends on besides (night, version): its link and which page."""
     return ("history", link.keeper_key, request.args.get("page", "1")[:8])
 
 
-def _history_page(night: Night, flashed: Any) -> str:
+def _history_page(night: NightRow, flashed: Any) -> str:
     play = service.play_for(night)
     rows, ledger = history_lines(night)  # kept per version
     page = pagination.page_of(list(reversed(rows)))  # newest first, in pages
@@ -68,7 +68,7 @@ def _history_page(night: Night, flashed: Any) -> str:
 
 
 def _rows_html(
-    night: Night, rows: Sequence[Row], voided: dict[int, dict[int, int]], several: bool, shown: dict[int, int],
+    night: NightRow, rows: Sequence[Row], voided: dict[int, dict[int, int]], several: bool, shown: dict[int, int],
     where: dict[str, Any],
 ) -> list[Markup]:
     """Each row of the page as HTML, made only where the row is new or shows something new (issue 22).

@@ -15,8 +15,7 @@ from flask import flash, redirect, url_for
 
 from companion.service import bank as bank_service
 from companion import service
-from companion.extensions import db
-from companion.db.models import Night
+from companion.service import NightRow
 from companion.games import IllegalAction
 from companion.night.bank import MAX_CHIPS
 from companion.values.reading import Unreadable, whole_number
@@ -34,13 +33,13 @@ def chips_from(text: str | None, what: str, low: int = 1) -> int:
         raise IllegalAction(str(error)) from None
 
 
-def refuse(night: Night, page: str, status: int, message: str, form_name: str | None = None, form: Any = None):  # type: ignore[no-untyped-def]
+def refuse(night: NightRow, page: str, status: int, message: str, form_name: str | None = None, form: Any = None):  # type: ignore[no-untyped-def]
     """Redirect a refused submit to ``page`` (an endpoint) with its message, keeping what was typed."""
     location = url_for(page, key=night.keeper_key)
     return post_redirect_get.refuse(location, status, message=message, form_name=form_name, form=form, version=night.version)
 
 
-def submit(night: Night, form: Any, page: str, act: Callable[[Any], Any], form_name: str | None = None):  # type: ignore[no-untyped-def]
+def submit(night: NightRow, form: Any, page: str, act: Callable[[Any], Any], form_name: str | None = None):  # type: ignore[no-untyped-def]
     """Validate the form's stamp, run ``act`` (it records through services), answer 303 to ``page``."""
     if not form.validate():
         errors = "; ".join(str(e) for es in form.errors.values() for e in es)
@@ -53,21 +52,20 @@ def submit(night: Night, form: Any, page: str, act: Callable[[Any], Any], form_n
     except IllegalAction as error:
         return refuse(night, page, 422, f"Not recorded: {error}", form_name, form)
     except (service.StaleTable, service.KeyConflict) as refusal:
-        db.session.expire_all()
-        now = db.session.get(Night, night.id) or night
+        now = service.night_again(night.id) or night
         return refuse(now, page, 409, refusal_words(refusal, now, form.version.data))
     flash(("Already recorded: " if result.repeated else "") + result.summary)
     return redirect(location, code=303)
 
 
-def record(night: Night, kind: str, payload: dict[str, Any], form: Any) -> Any:
+def record(night: NightRow, kind: str, payload: dict[str, Any], form: Any) -> Any:
     """Record one night ledger event of ``kind`` with the form's stamp, as this browser."""
     return bank_service.record(
         night.id, kind, payload, form.version.data, form.request_key.data, recorded_by=recorded_by()
     )
 
 
-def recall(night: Night) -> tuple[int, str | None, Any]:
+def recall(night: NightRow) -> tuple[int, str | None, Any]:
     """(status, message, the refusal) the page answers with after a refused submit; (200, None, None) otherwise."""
     kept = post_redirect_get.recall(night.version)
     if kept is None:
@@ -75,7 +73,7 @@ def recall(night: Night) -> tuple[int, str | None, Any]:
     return kept.status, kept.message, kept
 
 
-def next_dealer(night: Night) -> str:
+def next_dealer(night: NightRow) -> str:
     """Who deals next: the dealer the game at the table passes the deal to."""
     current = service.play_for(night).current
     return current.game.next_dealer(current.state)

@@ -2,12 +2,12 @@
 display's (``/d/<key>``, read only, opening nothing else: :func:`display_night`).
 
 A night has its first scorekeeper link (``Night.keeper_key``) and, for each other keeper phone, a link
-of its own (:class:`~companion.db.models.KeeperLink`, issue 39, docs/keepers.md), which opens the same
+of its own (:class:`~companion.service.PhoneLink`, issue 39, docs/keepers.md), which opens the same
 pages and takes the same commands.  A page opened by such a link must never show the first link (nor
 another phone's): for the rest of the request the night's ``keeper_key`` reads as the phone's own key
-(:func:`act_as`, kept through every load and refresh of the night's row), and any address made with the
-first link's secret is made with the phone's instead (:func:`keep_own_key`, the app's URL defaults), so
-every page, kept page and redirect carries the link the phone came by.  Each record a phone makes says
+(:func:`act_as`, kept through every load and refresh of the night's row: ``service.on_night_read``), and
+any address made with the first link's secret is made with the phone's instead (:func:`keep_own_key`, the
+app's URL defaults), so every page, kept page and redirect carries the link the phone came by.  Each record a phone makes says
 which phone it was (:func:`recorded_by`).
 
 A link is the only credential: a scorekeeper's page opened with the
@@ -15,7 +15,8 @@ players' link answers 403, an unknown link 404 (counted against the client by
 :func:`~companion.web.security.reject_unknown_link`), and a key is compared in constant
 time.  A page kept per version needs only the night's id, version and links
 (:func:`keeper_link`, one statement read by the service, no object loaded); anything else
-loads the night (:func:`keeper_night`).
+loads the night (:func:`keeper_night`).  Every row is found by the service (``service.night_by_link``
+and the like): this module reads the key and compares the secrets, and queries nothing itself.
 """
 
 from __future__ import annotations
@@ -24,13 +25,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from typing import Literal
+
 from flask import abort, current_app, g, has_app_context
-from sqlalchemy import event, select
-from sqlalchemy.orm.attributes import set_committed_value
 
 from companion import service
-from companion.extensions import db
-from companion.db.models import DisplayLink, KeeperLink, Night
+from companion.service import NightRow
 from companion.web.security import reject_unknown_link, same_secret
 from companion.web.this_browser import remember
 
@@ -39,11 +39,11 @@ MAX_KEY_LENGTH = 64
 KEY_CHARS = re.compile(r"[A-Za-z0-9_-]+")
 
 
-def _lookup(column, key: str) -> Night | None:  # type: ignore[no-untyped-def]
+def _lookup(which: Literal["keeper", "viewer"], key: str) -> NightRow | None:
     if not key or len(key) > MAX_KEY_LENGTH or not KEY_CHARS.fullmatch(key):
         return None
-    night = db.session.scalar(select(Night).where(column == key))
-    if night is not None and same_secret(key, getattr(night, column.key)):
+    night = service.night_by_link(key, which)
+    if night is not None and same_secret(key, night.keeper_key if which == "keeper" else night.viewer_key):
         return night
     return None
 
@@ -105,38 +105,38 @@ def viewer_link(key: str) -> NightLink | None:
     return _link(stamp)
 
 
-def keeper_night(key: str) -> Night:
+def keeper_night(key: str) -> NightRow:
     """The night whose scorekeeper link (the first, or a keeper phone's own) is ``key``; 403 for a players' link,
     404 otherwise (a link taken back is unknown: 404 at once)."""
-    night = _lookup(Night.keeper_key, key) or _phone_night(key)
+    night = _lookup("keeper", key) or _phone_night(key)
     if night is not None:
         remember(night)
         return night
-    if _lookup(Night.viewer_key, key) is not None:
+    if _lookup("viewer", key) is not None:
         abort(403)
     reject_unknown_link(current_app)
     raise AssertionError("unreachable")
 
 
-def viewer_night(key: str) -> Night:
+def viewer_night(key: str) -> NightRow:
     """The night whose players' link (or a scorekeeper link) is ``key``."""
-    night = _lookup(Night.viewer_key, key) or _lookup(Night.keeper_key, key) or _phone_night(key)
+    night = _lookup("viewer", key) or _lookup("keeper", key) or _phone_night(key)
     if night is None:
         reject_unknown_link(current_app)
     assert night is not None
     return night
 
 
-def display_night(key: str) -> Night:
+def display_night(key: str) -> NightRow:
     """The night whose table display link is ``key`` (docs/display.md); any other key is unknown: 404, counted.
 
     The display link opens the display alone, and the display opens by its link alone: a players' or a
     scorekeeper's link is as unknown here as a display link is on their pages (they never look it up)."""
     night = None
     if key and len(key) <= MAX_KEY_LENGTH and KEY_CHARS.fullmatch(key):
-        row = db.session.scalar(select(DisplayLink).where(DisplayLink.key == key))
-        if row is not None and same_secret(key, row.key):
-            night = db.session.get(Night, row.night_id)
+        row = service.display_link_of(key)
+        if row is not None and same_secret(key, row[0]):
+            night = service.night_by_id(row[1])
     if night is None:
         reject_unknown_link(current_app)
     assert night is not None
@@ -157,24 +157,24 @@ class KeeperPhone:
     first_key: str  # the night's first link, as it was when the request found the night
 
 
-def _phone_night(key: str) -> Night | None:
+def _phone_night(key: str) -> NightRow | None:
     """The night of the live keeper phone link ``key`` (compared in constant time), acting as that phone."""
     if not key or len(key) > MAX_KEY_LENGTH or not KEY_CHARS.fullmatch(key):
         return None
-    row = db.session.scalar(select(KeeperLink).where(KeeperLink.key == key, KeeperLink.taken_back_at.is_(None)))
-    if row is None or row.key is None or not same_secret(key, row.key):
+    row = service.phone_link_of(key)
+    if row is None or not same_secret(key, row.key):
         return None
-    night = db.session.get(Night, row.night_id)
+    night = service.night_by_id(row.night_id)
     if night is None:  # pragma: no cover - a foreign key
         return None
     act_as(night, KeeperPhone(night.id, row.id, row.key, row.name, night.keeper_key))
     return night
 
 
-def act_as(night: Night, phone: KeeperPhone) -> None:
+def act_as(night: NightRow, phone: KeeperPhone) -> None:
     """For the rest of this request, ``night``'s scorekeeper link reads as ``phone``'s own (never written)."""
     g.keeper_phone = phone
-    set_committed_value(night, "keeper_key", phone.key)
+    service.read_keeper_key_as(night, phone.key)
 
 
 def this_phone() -> KeeperPhone | None:
@@ -196,12 +196,11 @@ def keep_own_key(endpoint: str, values: dict[str, Any]) -> None:
         values["key"] = phone.key
 
 
-def _as_phone(night: Night, *_: Any) -> None:
+def _as_phone(night: NightRow) -> None:
     """The night's row read again in a request that came by a keeper phone's link: its link reads as the phone's."""
     phone = this_phone()
     if phone is not None and night.id == phone.night_id:
-        set_committed_value(night, "keeper_key", phone.key)
+        service.read_keeper_key_as(night, phone.key)
 
 
-event.listen(Night, "load", _as_phone)
-event.listen(Night, "refresh", _as_phone)
+service.on_night_read(_as_phone)

@@ -14,8 +14,7 @@ from typing import Any
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
 from companion import service
-from companion.extensions import db
-from companion.db.models import Night
+from companion.service import NightRow
 from companion.games import GAMES, title_of
 from companion.games.protocol import IllegalAction
 from companion.games.web import SCREENS, game_picks, offer_matching, offers_of, pick_of, read_pick
@@ -29,13 +28,13 @@ from companion.web.standings import standings_of
 bp = Blueprint("next_game", __name__, url_prefix="/k/<key>")
 
 
-def _refused(night: Night, message: str) -> Any:
+def _refused(night: NightRow, message: str) -> Any:
     """A stale or doubled start, redirected to the table with its message (see post_redirect_get.py)."""
     location = url_for("table.show", key=night.keeper_key)
     return post_redirect_get.refuse(location, 409, message=message, version=night.version)
 
 
-def _next_game_form(night: Night, kind: str, formdata: Any = None) -> Any:
+def _next_game_form(night: NightRow, kind: str, formdata: Any = None) -> Any:
     screens = SCREENS[kind]
     form = next_game_form_class(screens.rules_fields)(formdata=formdata)
     # the list offers each game once by its name (game_picks); a bare kind still reads (a page of before)
@@ -51,7 +50,7 @@ def _offer_of(kind: str, key: str | None) -> tuple[str, tuple[str, Any]] | None:
     return (str(key), found) if found is not None else None
 
 
-def _named_of(night: Night, kind: str, raw: str | None) -> str | None:
+def _named_of(night: NightRow, kind: str, raw: str | None) -> str | None:
     """``?named=``: the game's title or a name a game of ``kind`` was played under tonight, else None
     (a name the night never used is not shown as the game's heading)."""
     if not raw:
@@ -61,7 +60,7 @@ def _named_of(night: Night, kind: str, raw: str | None) -> str | None:
 
 
 def _render_next_game(  # type: ignore[no-untyped-def]
-    night: Night, kind: str, form: Any, status: int = 200, message: str | None = None, offer: Any = None,
+    night: NightRow, kind: str, form: Any, status: int = 200, message: str | None = None, offer: Any = None,
     named: str | None = None,
 ):
     return (
@@ -134,8 +133,7 @@ def start(key: str):  # type: ignore[no-untyped-def]
         form.form_errors.append(str(error))
         return post_redirect_get.refuse(location, 422, form_name="next_game", form=form, version=night.version)
     except (service.StaleTable, service.KeyConflict) as refusal:
-        db.session.expire_all()
-        now = db.session.get(Night, night.id)
+        now = service.night_again(night.id)
         return _refused(now, refusal_words(refusal, now, form.version.data))
     flash(("Already recorded: " if result.repeated else "") + result.summary)
     return redirect(url_for("table.show", key=night.keeper_key), code=303)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from companion import service
-from companion.db.models import Night
+from companion.service import NightRow
 from companion.money.amounts import to_money
 from companion.report.model import Report
 from companion.web.pay_offers import PayOffers, pay_offers
@@ -66,7 +66,7 @@ def pay_stamp(pay: service.NightPay | None) -> tuple[int, int, int, int] | None:
     return (pay.group_id, pay.version, pay.nights_changed, pay.nights_versions) if pay is not None else None
 
 
-def night_offers(night: Night, report: Report, view: str, pay: service.NightPay | None) -> Offers:
+def night_offers(night: NightRow, report: Report, view: str, pay: service.NightPay | None) -> Offers:
     """The offers beside each payment still to make that the report shows in ``view``, by (payer, payee, chips).
 
     The payments are the ones *Mark paid* would offer (the night's own lines not marked paid; once

@@ -12,7 +12,7 @@ from typing import Any
 from flask import Blueprint, flash, redirect, render_template, request, url_for
 
 from companion import service
-from companion.db.models import Night
+from companion.service import NightRow
 from companion.games.protocol import IllegalAction
 from companion.games.web import SCREENS
 from companion.night.file import Money
@@ -26,17 +26,17 @@ bp = Blueprint("setup", __name__, url_prefix="/k/<key>")
 PLAY_HAS_STARTED = "Play has started: the seating and rules can no longer change."
 
 
-def _refused(night: Night) -> Any:
+def _refused(night: NightRow) -> Any:
     """A save after play started, redirected to the table with its message (see post_redirect_get.py)."""
     location = url_for("table.show", key=night.keeper_key)
     return post_redirect_get.refuse(location, 409, message=PLAY_HAS_STARTED, version=night.version)
 
 
-def _setup_form_class(night: Night) -> type[NightBaseForm]:
+def _setup_form_class(night: NightRow) -> type[NightBaseForm]:
     return night_form_class(SCREENS[night.first_game.kind].rules_fields)
 
 
-def _setup_form(night: Night) -> NightBaseForm:
+def _setup_form(night: NightRow) -> NightBaseForm:
     form = _setup_form_class(night)(formdata=None)
     form.name.data = night.name
     for field, name in zip(form.seat_fields(), night.players):
@@ -51,7 +51,7 @@ def _setup_form(night: Night) -> NightBaseForm:
     return form
 
 
-def _render_setup(night: Night, form: NightBaseForm, status: int = 200):  # type: ignore[no-untyped-def]
+def _render_setup(night: NightRow, form: NightBaseForm, status: int = 200):  # type: ignore[no-untyped-def]
     rules_template = SCREENS[night.first_game.kind].rules_template
     return render_template("setup/edit.html", night=night, form=form, rules_template=rules_template), status
 

@@ -17,7 +17,7 @@ from flask import Blueprint, current_app, make_response, redirect, render_templa
 from werkzeug.exceptions import HTTPException
 
 from companion import service
-from companion.db.models import Night
+from companion.service import NightRow
 from companion.night.standings import Standings
 from companion.web import kept_pages, live_push
 from companion.web.links import viewer_link, viewer_night
@@ -30,7 +30,7 @@ STANDINGS = f"standings/{RECENT}"
 
 
 @bp.app_template_global("live_etag")
-def etag_of(night: Night) -> str:
+def etag_of(night: NightRow) -> str:
     """The live fragment's ETag of ``night`` at its version (the scorekeeper's page watches the same tag)."""
     return _tag(night.id, night.version, night.viewer_key)
 
@@ -78,7 +78,7 @@ def show(key: str):  # type: ignore[no-untyped-def]
     return kept_pages.render_kept(players_page(key, me), night.id, night.version, lambda flashed: _render_show(night, st, me, flashed))
 
 
-def _render_show(night: Night, st: Standings, me: str | None, flashed: object) -> str:
+def _render_show(night: NightRow, st: Standings, me: str | None, flashed: object) -> str:
     stream_url = url_for("players.stream", key=request.view_args["key"]) if live_push.offered() else None  # type: ignore[index]
     return render_template(
         "players/show.html", night=night, st=st, me=me, etag=etag_of(night), flashed=flashed, stream_url=stream_url,

@@ -34,10 +34,9 @@ from companion.service import bank as bank_service
 from companion import service
 from companion.report.charts import net_chart
 from companion.report.night_chart import ChipSeries, line_points, player_chart
-from companion.extensions import db
 from companion.web.forms import CarryForm, PaidForm
 from companion.money.amounts import chips_text, format_money, value_text
-from companion.db.models import Night
+from companion.service import NightRow
 from companion.games import IllegalAction
 from companion.values.reading import Unreadable, whole_number
 from companion.report.export import report_csv, report_dict
@@ -59,7 +58,7 @@ report_of = service.report_of
 
 MAX_CHIPS = 10**9
 
-def chip_series(night: Night) -> ChipSeries:
+def chip_series(night: NightRow) -> ChipSeries:
     """Each player's chips over ``night`` at its version, for the report's charts: extended from what this
     process kept at an earlier version when only play was appended since, else made from the whole fold.
 
@@ -90,7 +89,7 @@ def _view() -> str:
 
 
 def _report_page(
-    link: Night | NightLink, keeper: bool, continued: int | None, group: tuple[int, int] | None, source: int | None
+    link: NightRow | NightLink, keeper: bool, continued: int | None, group: tuple[int, int] | None, source: int | None
 ) -> tuple[Any, ...]:
     """What the kept report depends on besides (night, version): whose link, its links, the view, the next night,
     and the group it is kept in at its version (a handle set there changes the *Pay* offers: web/night_pay.py);
@@ -100,7 +99,7 @@ def _report_page(
     return ("report", keeper, link.keeper_key, link.viewer_key, _view(), continued, group, others)
 
 
-def plain_report(night: Night, keeper: bool) -> Any:
+def plain_report(night: NightRow, keeper: bool) -> Any:
     """The report as every phone sees it at this version (no question in the address): kept per version."""
     pay = service.night_pay(night)  # the group's version read first: the page is never keyed newer than it shows
     if not set(request.args) <= {"view"}:
@@ -113,7 +112,7 @@ def plain_report(night: Night, keeper: bool) -> Any:
 
 
 def render_report(  # type: ignore[no-untyped-def]
-    night: Night, keeper: bool, status: int = 200, message: str | None = None, view: str | None = None,
+    night: NightRow, keeper: bool, status: int = 200, message: str | None = None, view: str | None = None,
     flashed: Any = None, pay: service.NightPay | None | bool = False,
 ):
     """The report page; ``pay``: the night's group as :func:`service.night_pay` read it (False: read it now)."""
@@ -241,13 +240,13 @@ def viewer(key: str):  # type: ignore[no-untyped-def]
     return plain_report(night, keeper=False)
 
 
-def _csv(night: Night) -> Download:
+def _csv(night: NightRow) -> Download:
     return Download(
         report_csv(report_of(night), _view()).encode(), "text/csv", attachment("night-report", night.name, "csv")
     )
 
 
-def _json(night: Night) -> Download:
+def _json(night: NightRow) -> Download:
     return Download(
         _dumps(report_dict(report_of(night))).encode(), "application/json", attachment("night-report", night.name, "json")
     )
@@ -291,7 +290,7 @@ def viewer_json(key: str):  # type: ignore[no-untyped-def]
     return _download(key, False, "json")
 
 
-def _refused(night: Night, status: int, message: str, view: str | None = None):  # type: ignore[no-untyped-def]
+def _refused(night: NightRow, status: int, message: str, view: str | None = None):  # type: ignore[no-untyped-def]
     """Redirect a refused submit to the report's address with its message (web/post_redirect_get.py)."""
     location = url_for("report.keeper", key=night.keeper_key, **({"view": view} if view else {}))
     return post_redirect_get.refuse(location, status, message=message, version=night.version)
@@ -319,8 +318,7 @@ def paid(key: str):  # type: ignore[no-untyped-def]
     except IllegalAction as error:
         return _refused(night, 422, str(error), view)
     except (service.StaleTable, service.KeyConflict) as error:
-        db.session.expire_all()
-        now = db.session.get(Night, night.id)
+        now = service.night_again(night.id)
         return _refused(now, 409, refusal_words(error, now, form.version.data), view)
     money = value_text(chips, report.chip_value, report.currency)
     flash(("Already recorded: " if result.repeated else "Recorded: ") + f"{payer} paid {payee} {money} ({chips_text(chips)}).")
@@ -340,8 +338,7 @@ def carry(key: str):  # type: ignore[no-untyped-def]
     except IllegalAction as error:
         return _refused(night, 422, f"The next night could not be started: {error}.")
     except (service.StaleTable, service.KeyConflict) as error:
-        db.session.expire_all()
-        return _refused(db.session.get(Night, night.id), 409, str(error))
+        return _refused(service.night_again(night.id), 409, str(error))
     remember(new)
     pot = sum((new.first_game.carried_in or {}).values())
     flash(
@@ -354,14 +351,14 @@ def carry(key: str):  # type: ignore[no-untyped-def]
 # --- past nights and each player's history ----------------------------------------------------
 
 
-def _known() -> tuple[list[tuple[Night, Report]], dict[int, str]]:
+def _known() -> tuple[list[tuple[NightRow, Report]], dict[int, str]]:
     """The nights this browser opened as scorekeeper, newest first, with their reports; and each night's link as
     this browser holds it (a keeper phone's own: the page links by it, never by the night's first link)."""
     mine = my_nights()
     return [(night, report_of(night)) for night, _ in mine], {night.id: key for night, key in mine}
 
 
-def games_of(night: Night, report: Report) -> str:
+def games_of(night: NightRow, report: Report) -> str:
     """The night's games as played, in words fit for every game (issue 23): their titles in order,
     and for a game that plays games to a target inside it (Napalm) how many finished."""
     return games_played_text([p.title for p in service.play_for(night).of_the_night()], report.games)

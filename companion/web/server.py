@@ -16,7 +16,7 @@ never builds the app: each worker, forked from it, has gevent patch the standard
 :meth:`CompanionServer.load`, so that what the app opens is cooperative: SQLAlchemy's
 pool waits as a greenlet waits, psycopg picks its gevent-friendly wait when it is first
 imported (it picks once, at import), and the change watch's listener thread is a greenlet
-(``companion/db/change_watch.py``).
+(the database layer's ``change_watch.py``).
 
 gunicorn's documented "Custom Application" API (``gunicorn.app.base.BaseApplication``
 with ``load_config`` and ``load``) is all this module uses of it.
@@ -137,15 +137,13 @@ def warm_pages(app: Flask, night_ids: list[int]) -> None:
     requests only read; a night since deleted is skipped, and a page that fails is logged,
     not raised: a server starts whatever one night's page does.
     """
-    from companion.db.models import Night
-    from companion.extensions import db
+    from companion import service  # in the worker, as load's: the master imports no database library
 
-    paths = []
-    for night_id in night_ids:
-        night = db.session.get(Night, night_id)
-        if night is not None:
-            paths += [path.format(keeper=night.keeper_key, viewer=night.viewer_key) for path in WARM_PAGES]
-    db.session.rollback()  # a read only, as service.warm_up's: no transaction left open
+    paths = [
+        path.format(keeper=keeper, viewer=viewer)
+        for keeper, viewer in service.links_for_warm_up(night_ids)  # a read only, ended: no transaction left open
+        for path in WARM_PAGES
+    ]
     client = app.test_client()
     for path in paths:  # as a phone's browser asks: the compressed page is kept too
         try:

@@ -23,7 +23,7 @@ from typing import Any
 from flask import Blueprint, Response, abort, current_app, flash, redirect, render_template, request, url_for
 
 from companion import service
-from companion.db.models import Night
+from companion.service import NightRow
 from companion.web import post_redirect_get, qr
 from companion.web.addresses import shared_url
 from companion.games import IllegalAction
@@ -35,7 +35,7 @@ from companion.web.this_browser import remember, remember_link
 bp = Blueprint("share", __name__, url_prefix="/k/<key>")
 
 
-def players_url(night: Night) -> tuple[str, str | None]:
+def players_url(night: NightRow) -> tuple[str, str | None]:
     """The players' link as other phones must open it, and a warning when they can't."""
     return shared_url(url_for("players.show", key=night.viewer_key))
 
@@ -46,7 +46,7 @@ def qr_image(url: str, title: str) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(qr.svg(url, title=title).encode()).decode("ascii")
 
 
-def render_share(night: Night, phone_form: Any = None, status: int = 200):  # type: ignore[no-untyped-def]
+def render_share(night: NightRow, phone_form: Any = None, status: int = 200):  # type: ignore[no-untyped-def]
     """The share page: the players' link, the keeper phones (this one marked), and the forms that change them."""
     url, warning = players_url(night)
     me = this_phone()
@@ -185,7 +185,7 @@ def make_phone(key: str):  # type: ignore[no-untyped-def]
     return redirect(url_for("share.show", key=night.keeper_key, made=phone.id, _anchor=f"phone-{phone.id}"), code=303)
 
 
-def _named(night: Night, which: str, me: KeeperPhone | None) -> tuple[int | None, str, bool] | None:
+def _named(night: NightRow, which: str, me: KeeperPhone | None) -> tuple[int | None, str, bool] | None:
     """(phone id, its name, whether it is this phone) of the keeper phone ``which`` names, or None."""
     keepers = service.keepers_of(night.id)
     if which == "first":

@@ -10,10 +10,10 @@ as it is now (each caller redirects to its page, which shows it): not a bare "th
 from __future__ import annotations
 
 from companion import service
-from companion.db.models import Night
+from companion.service import NightRow
 
 
-def refusal_words(refusal: Exception, night: Night, had_version: int | None) -> str:
+def refusal_words(refusal: Exception, night: NightRow, had_version: int | None) -> str:
     """What a refused submit is told: for a stale screen made at ``had_version``, what was recorded since and by
     which phone; for anything else (a request key used for another form), its own message."""
     if not isinstance(refusal, service.StaleTable) or had_version is None:
@@ -24,7 +24,7 @@ def refusal_words(refusal: Exception, night: Night, had_version: int | None) -> 
     return f"The table changed since this screen was shown. {said} Nothing from this screen was recorded; the table below is as it is now."
 
 
-def what_was_recorded(night: Night, since: int) -> str:
+def what_was_recorded(night: NightRow, since: int) -> str:
     """ "Ben's phone recorded first: …; The first phone recorded first: …": the newest records after ``since``,
     each phone's in a run, as the history says them (``service.recorded_since``)."""
     runs: list[tuple[str, list[str]]] = []

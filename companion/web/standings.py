@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from companion.service import bank as bank_service
 from companion import service
-from companion.db.models import Night
+from companion.service import NightRow
 from companion.games.web import SCREENS
 from companion.night.standings import NightGameLine, Standings, standings
 
@@ -22,7 +22,7 @@ RECENT = 6
 TAB_SETTLED = "Part of this night was settled through the group's tab: the report shows what remains to pay."
 
 
-def standings_of(night: Night, recent: int = 6) -> Standings:
+def standings_of(night: NightRow, recent: int = 6) -> Standings:
     """The standings of ``night`` at its version, computed once per version in each process.
 
     Every phone at a table asks for the same version right after a change.

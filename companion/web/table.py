@@ -15,8 +15,7 @@ from typing import Any
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 
 from companion import service
-from companion.extensions import db
-from companion.db.models import Night
+from companion.service import NightRow
 from companion.games.protocol import IllegalAction
 from companion.games.fold import Void
 from companion.games.web import SCREENS, GameScreens
@@ -38,12 +37,12 @@ UNDO = "undo"
 # --- forms for the current state ---------------------------------------------------
 
 
-def screens_of(night: Night) -> GameScreens:
+def screens_of(night: NightRow) -> GameScreens:
     """The screens of the game at the table (the last one started and not taken back)."""
     return SCREENS[service.play_for(night).current.setup.kind]
 
 
-def forms_for(night: Night, submitted: Any = None) -> dict[str, Any]:
+def forms_for(night: NightRow, submitted: Any = None) -> dict[str, Any]:
     """The forms the table screen shows now, each stamped with the version and a new key."""
     state = service.table_for(night)
     forms = dict(screens_of(night).forms(state))
@@ -58,7 +57,7 @@ def forms_for(night: Night, submitted: Any = None) -> dict[str, Any]:
 
 
 def render_table(  # type: ignore[no-untyped-def]
-    night: Night, status: int = 200, submitted: Any = None, message: str | None = None, flashed: Any = None
+    night: NightRow, status: int = 200, submitted: Any = None, message: str | None = None, flashed: Any = None
 ):
     st = standings_of(night)
     screens = screens_of(night)
@@ -108,20 +107,20 @@ def take_back_offer(play: Any, version: int) -> tuple[Any, Any] | None:
 # --- recording ---------------------------------------------------------------------
 
 
-def _refused(night: Night, status: int, form_name: str | None = None, form: Any = None, message: str | None = None):  # type: ignore[no-untyped-def]
+def _refused(night: NightRow, status: int, form_name: str | None = None, form: Any = None, message: str | None = None):  # type: ignore[no-untyped-def]
     """Redirect a refused submit to the table's address, keeping what was typed (see post_redirect_get.py)."""
     location = url_for("table.show", key=night.keeper_key)
     return post_redirect_get.refuse(location, status, message=message, form_name=form_name, form=form, version=night.version)
 
 
-def _record(night: Night, form: Any, form_name: str, build) -> Any:  # type: ignore[no-untyped-def]
+def _record(night: NightRow, form: Any, form_name: str, build) -> Any:  # type: ignore[no-untyped-def]
     """Validate ``form``, build an action, and record it; the one path every action takes."""
     return _record_with(night, form, form_name, lambda f: service.record(
         night.id, build(f), f.version.data, f.request_key.data, recorded_by=recorded_by()
     ))
 
 
-def _record_with(night: Night, form: Any, form_name: str | None, write) -> Any:  # type: ignore[no-untyped-def]
+def _record_with(night: NightRow, form: Any, form_name: str | None, write) -> Any:  # type: ignore[no-untyped-def]
     """Validate ``form`` and ``write`` what it says (a :class:`service.Recorded`), answering as every action does.
 
     ``form_name`` None: a form the table does not show again; a refusal is said at the top.
@@ -144,17 +143,15 @@ def _record_with(night: Night, form: Any, form_name: str | None, write) -> Any: 
         form.form_errors.append(str(error))
         return _refused(night, 422, form_name, form)
     except service.StaleTable as stale:
-        db.session.expire_all()
-        now = db.session.get(Night, night.id)
+        now = service.night_again(night.id)
         return _refused(now, 409, message=refusal_words(stale, now, form.version.data))
     except service.KeyConflict as conflict:
-        db.session.expire_all()
-        return _refused(db.session.get(Night, night.id), 409, message=str(conflict))
+        return _refused(service.night_again(night.id), 409, message=str(conflict))
     flash(("Already recorded: " if result.repeated else "") + result.summary)
     return redirect(location, code=303)
 
 
-def table_page(link: Night | NightLink, continued: int | None) -> tuple[Any, ...]:
+def table_page(link: NightRow | NightLink, continued: int | None) -> tuple[Any, ...]:
     """What the kept table screen depends on besides (night, version): its links, the night its pot went to and the
     link this browser holds to it."""
     return ("table", link.keeper_key, link.viewer_key, continued, held_links(continued))
@@ -181,7 +178,7 @@ def show(key: str):  # type: ignore[no-untyped-def]
     return render_table(night, kept.status, submitted, kept.message)
 
 
-def _bound(night: Night, action: str) -> Any:
+def _bound(night: NightRow, action: str) -> Any:
     """The form posted to ``action`` of the game at the table, or a refusal to answer with."""
     if action == UNDO:
         return UndoForm()

@@ -25,10 +25,9 @@ both guards off (the test suite's robots tap faster than any person).
 from __future__ import annotations
 
 from flask import current_app
-from sqlalchemy import func, select
 
-from companion.extensions import db
-from companion.db.models import Event, Night, utcnow
+from companion import service
+from companion.service import NightRow
 
 DEFAULT_MS = 1000
 #: the server measures from its own record of the first tap, a little after the tap
@@ -44,10 +43,10 @@ def guard_ms() -> int:
     return int(current_app.config.get("TAP_GUARD_MS", DEFAULT_MS))
 
 
-def too_soon(night: Night, version: int | None) -> bool:
+def too_soon(night: NightRow, version: int | None) -> bool:
     """True when a submit for the screen now shown comes in the first moments after it changed."""
     guard = guard_ms() - SERVER_MARGIN_MS
     if guard <= 0 or version is None or version != night.version or night.version == 0:
         return False
-    last = db.session.scalar(select(func.max(Event.created_at)).where(Event.night_id == night.id))
-    return last is not None and (utcnow() - last).total_seconds() * 1000 < guard
+    since = service.since_last_record(night.id)
+    return since is not None and since.total_seconds() * 1000 < guard

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from flask import current_app, session
 
 from companion import service
-from companion.db.models import Night
+from companion.service import NightRow
 
 #: how many scorekeeper nights a browser's home page lists
 KNOWN_NIGHTS = 20
@@ -79,7 +79,7 @@ def remember_link(night_id: int, keeper_key: str) -> None:
         session["nights"] = [list(entry) for entry in known[-KNOWN_NIGHTS:]]
 
 
-def my_nights() -> list[tuple[Night, str]]:
+def my_nights() -> list[tuple[NightRow, str]]:
     """The nights of :func:`known_nights` loaded whole, newest first, each with the scorekeeper link this browser
     holds: the page must link by it (a keeper phone's own link), never by the night's ``keeper_key``."""
     known = known_nights()
