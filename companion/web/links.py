@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
-
-from typing import Literal
+from typing import Any, Literal
 
 from flask import abort, current_app, g, has_app_context
 
