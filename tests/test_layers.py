@@ -140,6 +140,25 @@ def test_the_pure_layers_are_whole_folders() -> None:
         assert {module_name(p) for p in folder.rglob("*.py") if p.name in rules} <= set(PURE)
 
 
+WEB_MODULES = sorted(name for name in MODULES if layer_of(name) == "web")
+
+
+@pytest.mark.parametrize("module", WEB_MODULES, ids=str)
+def test_a_web_module_reaches_the_data_through_the_service_alone(module: str) -> None:
+    """Issue 37, item 3: views translate a request into a service call and its answer into a page; the
+    models, the engine and the session are the service's own (``companion.service.NightRow`` names the
+    row a page reads)."""
+    database = {name for name in app_modules_imported(MODULES[module]) if layer_of(name) == "db"}
+    assert not database, f"{module} imports the database layer: {sorted(database)}"
+
+
+def test_the_service_check_would_catch_a_model_imported_inside_a_view(tmp_path: Path) -> None:
+    bad = tmp_path / "probe.py"
+    bad.write_text("def view():\n    from companion.db.models import Night\n    from companion.extensions import db\n")
+    found = {name for name in app_modules_imported(bad, "companion.web.probe") if layer_of(name) == "db"}
+    assert {"companion.db.models", "companion.extensions"} <= found
+
+
 def test_the_layer_check_would_catch_an_upward_import_inside_a_function(tmp_path: Path) -> None:
     bad = tmp_path / "probe.py"
     bad.write_text("def f():\n    from companion.service import new_key\n    from ..web import forms\n")

@@ -5,9 +5,10 @@ behind a trusted proxy): unknown secret links (guessing), starting nights, makin
 groups, and importing files.  Each :class:`Limit` allows ``limit`` events in any ``window``
 seconds, counted in ``BUCKETS`` buckets per window (a sliding window to a sixth of
 it).  The counts live in the ``client_counter`` table; rows older than a window are
-deleted as new ones are written (the service counts them: ``service.count_against``, its one writer).  A per-process count let two workers take twice the
-guesses (issue 15), a client could start nights without end, and make 300 groups in
-6 seconds (issue 36).
+deleted as new ones are written (the service counts them: ``service.count_against``, its one writer,
+and reads them for the web layer: ``service.retry_after``; the web layer's ``brake`` answers 429).  A
+per-process count let two workers take twice the guesses (issue 15), a client could start nights
+without end, and make 300 groups in 6 seconds (issue 36).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import time
 from dataclasses import dataclass
 
 from sqlalchemy import select
-from werkzeug.exceptions import TooManyRequests
 
 from companion.extensions import db
 from companion.db.models import ClientCounter
@@ -65,23 +65,3 @@ class Limit:
     def bucket_of(self, at: float) -> float:
         """The start of the bucket the moment ``at`` falls in (events are counted per bucket)."""
         return math.floor(at / self.bucket_seconds) * self.bucket_seconds
-
-
-class Braked(TooManyRequests):
-    """A 429 whose message says what was limited and when to try again (with Retry-After)."""
-
-    def __init__(self, message: str, retry_after: int) -> None:
-        super().__init__(description=message, retry_after=retry_after)
-
-
-def brake(limit: Limit, client: str, what: str) -> None:
-    """Raise :class:`Braked` if ``client`` is over ``limit`` (``what``: "new nights", "new groups", "imports")."""
-    wait = limit.retry_after(client)
-    db.session.rollback()  # called first thing in a view: end the read (a POST's is BEGIN IMMEDIATE)
-    if wait is not None:
-        minutes = max(1, math.ceil(wait / 60))
-        raise Braked(
-            f"Too many {what} from this device: at most {limit.limit} in {limit.window // 60} minutes. "
-            f"Try again in {minutes} minute{'s' if minutes > 1 else ''}; nothing was saved.",
-            wait,
-        )

@@ -48,9 +48,6 @@ def write_transaction() -> Iterator[None]:
         _write_transaction.reset(token)
 
 
-SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-
-
 def init_app(app: Flask) -> None:
     """End each request's session, even when the database went away under it."""
 

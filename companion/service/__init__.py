@@ -11,9 +11,12 @@ one module per job, each importing only those listed before it:
   what it settles on) as read from the log;
 * :mod:`~companion.service.history`: what the night's history says of each event;
 * :mod:`~companion.service.uow`: the unit of work (the write transaction, the version's
-  compare-and-set, the request keys, the one commit);
+  compare-and-set, the request keys, the one commit, and the watch that hears of each commit);
+* :mod:`~companion.service.connection`: a request's hold on the database (letting go of it), and
+  whether the database answers with room to write;
 * :mod:`~companion.service.housekeeping`: what a request keeps besides the nights (a refused form
-  to show again, a client's count against a brake), each in a short transaction of its own;
+  to show again, a client's count against a brake), each in a short transaction of its own, and
+  read back (the brakes' :class:`Limit`, counted by the service alone);
 * :mod:`~companion.service.night_reads`: a night's row as a page finds it (by a link, by its id, read
   again after a refused write), when its last record was made, its links for the warm-up;
 * :mod:`~companion.service.nights`: open, import, export, replace the links, carry the pot on;
@@ -41,6 +44,7 @@ from companion.games import IllegalAction
 from companion.games.night_kinds import GAME_STARTED
 from companion.group.season import ALL_TIME, Period
 from companion.group.tab import Overpayment, TabPayment, read_payment
+from companion.service.connection import database_health, is_disk_full, let_go, let_go_after_error
 from companion.service.group_file import export_group, import_group
 from companion.service.rows import GroupRow, NightRow
 from companion.service.group_keeping import (
@@ -62,7 +66,7 @@ from companion.service.group_links import (
     rotate_group_link,
 )
 from companion.service.group_members import add_member, merge_members, remove_handle, rename_member, set_handle
-from companion.service.group_records import GROUP_REFUSALS, HANDLE_KINDS
+from companion.service.group_records import GROUP_REFUSALS, HANDLE_KINDS, recorded_in_group
 from companion.service.group_tab import pay_tab
 from companion.service.group_views import (
     GroupView,
@@ -80,7 +84,7 @@ from companion.service.group_views import (
     rivalry_view,
 )
 from companion.service.history import describe_ledger_event, event_for_key, recorded_since
-from companion.service.housekeeping import count_against, keep_refusal
+from companion.service.housekeeping import Limit, count_against, keep_refusal, kept_refusal, retry_after
 from companion.service.night_games import next_game_defaults, start_game, take_back_game, update_setup
 from companion.service.nights import (
     carried_from_of,
@@ -98,6 +102,7 @@ from companion.service.nights import (
     open_night,
     rotate_link,
     take_back_display_link,
+    viewer_keys_of,
 )
 from companion.service.keepers import (
     FIRST_PHONE,
@@ -142,11 +147,31 @@ from companion.service.store import (
     table_for,
     warm_up,
 )
-from companion.service.uow import GroupRecorded, KeyConflict, Recorded, StaleTable, new_key, new_keys
+from companion.service.uow import (
+    GroupRecorded,
+    KeyConflict,
+    Recorded,
+    StaleTable,
+    end_reads,
+    new_key,
+    new_keys,
+    watch_commits,
+)
 
 __all__ = [
     "count_against",
+    "database_health",
+    "end_reads",
+    "is_disk_full",
     "keep_refusal",
+    "kept_refusal",
+    "let_go",
+    "let_go_after_error",
+    "Limit",
+    "recorded_in_group",
+    "retry_after",
+    "viewer_keys_of",
+    "watch_commits",
     "add_member",
     "ALL_TIME",
     "cache_weight",

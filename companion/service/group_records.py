@@ -89,6 +89,15 @@ def stored_records(group_id: int) -> list[GroupRecord]:
     return list(db.session.scalars(select(GroupRecord).where(GroupRecord.group_id == group_id).order_by(GroupRecord.seq)))
 
 
+def recorded_in_group(group_id: int, request_key: str) -> bool:
+    """Whether a submit made with ``request_key`` is already recorded in the group: a doubled tap, whose first
+    copy moved the group's version on, is then answered "already recorded" rather than refused as stale."""
+    found = db.session.scalar(
+        select(GroupRecord.id).where(GroupRecord.group_id == group_id, GroupRecord.request_key == request_key).limit(1)
+    )
+    return found is not None
+
+
 def member_record(kind: str, payload: Mapping[str, Any]) -> MemberRecord | None:
     """The member record a stored record of ``kind`` is (None: a record of another kind, not the members')."""
     if kind == "member_added":

@@ -4,6 +4,8 @@ Neither is a record of a night or a group (no version, no request key: a refusal
 nothing, and every attempt counts against a brake, a doubled tap too).  Each is one short unit of
 work of its own, ``UnitOfWork(of_the_nights=False)``, whose commit the change watch does not hear of
 (no night changed): the service's one commit point still commits them, and the web layer only asks.
+It reads them back here too (a kept refusal by its token, a client's wait under a brake's
+:class:`~companion.db.brakes.Limit`, which the service hands the web layer to name its brakes by).
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from companion.db import brakes
 from companion.db.brakes import MAX_CLIENT, Limit
 from companion.db.models import ClientCounter, KeptRefusal, utcnow
 from companion.extensions import db
-from companion.service.uow import UnitOfWork
+from companion.service.uow import UnitOfWork, end_reads
 
-__all__ = ["count_against", "keep_refusal"]
+__all__ = ["Limit", "count_against", "keep_refusal", "kept_refusal", "retry_after"]
 
 
 def keep_refusal(
@@ -68,6 +70,17 @@ def keep_refusal(
     return token
 
 
+def kept_refusal(token: str, *, keep_seconds: int) -> tuple[str, dict[str, Any]] | None:
+    """(the digest of its page's path, its content) of the refusal kept under ``token``, or None: none is, or
+    it is older than ``keep_seconds`` (a row not yet deleted is not shown any more)."""
+    row = db.session.scalar(
+        select(KeptRefusal).where(
+            KeptRefusal.token == token, KeptRefusal.created_at >= utcnow() - timedelta(seconds=keep_seconds)
+        )
+    )
+    return None if row is None else (row.path_digest, row.content)
+
+
 def _keep_newest(client: str, count: int) -> None:
     """Delete ``client``'s kept refusals but its newest ``count``."""
     last_kept = (
@@ -93,3 +106,13 @@ def count_against(limit: Limit, client: str) -> None:
             delete(ClientCounter).where(ClientCounter.kind == limit.kind, ClientCounter.bucket < at - 2 * limit.window)
         )
         uow.commit()
+
+
+def retry_after(limit: Limit, client: str) -> int | None:
+    """Seconds until ``client`` may do ``limit``'s kind of thing again, or None while it is under the limit.
+
+    Asked first thing in a view: the read ends here, so nothing is held while the form is read and
+    checked (and a count against the brake, :func:`count_against`, begins a write of its own)."""
+    wait = limit.retry_after(client)
+    end_reads()
+    return wait

@@ -486,3 +486,12 @@ def nights_by_id(night_ids: Collection[int]) -> list[Night]:
     if not night_ids:
         return []
     return list(db.session.scalars(select(Night).where(Night.id.in_(list(night_ids)))).all())
+
+
+def viewer_keys_of(night_ids: Collection[int]) -> dict[int, str]:
+    """Each of ``night_ids``' nights' players' link, by night, in one statement: a group's pages link its nights by
+    it (never by the scorekeeper's link, which the members' page must not hand out)."""
+    if not night_ids:
+        return {}
+    rows = db.session.execute(select(Night.id, Night.viewer_key).where(Night.id.in_(list(night_ids))))
+    return {night_id: key for night_id, key in rows}

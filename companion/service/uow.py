@@ -35,6 +35,7 @@ import hashlib
 import json
 import os
 import secrets
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -199,8 +200,19 @@ _inside: ContextVar[bool] = ContextVar("companion_unit_of_work", default=False)
 
 def end_reads() -> None:
     """End the open read before something slow is done outside any unit (reading a large file), so that
-    no lock is held meanwhile.  Nothing is pending: only a unit writes."""
+    no lock is held meanwhile, or after a command was refused as stale, so that the page that says so
+    reads its rows anew (the version it shows is the one that is current now).  Nothing is pending:
+    only a unit writes."""
     db.session.rollback()
+
+
+def watch_commits(waker: threading.Event) -> change_watch.ChangeWatch:
+    """The change watch of this app's database (its ``generation()`` moves on after every commit, in any
+    process), with ``waker`` set each time a commit is heard of: the live pages' push waits on it
+    (web/live_push.py).  Called within the app's context (the watch is its engine's)."""
+    watch = change_watch.watch_of(db.engine)
+    change_watch.wake_on_change(waker)
+    return watch
 
 
 class UnitOfWork:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from flask import Flask, render_template, request
 from flask_wtf.csrf import CSRFError
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import HTTPException
 
-from companion.db import disk
-from companion.db.engine import SAFE_METHODS
-from companion.db.brakes import Braked
-from companion.extensions import db
+from companion import service
+from companion.web.security import Braked
+
+#: the methods that only read: a database out of reach is "cannot be read just now", not "not confirmed"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 MESSAGES = {
     400: "That request could not be understood.",
@@ -56,12 +57,9 @@ def init_app(app: Flask) -> None:
         (the database refused its whole transaction), and sending it again in a second would
         find the disk as full: no Retry-After.
         """
-        full = disk.is_disk_full(error)
+        full = service.is_disk_full(error)
         app.logger.warning("database %s: %s", "disk full" if full else "busy", error)
-        try:
-            db.session.rollback()
-        except DBAPIError:  # the connection is gone with the database: nothing to roll back
-            db.session.registry.clear()
+        service.let_go_after_error()  # a connection gone with the database is thrown away
         code, headers = (507, {}) if full else (503, {"Retry-After": "1"})
         message = DISK_FULL if full else UNREACHABLE if request.method in SAFE_METHODS else BUSY
         if request.path.endswith(".json") or request.accept_mimetypes.best == "application/json":

@@ -19,12 +19,9 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from flask import Response, abort, current_app, flash, redirect, render_template, request, url_for
-from sqlalchemy import select
 
 from companion import service
-from companion.db.brakes import brake
-from companion.db.models import Group, GroupRecord
-from companion.extensions import db
+from companion.service import GroupRow
 from companion.games.protocol import IllegalAction
 from companion.group.file import GroupFileError
 from companion.group.tab import TabPayment
@@ -48,7 +45,7 @@ from companion.web.forms import (
 from companion.web.group_links import organiser_group, own_link
 from companion.web.group_words import amount_text, plain_amount, unit_text
 from companion.web.groups import REFUSED, bp, filled_pay_form, filled_settle_form
-from companion.web.security import RotationMemory, client_id
+from companion.web.security import RotationMemory, brake, client_id
 
 
 # --- making a group -----------------------------------------------------------------------------
@@ -114,7 +111,7 @@ def make_own_link(key: str):  # type: ignore[no-untyped-def]
     )
 
 
-def _back(group: Group, organiser: bool = True) -> str:
+def _back(group: GroupRow, organiser: bool = True) -> str:
     """The page a group's form returns to, with the period it was shown for."""
     period = {k: v for k, v in request.form.items() if k in ("period", "from", "to") and v}
     if organiser:
@@ -130,7 +127,7 @@ SECTION_OF = {"add": "add-h", "rename": "members-h", "merge": "members-h", "hand
               "got_it": "tab-h", "move": "nights-h"}
 
 
-def _refuse(group: Group, form: Any, name: str, status: int, message: str, organiser: bool = True,
+def _refuse(group: GroupRow, form: Any, name: str, status: int, message: str, organiser: bool = True,
             back: str | None = None) -> Response:
     return post_redirect_get.refuse(
         back or _back(group, organiser), status, message=message, form_name=name, form=form, version=group.version,
@@ -143,7 +140,7 @@ def errors_text(form: Any) -> str:
     return "; ".join(str(e) for es in form.errors.values() for e in es) or "; ".join(form.form_errors)
 
 
-def _command(group: Group, form: Any, name: str, what: str, call: Callable[[], Any], done: str | Callable[[], str],
+def _command(group: GroupRow, form: Any, name: str, what: str, call: Callable[[], Any], done: str | Callable[[], str],
              organiser: bool = True, back: str | None = None) -> Response:
     """Validate ``form``, run the service's ``call``, and answer: 303 to the page, or the refusal.
 
@@ -156,7 +153,7 @@ def _command(group: Group, form: Any, name: str, what: str, call: Callable[[], A
     except REFUSED as error:
         return _refuse(group, form, name, 422, f"{what}: {error}.", organiser, back)
     except (service.StaleTable, service.KeyConflict) as error:
-        db.session.rollback()
+        service.end_reads()  # the refusal's page reads the group anew, at its current version
         return _refuse(group, form, name, 409, str(error), organiser, back)
     flash(("Already recorded: " if getattr(result, "repeated", False) else "Recorded: ") + (done() if callable(done) else done))
     section = SECTION_OF.get(name)
@@ -259,7 +256,8 @@ def tab_settle(key: str):  # type: ignore[no-untyped-def]
     if not form.validate():
         return _refuse(group, form, "settle", 422, f"The plan could not be settled: {errors_text(form)}.")
     if form.version.data != group.version:
-        if _recorded(group, form.request_key.data):  # the same tap again (a double tap, a resend): done once
+        # the same tap again (a double tap, a resend): done once
+        if service.recorded_in_group(group.id, form.request_key.data):
             flash("Already recorded: the plan was marked paid.")
             return redirect(_back(group), code=303)
         # the plan shown is not the plan now: nothing is guessed
@@ -273,14 +271,6 @@ def tab_settle(key: str):  # type: ignore[no-untyped-def]
                                 request_key=form.request_key.data),
         f"every payment in {unit_text(unit)} is marked paid ({len(plan)}).",
     )
-
-
-def _recorded(group: Group, request_key: str) -> bool:
-    """Whether a submit with ``request_key`` is already recorded in ``group``."""
-    found = db.session.scalar(
-        select(GroupRecord.id).where(GroupRecord.group_id == group.id, GroupRecord.request_key == request_key).limit(1)
-    )
-    return found is not None
 
 
 @bp.post("/y/<key>/got-it")
@@ -322,11 +312,11 @@ def _cannot_confirm(back: str, heading: str, message: str) -> tuple[str, int]:
     return render_template("confirm.html", heading=heading, form=None, message=message, back=back), 422
 
 
-def _organiser_page(group: Group) -> str:
+def _organiser_page(group: GroupRow) -> str:
     return url_for("groups.organiser", key=group.organiser_key)
 
 
-def _asked_version(group: Group) -> int:
+def _asked_version(group: GroupRow) -> int:
     """The version of the page the first tap was made on (``version=`` of the address), read as a form's is."""
     try:
         return whole_number(request.args.get("version", ""), "the page's version", low=0)
@@ -334,7 +324,7 @@ def _asked_version(group: Group) -> int:
         return group.version
 
 
-def _confirm_payment(group: Group, me: str | None, own_key: str = ""):  # type: ignore[no-untyped-def]
+def _confirm_payment(group: GroupRow, me: str | None, own_key: str = ""):  # type: ignore[no-untyped-def]
     """Confirm one payment of the tab, as typed: *Mark paid* by the organiser (``me`` None), or *I got it* by
     ``me``, on their own link ``own_key`` (a payment to them alone)."""
     organiser = me is None
@@ -390,7 +380,7 @@ def confirm_settle(key: str):  # type: ignore[no-untyped-def]
     )
 
 
-def _asked_night(group: Group) -> Any:
+def _asked_night(group: GroupRow) -> Any:
     """The kept night ``night=`` names, as the group's view has it (counted, or taken out); None: none of its."""
     try:
         night_id = whole_number(request.args.get("night", ""), "the night", low=1, high=MAX_NIGHT_ID)
@@ -410,7 +400,7 @@ def confirm_put_back(key: str):  # type: ignore[no-untyped-def]
     return _confirm_move(organiser_group(key), out=False)
 
 
-def _confirm_move(group: Group, out: bool):  # type: ignore[no-untyped-def]
+def _confirm_move(group: GroupRow, out: bool):  # type: ignore[no-untyped-def]
     heading = "Take a night out" if out else "Put a night back"
     night = _asked_night(group)
     if night is None:
@@ -437,7 +427,7 @@ def put_back(key: str):  # type: ignore[no-untyped-def]
     return _move(organiser_group(key), out=False)
 
 
-def _move(group: Group, out: bool) -> Response:
+def _move(group: GroupRow, out: bool) -> Response:
     form = NightMoveForm()
     call = service.leave_out_night if out else service.put_back_night
 

@@ -17,11 +17,10 @@ import re
 from flask import current_app, url_for
 
 from companion import service
-from companion.db.brakes import brake
-from companion.db.models import Group
+from companion.service import GroupRow
 from companion.web.addresses import shared_url
 from companion.web.links import KEY_CHARS, MAX_KEY_LENGTH
-from companion.web.security import client_id, reject_unknown_link
+from companion.web.security import brake, client_id, reject_unknown_link
 
 #: a group's organiser link as pasted: the whole address, or the key alone
 ORGANISER_LINK = re.compile(r"(?:^|/g/)([A-Za-z0-9_-]{16,64})/?(?:[?#].*)?$")
@@ -32,7 +31,7 @@ def looks_like_key(key: str) -> bool:
     return bool(key) and len(key) <= MAX_KEY_LENGTH and KEY_CHARS.fullmatch(key) is not None
 
 
-def organiser_group(key: str) -> Group:
+def organiser_group(key: str) -> GroupRow:
     """The group whose organiser link is ``key``; 404 for anything else, the members' link included."""
     group = service.group_for_organiser(key) if looks_like_key(key) else None
     if group is None:
@@ -41,7 +40,7 @@ def organiser_group(key: str) -> Group:
     return group
 
 
-def member_group(key: str) -> Group:
+def member_group(key: str) -> GroupRow:
     """The group whose members' link is ``key``; 404 for anything else."""
     group = service.group_for_member(key) if looks_like_key(key) else None
     if group is None:
@@ -50,7 +49,7 @@ def member_group(key: str) -> Group:
     return group
 
 
-def own_link(key: str) -> tuple[Group, str]:
+def own_link(key: str) -> tuple[GroupRow, str]:
     """The group and the member whose own link is ``key`` (their latest); 404 for anything else."""
     found = service.group_for_member_link(key) if looks_like_key(key) else None
     if found is None:
@@ -59,12 +58,12 @@ def own_link(key: str) -> tuple[Group, str]:
     return found
 
 
-def members_url(group: Group) -> tuple[str, str | None]:
+def members_url(group: GroupRow) -> tuple[str, str | None]:
     """The members' link as other phones must open it, and a warning when they can't."""
     return shared_url(url_for("groups.members", key=group.member_key))
 
 
-def pasted_group(link: str) -> Group | None:
+def pasted_group(link: str) -> GroupRow | None:
     """The group whose organiser link is pasted in ``link`` (the address or the key), counting wrong ones."""
     found = ORGANISER_LINK.search(link.strip())
     limit = current_app.extensions["companion_link_limit"]

@@ -14,9 +14,7 @@ from typing import Any
 from flask import Response, abort, current_app, flash, redirect, render_template, request, url_for
 
 from companion import service
-from companion.db.brakes import brake
-from companion.db.models import Group
-from companion.extensions import db
+from companion.service import GroupRow
 from companion.games import GAMES
 from companion.games.web import SCREENS
 from companion.group.members import UnknownMember
@@ -28,14 +26,14 @@ from companion.web.group_commands import errors_text
 from companion.web.group_links import organiser_group, pasted_group
 from companion.web.groups import REFUSED, bp
 from companion.web.links import keeper_night
-from companion.web.security import client_id
+from companion.web.security import brake, client_id
 from companion.web.this_browser import remember
 
 
 # --- a new night, from the group's page -------------------------------------------------------------
 
 
-def _new_night_form(group: Group, formdata: Any = None) -> NightBaseForm:
+def _new_night_form(group: GroupRow, formdata: Any = None) -> NightBaseForm:
     defaults = service.next_night_defaults(group)
     kind = defaults.kind if defaults.kind in SCREENS and defaults.kind in GAMES else next(k for k in GAMES if k in SCREENS)
     form = night_form_class(SCREENS[kind].rules_fields)(formdata=formdata)
@@ -54,7 +52,7 @@ def _new_night_form(group: Group, formdata: Any = None) -> NightBaseForm:
     return form
 
 
-def _render_new_night(group: Group, form: NightBaseForm, status: int = 200):  # type: ignore[no-untyped-def]
+def _render_new_night(group: GroupRow, form: NightBaseForm, status: int = 200):  # type: ignore[no-untyped-def]
     form.submit.label.text = "Start the night"
     return render_template(
         "groups/new_night.html", group=group, form=form, rules_template=SCREENS[form.game.data].rules_template,
@@ -179,7 +177,7 @@ def keep_night(key: str):  # type: ignore[no-untyped-def]
                 version = step.version
             service.keep_night(group.id, night.id, version, request_key, add_new=tuple(add_new))
         except UnknownMember as error:
-            db.session.rollback()
+            service.end_reads()  # the refusal's page reads the group anew (a member added on the way)
             names = list(getattr(error, "names", (error.name,)))
             for i in range(1, 8):
                 getattr(form, f"name_{i}").data = names[i - 1] if i <= len(names) else ""
@@ -191,7 +189,7 @@ def keep_night(key: str):  # type: ignore[no-untyped-def]
         except REFUSED as error:
             return refused(422, f"The night could not be kept: {error}.")
         except (service.StaleTable, service.KeyConflict) as error:
-            db.session.rollback()
+            service.end_reads()  # the refusal's page reads the group anew: its version is the one current now
             return refused(409, str(error))
         flash(f"This night is kept in the group \u201c{group.name}\u201d.")
         return redirect(url_for("groups.organiser", key=group.organiser_key), code=303)

@@ -15,7 +15,7 @@ from typing import Any
 from markupsafe import Markup
 
 from companion import service
-from companion.db.models import Group
+from companion.service import GroupRow
 from companion.group.chart import running_chart
 from companion.group.pay_links import Iban, PayHandle
 from companion.group.season import ALL_TIME, Period
@@ -110,7 +110,7 @@ def handle_words(kind: str, handle: PayHandle) -> str:
     return f"{dict(HANDLE_KINDS).get(kind, kind)} {handle.username}"
 
 
-def offers_maker(group: Group, view: Any) -> Callable[[TabPayment], PayOffers | None]:
+def offers_maker(group: GroupRow, view: Any) -> Callable[[TabPayment], PayOffers | None]:
     """The *Pay* offers beside a payment of the tab: the payee's handles, this group's pages only."""
 
     def offers(payment: TabPayment) -> PayOffers | None:
@@ -123,7 +123,7 @@ def offers_maker(group: Group, view: Any) -> Callable[[TabPayment], PayOffers | 
     return offers
 
 
-def reference(group: Group) -> str:
+def reference(group: GroupRow) -> str:
     """What a payment through the tab says it is for, where the service has room: the group's name."""
     return f"{group.name}: the tab"[:80]
 

@@ -35,11 +35,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Blueprint, Response, abort, render_template, request, url_for
-from sqlalchemy import select
 
 from companion import service
-from companion.db.models import Group, Night
-from companion.extensions import db
+from companion.service import GroupRow
 from companion.games.protocol import IllegalAction
 from companion.group.file import GroupFileError
 from companion.group.members import MemberError, UnknownMember
@@ -98,7 +96,7 @@ def _all_listed() -> bool:
     return request.args.get("nights") == "all"
 
 
-def _rivalry(group: Group, period: Period) -> tuple[Any, str | None]:
+def _rivalry(group: GroupRow, period: Period) -> tuple[Any, str | None]:
     """The rivalry the address asks for (``?first=&second=``), or None; and why it cannot be shown, if it cannot."""
     first, second = request.args.get("first", ""), request.args.get("second", "")
     if not (first and second):
@@ -109,7 +107,7 @@ def _rivalry(group: Group, period: Period) -> tuple[Any, str | None]:
         return None, f"That rivalry cannot be shown: {error}"
 
 
-def _render(group: Group, view: Any, period: Period, *, organiser: bool, status: int = 200,
+def _render(group: GroupRow, view: Any, period: Period, *, organiser: bool, status: int = 200,
             message: str | None = None, forms: Mapping[str, Any] | None = None, rivalry: Any = None,
             me: str | None = None, own_key: str | None = None, live_id: str | None = None,
             template: str | None = None, **shown: Any) -> tuple[str, int]:
@@ -171,7 +169,7 @@ def _night_rows(view: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The group's nights that count, newest first, and those still in play, each with its players'
     link (never its scorekeeper link: the members' page must not hand it out)."""
     ids = [k.night_id for k in view.nights] + [n.night_id for n in view.in_play]
-    keys = {i: k for i, k in db.session.execute(select(Night.id, Night.viewer_key).where(Night.id.in_(ids)))} if ids else {}
+    keys = service.viewer_keys_of(ids)
     counted = [{"result": k.result, "id": k.night_id, "viewer_key": keys[k.night_id],
                 "chip": amount_text(k.result.chip_value, k.result.currency) if k.result.currency is not None else None}
                for k in reversed(view.nights)]

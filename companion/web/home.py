@@ -7,12 +7,8 @@ import re
 from typing import Any
 
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
-from sqlalchemy import text
 
 from companion import service
-from companion.extensions import db
-from companion.db import disk
-from companion.db.brakes import brake
 from companion.games import RecordError
 from companion.games.protocol import IllegalAction
 from companion.games.web import SCREENS
@@ -27,7 +23,7 @@ from companion.web.forms import (
     move_seat_up,
 )
 from companion.web.first_game import first_game_kind, first_games, night_form, show_rules_of
-from companion.web.security import client_id
+from companion.web.security import brake, client_id
 from companion.web.this_browser import known_nights
 
 bp = Blueprint("home", __name__)
@@ -168,8 +164,7 @@ def service_worker_script() -> str:
 def healthz():  # type: ignore[no-untyped-def]
     """``{"status": "ok"}`` after a round trip to the database; 507 with the reason when its disk is full
     (reads still work then, and every write fails: issue 36, item 5)."""
-    db.session.execute(text("SELECT 1"))
-    full = disk.disk_full(db.engine, int(current_app.config["DISK_FREE_MIN"]))
+    full = service.database_health(int(current_app.config["DISK_FREE_MIN"]))
     if full is not None:
         return {"status": "disk full", "error": f"The server's disk is full: nothing can be recorded ({full})."}, 507
     return {"status": "ok"}

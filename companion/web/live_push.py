@@ -7,8 +7,8 @@ changes; the phone puts its data in place of the page's live part.
 
 **Fan-out.**  The :class:`Hub` (one per app and process) keeps a :class:`Topic` per night or group
 that at least one phone watches, with the stamp read last (a night's version and links; a group's
-stamp, web/groups.py).  One watcher thread per hub waits for the change watch (db/change_watch.py,
-:func:`~companion.db.change_watch.wake_on_change`): this process's own commit wakes it at once; on
+stamp, web/groups.py).  One watcher thread per hub waits for the change watch (db/change_watch.py, through
+:func:`service.watch_commits <companion.service.uow.watch_commits>`): this process's own commit wakes it at once; on
 SQLite another process's commit is found by the watch's ``PRAGMA data_version``, read every
 :data:`SLACK` seconds while anyone watches; on PostgreSQL every process's commit arrives as the
 NOTIFY the unit of work sends, heard by the watch's one listener.  Woken, it reads the stamps of
@@ -50,8 +50,6 @@ from typing import Any
 from flask import Flask, Response, current_app, request
 
 from companion import service
-from companion.db import change_watch
-from companion.extensions import db
 from companion.web.security import same_secret
 
 log = logging.getLogger(__name__)
@@ -204,8 +202,7 @@ class Hub:
 
     def _watch(self) -> None:
         with self.app.app_context():
-            watch = change_watch.watch_of(db.engine)
-        change_watch.wake_on_change(self._woken)
+            watch = service.watch_commits(self._woken)
         seen: int | None = None  # the change watch's generation at the last read
         last_read = 0.0
         while True:
@@ -253,7 +250,7 @@ class Hub:
                 night_rows = service.night_stamps(nights)
                 group_rows = service.group_stamps(groups)
             finally:
-                db.session.remove()
+                service.let_go()
         for topic in topics:
             if topic.kind == NIGHT:
                 row = night_rows.get(topic.ident)
@@ -294,7 +291,7 @@ def stream(kind: str, ident: int, link: str, stamp: Stamp, viewer: Hashable, ren
     config = app.config
     hold = float(config.get("LIVE_STREAM_SECONDS", STREAM_SECONDS))
     heartbeat = float(config.get("LIVE_HEARTBEAT_SECONDS", HEARTBEAT_SECONDS))
-    db.session.remove()  # the view's read ends here: a stream holds no connection nor transaction while it waits
+    service.let_go()  # the view's read ends here: a stream holds no connection nor transaction while it waits
 
     environ = dict(request.environ)
 

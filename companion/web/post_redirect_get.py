@@ -9,19 +9,20 @@ and that GET shows the form again as it was typed, with its errors, and answers 
 the kept status (422 or 409) so that the refusal is still a 4xx.  Reloading that
 address shows the same page and sends nothing.
 
-What is kept lives in the database (:class:`~companion.db.models.KeptRefusal`), shared by
-every process, not in the session cookie: the cookie is signed but anyone holding it
-reads it, and it held the page's address (the scorekeeper's link) and what was typed;
-a refused Bonus Round grid made it 8 KB, which browsers drop (issue 21, items 3 and 4).
-The cookie now holds only the token, so only the browser that was refused sees its
-refusal, and only at the page it was refused for (the row keeps a digest of that path,
-never the path).  Only one refusal is kept per browser (the latest: the one before is
-deleted); an older ``?refused=`` address, or one older than :data:`KEEP_SECONDS`, shows
-the plain page.  Rows are deleted after :data:`KEEP_SECONDS`, beyond the newest
-:data:`MAX_PER_CLIENT` of each client address, and beyond :data:`MAX_KEPT` in all (taken
-from the address holding the most), and each is at most about :data:`MAX_CONTENT` bytes:
-nobody can fill the disk with refusals, and a flood of refused submits from one address
-(1,100 in 4.4 s, issue 36) pushes out only its own, never another phone's.
+What is kept lives in the database (``service.keep_refusal``, read back by
+``service.kept_refusal``: a table of its own), shared by every process, not in the session
+cookie: the cookie is signed but anyone holding it reads it, and it held the page's address
+(the scorekeeper's link) and what was typed; a refused Bonus Round grid made it 8 KB, which
+browsers drop (issue 21, items 3 and 4).  The cookie now holds only the token, so only the
+browser that was refused sees its refusal, and only at the page it was refused for (the row
+keeps a digest of that path, never the path).  Only one refusal is kept per browser (the
+latest: the one before is deleted); an older ``?refused=`` address, or one older than
+:data:`KEEP_SECONDS`, shows the plain page.  Rows are deleted after :data:`KEEP_SECONDS`,
+beyond the newest :data:`MAX_PER_CLIENT` of each client address, and beyond :data:`MAX_KEPT`
+in all (taken from the address holding the most), and each is at most about
+:data:`MAX_CONTENT` bytes: nobody can fill the disk with refusals, and a flood of refused
+submits from one address (1,100 in 4.4 s, issue 36) pushes out only its own, never another
+phone's.
 """
 
 from __future__ import annotations
@@ -30,17 +31,13 @@ import hashlib
 import hmac
 import json
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 from flask import redirect, request, session
-from sqlalchemy import select
 from werkzeug.datastructures import MultiDict
 from werkzeug.wrappers import Response
 
 from companion import service
-from companion.extensions import db
-from companion.db.models import KeptRefusal, utcnow
 from companion.values.limits import UNSTORABLE as _UNSTORABLE
 from companion.web.security import client_id
 
@@ -182,14 +179,10 @@ def recall(version: int | None = None) -> Refusal | None:
     mine = session.get(SESSION_KEY)
     if not token or not isinstance(mine, str) or not hmac.compare_digest(token.encode(), mine.encode()):
         return None
-    row = db.session.scalar(
-        select(KeptRefusal).where(
-            KeptRefusal.token == mine, KeptRefusal.created_at >= utcnow() - timedelta(seconds=KEEP_SECONDS)
-        )
-    )
-    if row is None or not hmac.compare_digest(row.path_digest, path_digest(request.path)):
+    found = service.kept_refusal(mine, keep_seconds=KEEP_SECONDS)
+    if found is None or not hmac.compare_digest(found[0], path_digest(request.path)):
         return None
-    kept: dict[str, Any] = row.content
+    kept: dict[str, Any] = found[1]
     if version is not None and kept.get("version") is not None and kept["version"] != version:
         # recorded since: the form as typed is for a screen that is gone, but the refusal
         # and its reason still stand (nothing of this submit was recorded)

@@ -1,13 +1,16 @@
-"""Response headers and the brake on guessing secret links.
+"""Response headers and the brakes: on guessing secret links, on starting nights, making groups, importing.
 
 The secret links are in QR codes and page URLs, so no page may leak them in a
 Referer header, be framed, or run inline script.  Guessing a 256-bit link is
-hopeless anyway; the limiter makes the attempt visible and expensive.
+hopeless anyway; the limiter makes the attempt visible and expensive.  The brakes are
+counted in the database, by the service (``service.count_against``, ``service.retry_after``:
+db/brakes.py); here they become a 429 that says when to come back.
 """
 
 from __future__ import annotations
 
 import hmac
+import math
 import threading
 import time
 
@@ -17,8 +20,6 @@ from sqlalchemy.exc import OperationalError
 from werkzeug.exceptions import TooManyRequests
 
 from companion import service
-from companion.db import disk
-from companion.db.brakes import Limit
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -75,6 +76,27 @@ def client_id() -> str:
     return request.remote_addr or "unknown"
 
 
+class Braked(TooManyRequests):
+    """A 429 whose message says what was limited and when to try again (with Retry-After)."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(description=message, retry_after=retry_after)
+
+
+def brake(limit: service.Limit, client: str, what: str) -> None:
+    """Raise :class:`Braked` if ``client`` is over ``limit`` (``what``: "new nights", "new groups", "imports").
+
+    Called first thing in a view: the service's read of the count ends its transaction."""
+    wait = service.retry_after(limit, client)
+    if wait is not None:
+        minutes = max(1, math.ceil(wait / 60))
+        raise Braked(
+            f"Too many {what} from this device: at most {limit.limit} in {limit.window // 60} minutes. "
+            f"Try again in {minutes} minute{'s' if minutes > 1 else ''}; nothing was saved.",
+            wait,
+        )
+
+
 def reject_unknown_link(app: Flask) -> None:
     """Answer an unknown link: 404, counted against the client (in the database, for every
     process), or 429 once the client is over the limit.
@@ -83,15 +105,15 @@ def reject_unknown_link(app: Flask) -> None:
     A full disk leaves the guess uncounted: the link is still unknown, and the answer still a 404
     (it was a 503 "busy", issue 36, item 5).
     """
-    limit: Limit = app.extensions["companion_link_limit"]
+    limit: service.Limit = app.extensions["companion_link_limit"]
     client = client_id()
-    wait = limit.retry_after(client)
+    wait = service.retry_after(limit, client)
     if wait is not None:
         raise TooManyRequests(retry_after=wait)
     try:
         service.count_against(limit, client)
     except OperationalError as error:
-        if not disk.is_disk_full(error):
+        if not service.is_disk_full(error):
             raise
         app.logger.warning("an unknown link not counted, the disk is full: %s", error)
     abort(404)
@@ -136,9 +158,9 @@ class SessionInterface(SecureCookieSessionInterface):
 
 def init_app(app: Flask) -> None:
     app.session_interface = SessionInterface()
-    app.extensions["companion_link_limit"] = Limit("link", int(app.config["FAILED_LINK_LIMIT"]), 60)
-    app.extensions["companion_night_limit"] = Limit("night", int(app.config["NIGHT_LIMIT"]), 600)
-    app.extensions["companion_import_limit"] = Limit("import", int(app.config["IMPORT_LIMIT"]), 600)
-    app.extensions["companion_group_limit"] = Limit("group", int(app.config["GROUP_LIMIT"]), 600)
+    app.extensions["companion_link_limit"] = service.Limit("link", int(app.config["FAILED_LINK_LIMIT"]), 60)
+    app.extensions["companion_night_limit"] = service.Limit("night", int(app.config["NIGHT_LIMIT"]), 600)
+    app.extensions["companion_import_limit"] = service.Limit("import", int(app.config["IMPORT_LIMIT"]), 600)
+    app.extensions["companion_group_limit"] = service.Limit("group", int(app.config["GROUP_LIMIT"]), 600)
     app.extensions["companion_rotations"] = RotationMemory()
     app.after_request(set_headers)

@@ -13,6 +13,7 @@ stranger would.
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -175,7 +176,7 @@ def test_the_kept_refusals_are_bounded_in_age_and_number(app, site: Site, monkey
         assert site.send(phone, "POST", "table.cards", night.keeper, data).status_code == 422
     with app.app_context():
         assert db.session.scalar(select(func.count()).select_from(KeptRefusal)) <= 5
-        db.session.execute(db.update(KeptRefusal).values(created_at=KeptRefusal.created_at - post_redirect_get.timedelta(hours=2)))
+        db.session.execute(db.update(KeptRefusal).values(created_at=KeptRefusal.created_at - timedelta(hours=2)))
         db.session.commit()
     # an hour later the page is the plain one, and the next refusal deletes the old rows
     data = against_the_rules("table.cards", site.submit("table.cards", night))
