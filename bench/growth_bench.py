@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from companion.web.server import settle_garbage_collector  # noqa: E402
+from companion.web.plumbing.server import settle_garbage_collector  # noqa: E402
 from reliability.heavy_nights import import_from, night_at_the_bound  # noqa: E402
 from table_bench import make_app  # noqa: E402
 
@@ -104,7 +104,7 @@ COLD = textwrap.dedent(
     app = make_app(Path({tmp!r}))
     client = app.test_client()
     if {served}:  # as ``serve`` starts a worker: templates compiled, the newest nights folded
-        from companion.web.server import warm_up
+        from companion.web.plumbing.server import warm_up
         with app.app_context():
             warm_up(app)
     for path in ("/k/{k}", "/k/{k}/report"):

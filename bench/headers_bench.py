@@ -7,7 +7,7 @@ Issue 37 asks for a headers extension where it replaces code of ours with the sa
 first.  Three bare Flask apps of one route answer the same request through Flask's test client:
 
 * ``bare``: no hook at all (the yardstick);
-* ``ours``: the app's own hook, ``companion.web.security.set_headers``, on a night's page (``/k/...``);
+* ``ours``: the app's own hook, ``companion.web.plumbing.security.set_headers``, on a night's page (``/k/...``);
 * ``talisman``: Flask-Talisman set up for the same headers it can send (the same CSP, ``DENY``, no
   referrer, ``nosniff``, no forced HTTPS, HSTS only over HTTPS, no Secure cookie on the LAN's plain
   HTTP), plus the hook the app would still need for what Talisman does not send: the
@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from flask import Flask, Response  # noqa: E402
 
-from companion.web.security import CSP, HSTS, set_headers  # noqa: E402
+from companion.web.plumbing.security import CSP, HSTS, set_headers  # noqa: E402
 
 PATH = "/k/abc/table"
 #: the headers the app decides; Content-Type and Content-Length are Flask's own

@@ -7,7 +7,7 @@ is imported into a fresh SQLite file; each page is then asked for 60 times throu
 Flask's test client (one thread, no network), and the median server time is printed
 with its share of hello-world's rate (a route that does nothing, through the same app,
 middleware and headers).  The report is timed twice: as every phone after the first
-gets it at a version (kept per version: companion/web/report.py) and rebuilt from
+gets it at a version (kept per version: companion/web/pages/report.py) and rebuilt from
 the fold each time (the cache emptied before each request).  The history page is the
 first page of 100 actions, and its size is printed against the whole list's.
 """

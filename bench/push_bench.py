@@ -10,7 +10,7 @@ The server is a subprocess: ``gunicorn -k gevent -w 1`` on ``companion:create_ap
 monkey-patching makes the app's threads and conditions gevent's: each open stream a greenlet; needs
 ``pip install gunicorn gevent``, which the app does not depend on yet), or werkzeug's threaded server (a
 thread per connection) for comparison.  Not waitress: its 8 threads would each be held by a stream, and
-the pages do not offer one there (companion/web/live_push.py).  ``COMPANION_ENV=production``, CSRF on, on a
+the pages do not offer one there (companion/web/plumbing/live_push.py).  ``COMPANION_ENV=production``, CSRF on, on a
 fresh SQLite file (``synchronous=FULL``) or, when PostgreSQL answers at 127.0.0.1:5432, a fresh database
 (``COMPANION_LOAD_DATABASE``, default ``companion_push``, dropped afterwards).
 

@@ -39,7 +39,7 @@ SIX = ["Ann", "Ben", "Cat", "Dan", "Eve", "Fay"]
 
 def make_app(tmp: Path, **extra: object):
     """The app every bench drives: SQLite in ``tmp`` with ``synchronous=FULL`` as served, CSRF off,
-    no tap guard (a bench taps faster than a person: companion/web/tap_guard.py); ``extra`` config on top."""
+    no tap guard (a bench taps faster than a person: companion/web/plumbing/tap_guard.py); ``extra`` config on top."""
     app = create_app(
         {
             "TESTING": True,

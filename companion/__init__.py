@@ -48,12 +48,12 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         NIGHT_LIMIT=20,  # nights started per client in any 10 minutes (companion.db.brakes)
         IMPORT_LIMIT=20,  # files imported per client in any 10 minutes
         GROUP_LIMIT=20,  # groups made per client in any 10 minutes (from its name, or from a night)
-        # a screen ignores taps for this long after the tap that opened it (web/tap_guard.py)
+        # a screen ignores taps for this long after the tap that opened it (web/plumbing/tap_guard.py)
         TAP_GUARD_MS=int(os.environ.get("COMPANION_TAP_GUARD_MS") or 1000),
         # How many proxies in front of the app set X-Forwarded-For/-Proto/-Host (0: none,
         # the headers are ignored, so a client cannot pose as another to the limiter).
         TRUSTED_PROXIES=os.environ.get("COMPANION_TRUSTED_PROXIES", "0"),
-        # Host names besides this machine's and the public address's (companion.web.hosts)
+        # Host names besides this machine's and the public address's (companion.web.plumbing.hosts)
         ALLOWED_HOSTS=os.environ.get("COMPANION_ALLOWED_HOSTS", ""),
         # bytes free on the disk that holds a SQLite database below which /healthz says the disk is full
         DISK_FREE_MIN=1_048_576,
@@ -85,11 +85,11 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     init_engine(app)
 
     from companion import cli
-    from companion.web import compression
-    from companion.web import hosts
-    from companion.web import security
+    from companion.web.plumbing import compression
+    from companion.web.plumbing import hosts
+    from companion.web.plumbing import security
     from companion import service
-    from companion.web import static_files
+    from companion.web.plumbing import static_files
     from companion.web import wiring
 
     service.configure_cache(int(app.config["FOLD_CACHE_SIZE"]), int(app.config["FOLD_CACHE_EVENTS"]))

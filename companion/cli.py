@@ -14,7 +14,7 @@ from flask import Flask
 from companion.group import file as groupfile
 from companion.group import replay as group_replay
 from companion.night import file as nightfile
-from companion.web.hosts import lan_address
+from companion.web.plumbing.hosts import lan_address
 from .games import IllegalAction, RecordError
 
 
@@ -50,7 +50,7 @@ def replay_command(file: Path) -> None:
 
 #: Open connections one gunicorn worker holds at most (``--worker-connections``): every phone at every table
 #: holds one or two (its page's stream, its requests kept alive), and a socket that sent half a request
-#: holds one, for KEEP_ALIVE seconds at most (companion/web/server.py); a greenlet each, never a thread.
+#: holds one, for KEEP_ALIVE seconds at most (companion/web/plumbing/server.py); a greenlet each, never a thread.
 CONNECTION_LIMIT = 2000
 #: Files one process may have open: its connections, the database's files and the listening socket.
 OPEN_FILES = 4096
@@ -95,7 +95,7 @@ def serve_command(host: str, port: int, workers: int, worker_connections: int) -
 
     This process upgrades the database and says where to open the app, then becomes
     gunicorn's master (``exec``: the same process, a fresh interpreter) through
-    ``companion/web/server.py``, whose docstring says why each worker builds its own app.
+    ``companion/web/plumbing/server.py``, whose docstring says why each worker builds its own app.
     """
     from flask.cli import ScriptInfo
     from flask_migrate import upgrade
@@ -114,7 +114,7 @@ def serve_command(host: str, port: int, workers: int, worker_connections: int) -
         engine.dispose()
     info = click.get_current_context().find_object(ScriptInfo)
     app_import_path = info.app_import_path if info is not None else None
-    command = [sys.executable, "-m", "companion.web.server", "--host", host, "--port", str(port),
+    command = [sys.executable, "-m", "companion.web.plumbing.server", "--host", host, "--port", str(port),
                "--workers", str(workers), "--worker-connections", str(connections)]
     if app_import_path:
         command += ["--app", app_import_path]

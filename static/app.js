@@ -10,7 +10,7 @@
   // double tap's second tap would land on the new screen's button in the same place and record
   // the next stage too.  Measured second taps came 150-800 ms after the first; performance.now()
   // counts from the start of the navigation, i.e. from the tap that opened this screen, so taps
-  // are ignored until 1000 ms after it (800 ms + 200 ms margin; why: companion/web/tap_guard.py).
+  // are ignored until 1000 ms after it (800 ms + 200 ms margin; why: companion/web/plumbing/tap_guard.py).
   var guard = +(document.body.getAttribute("data-tap-guard") || 1000);
   function settled() { return performance.now() >= guard; }
   if (!settled()) {
@@ -45,7 +45,7 @@
     swallowedFor = setTimeout(function () { note.hidden = true; shown.classList.remove("swallowed"); }, 2000);
   }
   // The live pages follow the table (or the group) by push: an EventSource on the page's stream
-  // (data-stream: Server-Sent Events, companion/web/live_push.py), each change the moment it is
+  // (data-stream: Server-Sent Events, companion/web/plumbing/live_push.py), each change the moment it is
   // committed.  Without EventSource, or where the server does not offer a stream (no data-stream),
   // the players' page and the scorekeeper's note poll with conditional GETs (304 when unchanged).
   var live = document.getElementById("live") || document.getElementById("group-live");

@@ -37,7 +37,7 @@ def _config(tmp_path: Path, **extra: object) -> dict[str, object]:
         "IMPORT_LIMIT": 100_000,
         "GROUP_LIMIT": 100_000,
         # the test client's "localhost" is always answered; these stand for a LAN address
-        # and a public name the tests reach the app at (companion.web.hosts)
+        # and a public name the tests reach the app at (companion.web.plumbing.hosts)
         "ALLOWED_HOSTS": "192.168.1.20 poker.example.org",
         "TAP_GUARD_MS": 0,  # the tests tap faster than a person; test_issue14_table.py turns it on
         # a live page's stream sends what is current and ends (the phone would come back): a test client reads a

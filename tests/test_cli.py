@@ -354,7 +354,7 @@ def test_serving_settles_the_collector_so_that_no_collection_but_a_full_one_walk
     Python's defaults made it: after (1 + 1) x (60 + 1) = 122 young collections, against (10 + 1) x (10 + 1) = 121."""
     import gc
 
-    from companion.web.server import settle_garbage_collector
+    from companion.web.plumbing.server import settle_garbage_collector
 
     before = gc.get_threshold()
     try:

@@ -118,7 +118,7 @@ def test_the_purity_check_would_catch_a_flask_import_inside_a_function(tmp_path:
 
 def test_the_qr_renderer_is_pure_too() -> None:
     """A pure renderer, as python-chess's ``chess.svg`` is, though the web layer is its only user."""
-    roots = {name.split(".")[0] for name in imports_of(PACKAGE / "web" / "qr.py")}
+    roots = {name.split(".")[0] for name in imports_of(PACKAGE / "web" / "plumbing" / "qr.py")}
     assert not roots & WEB_OR_DATABASE
 
 

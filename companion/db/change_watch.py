@@ -1,6 +1,6 @@
 """Whether anything was committed since this process last looked: the live pages' push waits on it.
 
-The push of the live pages (web/live_push.py) reads the stamps of every night and group a
+The push of the live pages (web/plumbing/live_push.py) reads the stamps of every night and group a
 phone watches after each commit, and only then.  A :class:`ChangeWatch` hands out a
 *generation*, a number that moves on after every commit anyone makes to the database, and
 :func:`wake_on_change` sets an event each time it moves.
@@ -75,7 +75,7 @@ def wake_on_change(waker: threading.Event) -> None:
     (:func:`committed`), on each PostgreSQL notification the listener hears, and when a read of SQLite's
     ``data_version`` (:meth:`ChangeWatch.generation`) finds another connection's commit.
 
-    The push of the live pages (web/live_push.py) waits on it instead of asking every few milliseconds;
+    The push of the live pages (web/plumbing/live_push.py) waits on it instead of asking every few milliseconds;
     ``waker`` is held weakly, so a waiter that is gone costs nothing."""
     with _lock:
         _wakers.add(waker)
@@ -219,7 +219,7 @@ def _listener_for(key: str, connect: Callable[[], Any]) -> _Listener:
     Under gevent (``serve``'s workers) the listener's thread is a greenlet, and starting it
     waits for it to begin: with the lock held, that wait lets other greenlets run, and one
     of them taking the lock would stop the whole process (the lock may be a real one,
-    made in gunicorn's master before gevent patched the worker; companion/web/server.py).
+    made in gunicorn's master before gevent patched the worker; companion/web/plumbing/server.py).
     """
     with _lock:
         listener = _listeners.get(key)

@@ -194,7 +194,7 @@ class ClientCounter(db.Model):  # type: ignore[name-defined]
 
 
 class KeptRefusal(db.Model):  # type: ignore[name-defined]
-    """What a refused submit left for the page it redirects to (see :mod:`companion.web.post_redirect_get`).
+    """What a refused submit left for the page it redirects to (see :mod:`companion.web.plumbing.post_redirect_get`).
 
     Kept here, not in the session cookie: the cookie is signed but readable, and held the
     page's address (a scorekeeper's link) and what was typed; a refused Bonus Round grid
@@ -240,7 +240,7 @@ class Group(db.Model):  # type: ignore[name-defined]
     version: Mapped[int] = mapped_column(Integer, default=0)
     #: how many times one of its nights changed what the group's pages show without that night's
     #: version moving (its players' link replaced, its setup edited before play): with the version
-    #: and its nights' count and versions, the one-row stamp its pages are kept by (web/groups.py).
+    #: and its nights' count and versions, the one-row stamp its pages are kept by (web/pages/groups.py).
     #: Not the version: that counts the records, and guards the group's forms, which such a change
     #: leaves as they were
     nights_changed: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
@@ -297,7 +297,7 @@ class GroupNight(db.Model):  # type: ignore[name-defined]
     __table_args__ = (
         UniqueConstraint("night_id", name="uq_group_night_night"),
         UniqueConstraint("group_id", "position", name="uq_group_night_group_position"),
-        # the group's nights read from the index alone by the one-row stamp of its pages (web/groups.py
+        # the group's nights read from the index alone by the one-row stamp of its pages (web/pages/groups.py
         # _STAMP_SQL; bench/README.md: 53 -> 44 µs on SQLite); it serves a look-up by the group alone too
         Index("ix_group_night_group_id_night_id", "group_id", "night_id"),
     )

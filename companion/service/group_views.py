@@ -198,7 +198,7 @@ def group_stamp(group: Group) -> tuple[Any, ...]:
     the sum of their versions.
 
     Two moments with the same stamp show the same season, tab and nights, so the web layer keeps a
-    group's rendered page by it (web/groups.py): a group's records change only with its version; a
+    group's rendered page by it (web/pages/groups.py): a group's records change only with its version; a
     night's events only with its own, and a night's version only grows (and a night is never taken out
     of a group), so any event at any of its nights moves the sum and a night kept moves the count; what
     a night's version does not count (its players' link replaced, its setup edited before play, so its
@@ -219,7 +219,7 @@ def group_stamp(group: Group) -> tuple[Any, ...]:
 
 def group_stamps(group_ids: Collection[int]) -> dict[int, tuple[Any, ...]]:
     """:func:`group_stamp` of each of ``group_ids``' groups that exists, read in one statement (the push of the
-    group's pages asks it after each commit it hears of, for every group a phone watches at once: web/live_push.py).
+    group's pages asks it after each commit it hears of, for every group a phone watches at once: web/plumbing/live_push.py).
     It ends its read at once: a watcher holds no transaction open between commits."""
     if not group_ids:
         return {}
@@ -324,7 +324,7 @@ def night_pay(night: Night) -> NightPay | None:
 
 
 def _nights_versions(group_id: int) -> int:
-    """The sum of the group's nights' versions, as the night's link reads it (web/links.py): any event at any
+    """The sum of the group's nights' versions, as the night's link reads it (web/plumbing/links.py): any event at any
     of them moves it on (a night's version only grows, and a night is never taken out of its group's rows)."""
     total = db.session.scalar(
         select(func.coalesce(func.sum(Night.version), 0))

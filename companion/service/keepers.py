@@ -139,7 +139,7 @@ class PhoneLink:
 def phone_link_of(key: str) -> PhoneLink | None:
     """The keeper phone whose own link, not taken back, is ``key`` (docs/keepers.md), or None.
 
-    The key is handed back for the caller's constant-time comparison (web/links.py) before the night is
+    The key is handed back for the caller's constant-time comparison (web/plumbing/links.py) before the night is
     loaded: the statement finds the row, the comparison admits it.  A link taken back has no key left.
     """
     row = db.session.scalar(select(KeeperLink).where(KeeperLink.key == key, KeeperLink.taken_back_at.is_(None)))
@@ -160,7 +160,7 @@ def read_keeper_key_as(night: Night, key: str) -> None:
 def on_night_read(hook: Callable[[Night], None]) -> None:
     """Call ``hook`` on a night's row each time one is loaded or refreshed from the database.
 
-    The web layer's way to keep a keeper phone's link on the night it came by (web/links.py): a commit
+    The web layer's way to keep a keeper phone's link on the night it came by (web/plumbing/links.py): a commit
     expires the row, and its next read would bring the first link back.  Registered once, at import.
     """
 

@@ -7,8 +7,8 @@ is compared in constant time by the web layer (it holds the request that brought
 reads only find the row whose column holds the key.
 
 Also here, the two reads of a night besides its fold that a page makes: when its last record was
-made (the tap guard, web/tap_guard.py) and its links for the pages made before a server's first
-request (web/server.py).
+made (the tap guard, web/plumbing/tap_guard.py) and its links for the pages made before a server's first
+request (web/plumbing/server.py).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def night_by_link(key: str, which: Literal["keeper", "viewer"]) -> Night | None:
     """The night whose first scorekeeper link (``which="keeper"``) or players' link (``"viewer"``) is ``key``.
 
     The caller has read ``key`` as a link's alphabet and length (nothing else reaches SQL) and compares the
-    row's link with it in constant time (web/links.py): the statement finds the row, the comparison admits it.
+    row's link with it in constant time (web/plumbing/links.py): the statement finds the row, the comparison admits it.
     """
     return db.session.scalar(select(Night).where(LINK_COLUMNS[which] == key))
 
@@ -65,7 +65,7 @@ def display_link_of(key: str) -> tuple[str, int] | None:
 def since_last_record(night_id: int) -> timedelta | None:
     """How long ago the night's last record was made, on the database's clock of records; None before any.
 
-    The tap guard (web/tap_guard.py, issue 14) refuses a submit that comes in the first moments after the
+    The tap guard (web/plumbing/tap_guard.py, issue 14) refuses a submit that comes in the first moments after the
     screen it was made for changed: it measures from when the record that changed it was stored.
     """
     last = db.session.scalar(select(func.max(Event.created_at)).where(Event.night_id == night_id))
@@ -75,7 +75,7 @@ def since_last_record(night_id: int) -> timedelta | None:
 def links_for_warm_up(night_ids: Iterable[int]) -> list[tuple[str, str]]:
     """The (scorekeeper link, players' link) of each of ``night_ids`` that still exists, in their order.
 
-    What a server asks for its pages before its first request (web/server.py): a read only, ended at once
+    What a server asks for its pages before its first request (web/plumbing/server.py): a read only, ended at once
     as :func:`~companion.service.store.warm_up`'s is, so that no transaction is left open in a worker.
     """
     links = []

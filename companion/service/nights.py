@@ -99,7 +99,7 @@ def rotate_link(night: Night, which: str) -> None:
     """Replace the scorekeeper's or the players' secret; the old link stops working.
 
     A rotation sent again is the web's to answer (the old link it was posted to is gone:
-    :class:`companion.web.security.RotationMemory`); here it is one write, in a unit of work.
+    :class:`companion.web.plumbing.security.RotationMemory`); here it is one write, in a unit of work.
     """
     if which not in ("keeper", "viewer"):
         raise IllegalAction("choose the scorekeeper's or the players' link")
@@ -378,7 +378,7 @@ def night_stamps(night_ids: Collection[int]) -> dict[int, tuple[int, str, str, s
     """(version, players' link, scorekeeper link, display link or None, the other keeper phones' links) of each of
     ``night_ids``' nights that exists, in two statements.
 
-    What the live pages' push (web/live_push.py) reads after each commit it hears of, for every night a
+    What the live pages' push (web/plumbing/live_push.py) reads after each commit it hears of, for every night a
     phone watches at once: a night whose version moved has news; one whose link is no longer the link a
     phone came by (replaced, or a keeper phone's taken back), or that is gone, ends that phone's stream.
     It ends its read at once: a watcher holds no transaction open between commits."""

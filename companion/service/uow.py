@@ -209,7 +209,7 @@ def end_reads() -> None:
 def watch_commits(waker: threading.Event) -> change_watch.ChangeWatch:
     """The change watch of this app's database (its ``generation()`` moves on after every commit, in any
     process), with ``waker`` set each time a commit is heard of: the live pages' push waits on it
-    (web/live_push.py).  Called within the app's context (the watch is its engine's)."""
+    (web/plumbing/live_push.py).  Called within the app's context (the watch is its engine's)."""
     watch = change_watch.watch_of(db.engine)
     change_watch.wake_on_change(waker)
     return watch
@@ -468,7 +468,7 @@ class UnitOfWork:
         without its version moving: a players' link replaced, a setup edited before play.
 
         Its pages are kept by a one-row stamp (the group's row, and its nights' count and versions:
-        web/groups.py), which such a change would not move: this counts it on the group's row
+        web/pages/groups.py), which such a change would not move: this counts it on the group's row
         (``nights_changed``, never the version: that counts the records and guards the group's forms).
         Called before the night is locked: its group's row first, then the night, the order every
         group command takes them in (no two units wait on each other).

@@ -328,7 +328,7 @@ class ImportForm(KnownFieldsOnly, StartForm):
     name = StringField("Name of the night", validators=[Optional(), Length(max=80), named("the night's name")])
 
 
-# --- the night's own ledger: the Bank page and the Bonus Round (web/bank.py, web/bonus.py) ---------
+# --- the night's own ledger: the Bank page and the Bonus Round (web/pages/bank.py, web/pages/bonus.py) ---------
 
 
 class SettingForm(ActionForm):
@@ -384,7 +384,7 @@ class GridForm(ActionForm):
     anti_chips = StringField("chips each", validators=[Length(max=12)])
 
 
-# --- the group's pages (web/groups.py) -------------------------------------------------------------
+# --- the group's pages (web/pages/groups.py) -------------------------------------------------------------
 
 #: the longest group name a row holds (home_group.name)
 MAX_GROUP_NAME = 80

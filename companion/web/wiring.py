@@ -2,8 +2,8 @@
 
 :func:`init_app` is called by ``create_app``.  It lives here, not in ``companion/web/__init__.py``,
 so that importing a module of the web layer imports no other: gunicorn's master imports
-``companion.web.server`` before it forks its gevent workers, and must not have made the
-app's locks (the fold's, the caches') before gevent patched them (web/server.py).
+``companion.web.plumbing.server`` before it forks its gevent workers, and must not have made the
+app's locks (the fold's, the caches') before gevent patched them (web/plumbing/server.py).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from flask import Flask
 
 from companion import service
 from companion.money.amounts import chips_text
-from companion.web import error_pages
+from companion.web.plumbing import error_pages
 
 
 def chips_filter(chips: int, signed: bool = False) -> str:
@@ -25,25 +25,25 @@ def chips_filter(chips: int, signed: bool = False) -> str:
 
 def init_app(app: Flask) -> None:
     """Register each feature's blueprint, the live pages' push, the template helpers and the error pages."""
-    from companion.web import bank
-    from companion.web import bonus
-    from companion.web import choice
-    from companion.web import display
-    from companion.web import group_commands  # noqa: F401 (its routes are the groups blueprint's)
-    from companion.web import group_nights  # noqa: F401 (its routes are the groups blueprint's)
-    from companion.web import groups
-    from companion.web import history
-    from companion.web import home
-    from companion.web import links
-    from companion.web import live_push
-    from companion.web import next_game
-    from companion.web import night_setup
-    from companion.web import players
-    from companion.web import report
-    from companion.web import share
-    from companion.web import table
+    from companion.web.pages import bank
+    from companion.web.pages import bonus
+    from companion.web.pages import choice
+    from companion.web.pages import display
+    from companion.web.pages import group_commands  # noqa: F401 (its routes are the groups blueprint's)
+    from companion.web.pages import group_nights  # noqa: F401 (its routes are the groups blueprint's)
+    from companion.web.pages import groups
+    from companion.web.pages import history
+    from companion.web.pages import home
+    from companion.web.plumbing import links
+    from companion.web.plumbing import live_push
+    from companion.web.pages import next_game
+    from companion.web.pages import night_setup
+    from companion.web.pages import players
+    from companion.web.pages import report
+    from companion.web.pages import share
+    from companion.web.pages import table
 
-    # a page opened by a second keeper phone's link makes every address with that link (web/links.py)
+    # a page opened by a second keeper phone's link makes every address with that link (web/plumbing/links.py)
     app.url_defaults(links.keep_own_key)
     app.register_blueprint(home.bp)
     app.register_blueprint(table.bp)
@@ -58,7 +58,7 @@ def init_app(app: Flask) -> None:
     app.register_blueprint(bank.bp)
     app.register_blueprint(bonus.bp)
     app.register_blueprint(choice.bp)
-    # the group's pages, with the routes web/group_commands.py and web/group_nights.py added to its
+    # the group's pages, with the routes web/pages/group_commands.py and web/pages/group_nights.py added to its
     # blueprint when imported above (a blueprint takes no route once registered)
     app.register_blueprint(groups.bp)
     error_pages.init_app(app)
@@ -67,7 +67,7 @@ def init_app(app: Flask) -> None:
     from companion.games.web import GameTemplates, rules_text
 
     app.add_template_filter(chips_filter, "chips")  # every page that counts chips
-    # who recorded a record, in words: the history's lines, the report's (web/links.py names the phone)
+    # who recorded a record, in words: the history's lines, the report's (web/plumbing/links.py names the phone)
     app.add_template_global(service.recorded_by_words, "recorded_by_words")
     app.add_template_global(rules_text, "rules_text")  # a game's rules in a few words, by its screens
     # an installed game's templates are the app's (templates/games/<kind>/); a game registered from

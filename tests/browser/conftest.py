@@ -132,7 +132,7 @@ def live_server(make_app: Any) -> Iterator[LiveServer]:
 
     from companion.extensions import db
 
-    from companion.web.live_push import STREAM_SECONDS
+    from companion.web.plumbing.live_push import STREAM_SECONDS
 
     app = make_app(WTF_CSRF_ENABLED=True, LIVE_STREAM_SECONDS=STREAM_SECONDS)  # streams held as served
     server = make_server("127.0.0.1", 0, app, threaded=True)
@@ -145,7 +145,7 @@ def live_server(make_app: Any) -> Iterator[LiveServer]:
     try:
         yield LiveServer(url, app)
     finally:
-        from companion.web import live_push
+        from companion.web.plumbing import live_push
 
         live_push.hub_of(app).end_all()  # the phones' open streams end: no server thread waits on one
         server.shutdown()

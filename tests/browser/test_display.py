@@ -78,7 +78,7 @@ def test_the_display_follows_a_keeper_phone_by_push_and_fits_landscape_and_portr
     expect(tv.locator(".stale")).to_be_hidden()
 
     # the server ends every open stream, as a restart does; the display comes back by itself
-    from companion.web import live_push
+    from companion.web.plumbing import live_push
 
     live_push.hub_of(live_server.app).end_all()
     # the night goes on with Nap: the display follows the next game and its deal

@@ -1,7 +1,7 @@
 """The change watch: its generation stands still while nothing is committed, and moves on after any commit.
 
 The live pages' push reads the watched stamps only when the generation moves on
-(web/live_push.py), so a commit that did not move it on would hold a change back from every
+(web/plumbing/live_push.py), so a commit that did not move it on would hold a change back from every
 phone: each way a commit is heard is checked here, on the database the tests run on (SQLite,
 or PostgreSQL with ``COMPANION_TEST_DATABASE_URL``).
 """

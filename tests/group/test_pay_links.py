@@ -26,7 +26,7 @@ from companion.group.pay_links import (
     sepa_text,
 )
 from companion.values.reading import Unreadable
-from companion.web import qr
+from companion.web.plumbing import qr
 
 # --- IBANs ----------------------------------------------------------------------------------------
 

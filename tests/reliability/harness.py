@@ -372,7 +372,7 @@ def server_env(url: str, instance: Path) -> dict[str, str]:
         "COMPANION_SECRET_KEY": SECRET,
         "COMPANION_ENV": "production",
         "COMPANION_PUBLIC_BASE_URL": "http://127.0.0.1",
-        "COMPANION_TAP_GUARD_MS": "0",  # a robot taps faster than a person (web/tap_guard.py)
+        "COMPANION_TAP_GUARD_MS": "0",  # a robot taps faster than a person (web/plumbing/tap_guard.py)
     }
 
 

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from flask.testing import FlaskClient
 
 from companion.values import limits
-from companion.web.pagination import PER_PAGE
+from companion.web.plumbing.pagination import PER_PAGE
 
 #: the pages of a night a GET reaches, by link (the history's other pages come on top)
 KEEPER_PAGES = ("", "/bank", "/bonus", "/bonus/grid", "/choice", "/export.json", "/history", "/next-game",

@@ -3,7 +3,7 @@
 Importing the app costs about two seconds (Flask, SQLAlchemy, Alembic, pokerkit's
 tables); killing fifty servers would spend most of a minute just importing.  This
 process has gevent patch the standard library first, as each of ``serve``'s gunicorn
-workers does before it builds the app (companion/web/server.py), imports everything
+workers does before it builds the app (companion/web/plumbing/server.py), imports everything
 once and never touches a database; each ``spawn`` forks a fresh child that builds the
 app, upgrades the schema as ``serve`` does and serves it with gevent's WSGI server (a
 greenlet per connection, as a gunicorn gevent worker), in a few tens of milliseconds.
@@ -37,8 +37,8 @@ import companion  # noqa: E402
 import companion.cli  # noqa: E402,F401
 import companion.service  # noqa: E402,F401
 import companion.web  # noqa: E402,F401
-from companion.web import bank, bonus, choice, history, home, next_game, night_setup  # noqa: E402,F401
-from companion.web import players, report, share, table  # noqa: E402,F401
+from companion.web.pages import bank, bonus, choice, history, home, next_game, night_setup  # noqa: E402,F401
+from companion.web.pages import players, report, share, table  # noqa: E402,F401
 
 
 def _answer(message: dict) -> None:

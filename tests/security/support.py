@@ -171,7 +171,7 @@ class Site:
             night = db.session.get(Night, night_id)
             assert night is not None
             events = db.session.scalar(select(func.count()).select_from(Event).where(Event.night_id == night_id))
-            # kept in a group (web/groups.py): the night's own row does not change, its group does
+            # kept in a group (web/pages/groups.py): the night's own row does not change, its group does
             grouped = db.session.scalar(select(func.count()).select_from(GroupNight).where(GroupNight.night_id == night_id))
             # its keeper phones (issue 39): each one's name and link, and whether it was taken back
             phones = [tuple(row) for row in db.session.execute(
@@ -243,7 +243,7 @@ class Site:
 
     def first_payment(self, night: NightRef) -> dict[str, str]:
         """The first unpaid line of the night's settle-up plan, as the "Mark paid" form sends it."""
-        from companion.web.report import report_of
+        from companion.web.pages.report import report_of
 
         with self.app.app_context():
             line = next(line for line in report_of(db.session.get(Night, night.id)).plan if not line.paid)
@@ -263,7 +263,7 @@ class Site:
 
 
 def group_route(rule: Any) -> bool:
-    """A route of a group's own (web/groups.py): made from the home page, or reached by a group's two links.
+    """A route of a group's own (web/pages/groups.py): made from the home page, or reached by a group's two links.
 
     Keeping a night in a group (``/k/<key>/group``) is a night's route, opened by its scorekeeper link.
     """

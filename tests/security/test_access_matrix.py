@@ -21,7 +21,7 @@ VIEWER = "the players' link (or the scorekeeper's)"
 #: tried by test_the_display_link_opens_the_display_alone (one night for every route: a display link changes nothing)
 DISPLAY = "the night's table display link"
 BROWSER = "this browser's own list"  # needs no link; shows only nights this browser kept score of
-#: a group's own routes (web/groups.py), tried with a group's links in test_group_links.py
+#: a group's own routes (web/pages/groups.py), tried with a group's links in test_group_links.py
 GROUP_PUBLIC = "anyone: makes a new group"
 ORGANISER = "the group's organiser link"
 MEMBERS = "the group's members' link"
@@ -61,7 +61,7 @@ ACCESS: dict[str, str] = {
     "report.keeper_json": KEEPER,
     "report.paid": KEEPER,
     "report.carry": KEEPER,  # starts the next night with this night's pot: a new night, new links
-    "bank.show": KEEPER,  # the chip bank (web/bank.py); the Bonus Round and dealer's choice below
+    "bank.show": KEEPER,  # the chip bank (web/pages/bank.py); the Bonus Round and dealer's choice below
     "bank.setting": KEEPER,
     "bank.everyone": KEEPER,
     "bank.player": KEEPER,

@@ -1,4 +1,4 @@
-"""A group's two secret links (web/groups.py): each opens its own pages only, a wrong one is a 404, and
+"""A group's two secret links (web/pages/groups.py): each opens its own pages only, a wrong one is a 404, and
 nothing changes; with CSRF protection on, a group's forms without the page's token are refused.
 
 The members' link reads the season and the tab; it must never open the organiser's pages (the

@@ -14,10 +14,10 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from companion.web import security
+from companion.web.plumbing import security
 from companion import service as services
 from companion.service import uow
-from companion.web.links import keeper_night
+from companion.web.plumbing.links import keeper_night
 from security.support import Site, csrf_token_of, random_key
 
 HTML_PAGES_WITHOUT_INLINE_CODE = re.compile(

@@ -10,9 +10,9 @@ from urllib.parse import urlsplit
 import pytest
 
 from companion.db import brakes as ratelimit
-from companion.web import qr
-from companion.web import security
-from companion.web import addresses
+from companion.web.plumbing import qr
+from companion.web.plumbing import security
+from companion.web.plumbing import addresses
 from qr_codes import decode_qr, svg_to_pixels
 from security.support import Site, random_key
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from companion.web import hosts
-from companion.web import addresses
+from companion.web.plumbing import hosts
+from companion.web.plumbing import addresses
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from sqlalchemy import func, select
 
 from companion.extensions import db
 from companion.db.models import KeptRefusal
-from companion.web import post_redirect_get
+from companion.web.plumbing import post_redirect_get
 from security.support import NightRef, Site
 from security.test_probe_session import cookie_text
 

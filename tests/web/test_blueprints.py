@@ -1,9 +1,10 @@
 """The web layer is one blueprint per feature (issue 24), and splitting it changed no address.
 
-A blueprint imports no other: what two features share has a module of its own
-(companion/web/links.py, standings.py, this_browser.py, forms.py, ledger_pages.py), so
-each feature can be read, and changed, alone.  Each blueprint's pages are in its own
-folder of templates/.  The addresses are the ones phones have bookmarked and the tests
+The pages are in companion/web/pages/, the HTTP machinery they share in companion/web/plumbing/
+(issue 37, item 5), and the machinery imports no page.  A blueprint imports no other: what two
+features share has a module of its own (plumbing/links.py, plumbing/this_browser.py, pages/standings.py,
+pages/ledger_pages.py, forms.py), so each feature can be read, and changed, alone.  Each blueprint's
+pages are in its own folder of templates/.  The addresses are the ones phones have bookmarked and the tests
 use: the list below is every route the app had before the split, with its methods, and the
 group's pages added since.
 """
@@ -15,6 +16,8 @@ import re
 from pathlib import Path
 
 WEB = Path(__file__).resolve().parents[2] / "companion" / "web"
+PAGES = WEB / "pages"
+PLUMBING = WEB / "plumbing"
 
 
 def blueprint_name(path: Path) -> str | None:
@@ -27,19 +30,33 @@ def blueprint_name(path: Path) -> str | None:
     return None
 
 
-BLUEPRINTS = {path.stem: name for path in sorted(WEB.glob("*.py")) if (name := blueprint_name(path)) is not None}
+BLUEPRINTS = {path.stem: name for path in sorted(WEB.rglob("*.py")) if (name := blueprint_name(path)) is not None}
 
 
 def web_modules_imported(path: Path) -> set[str]:
-    """The modules of companion/web that ``path`` imports, at any depth of it."""
+    """The modules of companion/web that ``path`` imports, at any depth of it, each by its own name
+    (``companion.web.pages.table`` is "table"; ``from companion.web.plumbing import qr`` is "qr")."""
+    folders = {"pages", "plumbing"}
     found: set[str] = set()
+
+    def add(dotted: str) -> None:
+        parts = dotted.split(".")[2:]
+        while parts and parts[0] in folders:
+            parts = parts[1:]
+        if parts:
+            found.add(parts[0])
+
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module == "companion.web":
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("companion.web."):
-            found.add((node.module or "").split(".")[2])
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("companion.web"):
+            module = node.module or ""
+            if module in {"companion.web", *(f"companion.web.{f}" for f in folders)}:
+                found.update(alias.name for alias in node.names if alias.name not in folders)
+            else:
+                add(module)
         elif isinstance(node, ast.Import):
-            found.update(a.name.split(".")[2] for a in node.names if a.name.startswith("companion.web."))
+            for alias in node.names:
+                if alias.name.startswith("companion.web."):
+                    add(alias.name)
     return found
 
 
@@ -53,14 +70,25 @@ def test_every_feature_has_its_blueprint():
 
 def test_no_blueprint_imports_another():
     for module in BLUEPRINTS:
-        others = web_modules_imported(WEB / f"{module}.py") & (set(BLUEPRINTS) - {module})
+        others = web_modules_imported(PAGES / f"{module}.py") & (set(BLUEPRINTS) - {module})
         assert not others, f"web/{module}.py imports the blueprints {sorted(others)}"
+
+
+def test_every_blueprint_is_a_page_module():
+    assert all((PAGES / f"{module}.py").is_file() for module in BLUEPRINTS)
+
+
+def test_the_machinery_imports_no_page():
+    pages = {p.stem for p in PAGES.glob("*.py")} - {"__init__"}
+    for path in sorted(PLUMBING.glob("*.py")):
+        imported = web_modules_imported(path) & pages
+        assert not imported, f"web/plumbing/{path.name} imports the pages {sorted(imported)}"
 
 
 def test_the_check_would_catch_a_blueprint_imported(tmp_path: Path):
     bad = tmp_path / "bad.py"
-    bad.write_text("from companion.web import home\nfrom companion.web.table import render_table\n"
-                   "def f():\n    import companion.web.bonus\n")
+    bad.write_text("from companion.web.pages import home\nfrom companion.web.pages.table import render_table\n"
+                   "def f():\n    import companion.web.pages.bonus\n")
     assert web_modules_imported(bad) == {"home", "table", "bonus"}
 
 
@@ -70,7 +98,7 @@ TEMPLATE = re.compile(r"[a-z_]+/[a-z_]+\.html")
 
 def test_each_blueprint_renders_the_pages_of_its_own_folder():
     for module, name in BLUEPRINTS.items():
-        tree = ast.parse((WEB / f"{module}.py").read_text(encoding="utf-8"))
+        tree = ast.parse((PAGES / f"{module}.py").read_text(encoding="utf-8"))
         pages = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
                  and TEMPLATE.fullmatch(n.value)}
         assert pages, module

@@ -31,7 +31,7 @@ from companion.report import night_chart
 from companion.report.night_chart import ChipSeries, chips_over_games
 from companion.service import bank, store
 from companion.service.lru import LRU
-from companion.web import report
+from companion.web.pages import report
 
 PLAYERS = ["Ann", "Ben", "Cat", "Dan"]
 NAPALM = {"kind": "napalm", "players": None, "first_dealer": "Ann",

@@ -11,7 +11,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from companion.web.downloads import attachment
+from companion.web.plumbing.downloads import attachment
 from security.support import Site
 
 

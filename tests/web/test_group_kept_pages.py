@@ -1,4 +1,4 @@
-"""A group's pages kept per (page, group's stamp, period), as a night's are per version (web/groups.py).
+"""A group's pages kept per (page, group's stamp, period), as a night's are per version (web/pages/groups.py).
 
 The group is tests/group/three_nights.py's, imported through the home page (its figures are worked
 out there and in tests/web/test_groups.py): Ann owes Cat 0.75 EUR (night 2) and Benjamin 10 chips
@@ -187,7 +187,7 @@ def test_a_long_season_lists_the_newest_nights_and_the_oldest_open_balances_then
 
 
 def test_the_one_statement_read_gives_the_services_stamp_and_only_by_the_right_link(app, organiser, members):
-    from companion.web.groups import read_stamp
+    from companion.web.pages.groups import read_stamp
 
     organiser_key, member_key = organiser.rsplit("/", 1)[1], members.rsplit("/", 1)[1]
     with app.test_request_context("/"):

@@ -1,4 +1,4 @@
-"""The group's pages: the organiser's, the members', and a night kept in a group (companion/web/groups.py).
+"""The group's pages: the organiser's, the members', and a night kept in a group (companion/web/pages/groups.py).
 
 The group is the group file of tests/group/three_nights.py, imported through the home page's form;
 its figures are worked out by hand there:
@@ -699,7 +699,7 @@ def test_a_payment_marked_in_part_says_the_amount_typed(app, client, organiser):
 
 
 def test_a_currency_sign_that_names_one_currency_gets_pay_offers():
-    from companion.web.pay_offers import currency_code
+    from companion.web.pages.pay_offers import currency_code
 
     # the night form's default "€" is the euro; "$" is one of many dollars and stays as written (no link)
     assert [currency_code(u) for u in ("€", "£", " EUR ", "$", "", None)] == ["EUR", "GBP", "EUR", "$", "", ""]

@@ -25,7 +25,7 @@ from companion.games.web import SCREENS
 from companion.night import file as nightfile
 from companion.night.file import Money
 from companion.service import bank, night_ledger, store
-from companion.web import history
+from companion.web.pages import history
 
 PLAYERS = ["Ann", "Ben", "Cat", "Dan"]
 NAPALM = {"kind": "napalm", "players": None, "first_dealer": "Ann",

@@ -15,7 +15,7 @@ import zlib
 
 from pages import BankPage, night_form
 
-from companion.web.kept_pages import adler32_combine
+from companion.web.plumbing.kept_pages import adler32_combine
 
 KEY = re.compile(r'name="request_key" (?:required )?type="hidden" value="([A-Za-z0-9_-]+)"')
 
@@ -230,7 +230,7 @@ def test_the_service_worker_keeps_the_static_files_the_pages_load(client):
 
 def test_serving_starts_with_the_nights_in_play_folded(start_night, client, app):
     from companion import service as services
-    from companion.web.server import warm_up
+    from companion.web.plumbing.server import warm_up
     from companion.service import store
 
     played = start_night(name="In play")
@@ -251,7 +251,7 @@ def test_serving_starts_with_the_nights_in_play_folded(start_night, client, app)
 def test_serving_starts_with_each_night_in_plays_pages_made(start_night, app):
     """The table screen, the report and the history of a night in play are made by the warm-up, not the first phone."""
     from companion import service as services
-    from companion.web.server import warm_up
+    from companion.web.plumbing.server import warm_up
 
     played = start_night(name="In play")
     played.declare("Ben", "Cat")

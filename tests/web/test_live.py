@@ -203,8 +203,8 @@ def the_template_for(app, viewer: str, me: str | None) -> str:
     """The fragment as the template renders it from the night in the database (nothing kept)."""
     from flask import render_template
 
-    from companion.web.players import RECENT
-    from companion.web.standings import standings_of
+    from companion.web.pages.players import RECENT
+    from companion.web.pages.standings import standings_of
 
     with app.app_context():
         night = db.session.scalar(select(Night).where(Night.viewer_key == viewer))
@@ -337,7 +337,7 @@ def test_another_processs_commit_is_seen_by_the_next_poll(app, client, start_nig
 
 
 def test_a_changed_table_is_rendered_once_per_version_and_player(app, start_night, monkeypatch):
-    from companion.web import players
+    from companion.web.pages import players
 
     page = start_night()
     page.declare("Ben", "Cat")

@@ -18,7 +18,7 @@ from sqlalchemy import select
 
 from companion.extensions import db
 from companion.db.models import Night
-from companion.web import live_push
+from companion.web.plumbing import live_push
 
 #: how long a test waits for an event before it fails (not a speed target: bench/push_bench.py measures)
 WAIT = 10.0
@@ -309,7 +309,7 @@ def test_a_commit_of_another_process_on_sqlite_is_heard_through_data_version(pus
 
 
 def test_a_change_is_rendered_once_for_every_phone_of_one_kind(push_app, table, open_stream, monkeypatch):
-    from companion.web import players
+    from companion.web.pages import players
 
     renders = []
     real = players._pushed

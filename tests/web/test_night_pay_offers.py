@@ -1,4 +1,4 @@
-"""*Pay* beside a night's remaining payments, on a night kept in a group (companion/web/night_pay.py).
+"""*Pay* beside a night's remaining payments, on a night kept in a group (companion/web/pages/night_pay.py).
 
 The night is tests/service/group_support.py's N1, named "Friday": on chip counts at 0.25 EUR a chip,
 everyone buys in 50 and cashes out Ann 58, Ben 50, Dan 42, so Ann +8 chips (+2.00 EUR), Ben 0, Dan −8
@@ -24,7 +24,7 @@ from companion.db.models import Group, Night
 from companion.extensions import db
 from companion.group.tab import TabPayment
 from companion.night.file import Money
-from companion.web.night_pay import MAX_REFERENCE, night_reference
+from companion.web.pages.night_pay import MAX_REFERENCE, night_reference
 from service.group_support import CHIPS, EUR25, played_night
 from web.test_pay_offers import scanned
 

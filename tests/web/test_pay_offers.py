@@ -10,8 +10,8 @@ from decimal import Decimal as D
 import pytest
 
 from companion.group.pay_links import Iban, PayPalMe, Revolut, Venmo, read_iban
-from companion.web import qr
-from companion.web.pay_offers import PayLink, Refused, pay_offers
+from companion.web.plumbing import qr
+from companion.web.pages.pay_offers import PayLink, Refused, pay_offers
 from qr_codes import scan
 
 REFERENCE = "Poker group: night 12"

@@ -320,8 +320,8 @@ def test_the_served_app_answers_only_its_own_host_and_believes_no_forwarded_head
 
 def test_gunicorns_master_imports_no_database_driver_so_each_worker_imports_it_after_gevent_patched():
     """psycopg picks how it waits when first imported, once: imported in the master, before a worker's gevent patch,
-    it would wait blocking the whole worker.  What the master imports (companion/web/server.py) leaves it out."""
-    probe = ("import sys, companion.web.server; "
+    it would wait blocking the whole worker.  What the master imports (companion/web/plumbing/server.py) leaves it out."""
+    probe = ("import sys, companion.web.plumbing.server; "
              "print(sorted(m for m in sys.modules if m.split('.')[0].startswith('psycopg')))")
     done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
@@ -332,17 +332,17 @@ def test_gunicorns_master_imports_none_of_the_apps_modules_so_no_lock_is_made_be
     """A lock made at import in the master (the fold's stripes, service/store.py) is a real OS lock in each worker,
     out of gevent's reach: on PostgreSQL, four phones at once hung the worker until gunicorn killed it.  The master
     imports the server, and nothing of the database, the service or the web layer."""
-    probe = ("import sys, companion.web.server; "
+    probe = ("import sys, companion.web.plumbing.server; "
              "print(' '.join(sorted(m for m in sys.modules if m.startswith('companion'))))")
     done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["companion", "companion.web", "companion.web.server"]
+    assert done.stdout.split() == ["companion", "companion.web", "companion.web.plumbing.server"]
 
 
 #: a gunicorn gevent worker's start, on PostgreSQL: what the master imports, then gevent's patch, then the app
 WORKER_ON_POSTGRES = """
 import json, sys
-import companion.web.server  # what gunicorn's master imported before it forked
+import companion.web.plumbing.server  # what gunicorn's master imported before it forked
 from gevent import monkey
 monkey.patch_all()  # what gunicorn's gevent worker does first
 import gevent

@@ -1,4 +1,4 @@
-"""Pages kept per version (web/kept_pages.py): each request still gets its own keys, token and messages."""
+"""Pages kept per version (web/plumbing/kept_pages.py): each request still gets its own keys, token and messages."""
 
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_each_session_gets_its_own_csrf_token_in_the_kept_report(make_app):
         assert services.new_key() not in table_one
 
 
-# --- the kept pages' fast path: one statement per request (web/links.keeper_link) -------------
+# --- the kept pages' fast path: one statement per request (web/plumbing/links.keeper_link) -------------
 
 PAGES = ("", "/report", "/history")
 VERSION = re.compile(r'name="version"[^>]*value="(\d+)"')

@@ -203,7 +203,7 @@ def test_a_try_again_page_leaves_the_notice_of_a_doubled_tap_for_the_page_after_
     assert t.client.post(f"{t.url}/declare", data={**stamp, "yes": ["Ben"], "confirm": "1"}).status_code == 303
 
     from companion import service
-    from companion.web import links
+    from companion.web.plumbing import links
 
     def gone(*_args: object, **_kwargs: object) -> None:
         raise sqlalchemy.exc.OperationalError("SELECT night", {}, Exception("the database went away"))

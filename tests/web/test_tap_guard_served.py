@@ -1,4 +1,4 @@
-"""The tap guard's figure as served to people: 1 s after the tap that opened a screen (companion/web/tap_guard.py).
+"""The tap guard's figure as served to people: 1 s after the tap that opened a screen (companion/web/plumbing/tap_guard.py).
 
 The browser tests try the guard's mechanism at a longer figure (tests/browser/phone.py, HURRIED_TAP_GUARD_MS):
 on a loaded machine Chromium may deliver a thumb's second tap more than a second late.  What a phone is
