@@ -95,6 +95,7 @@ class Collections:
 
     def __init__(self) -> None:
         self.seen: list[tuple[int, float, float]] = []  # (generation, wall s, CPU s)
+        self.longest: list[tuple[float, float, int, int]] = []  # the ten longest: (CPU s, wall s, generation, collected)
         self._at = (0.0, 0.0)
         self._on = False
 
@@ -112,6 +113,7 @@ class Collections:
         elif self._on:
             wall, cpu = time.perf_counter() - self._at[0], time.process_time() - self._at[1]
             self.seen.append((info["generation"], wall, cpu))
+            self.longest = sorted([*self.longest, (cpu, wall, info["generation"], info["collected"])], reverse=True)[:10]
 
     def lines(self) -> list[str]:
         out = []
@@ -131,6 +133,8 @@ class Collections:
             out.append(f"  all: {len(walls)} collections, {sum(walls):.2f} s wall / {sum(cpus):.2f} s CPU in all; "
                        f"longest {max(walls) * 1000:.1f} ms wall, {max(cpus) * 1000:.1f} ms CPU; over 50 ms: "
                        f"{sum(w > LONG_PAUSE for w in walls)} wall, {sum(c > LONG_PAUSE for c in cpus)} CPU")
+        out.append("  the longest in CPU time (generation, CPU / wall ms, objects collected): " + "; ".join(
+            f"{gen}, {cpu * 1000:.0f} / {wall * 1000:.0f}, {collected:,}" for cpu, wall, gen, collected in self.longest))
         return out
 
 
@@ -145,7 +149,7 @@ def import_night(client, address: str, data: bytes) -> tuple[str, str]:  # type:
     return import_from(client, address, data)
 
 
-def mixed(ordinary: int, heavy: int, collector: str, top: bool) -> None:
+def mixed(ordinary: int, heavy: int, collector: str, top: bool, events: int) -> None:
     """Issue 37's mode: ``ordinary`` ordinary nights and ``heavy`` nights of 2,000 stages in one process."""
     if top:
         import tracemalloc
@@ -154,16 +158,18 @@ def mixed(ordinary: int, heavy: int, collector: str, top: bool) -> None:
     heavy_data = night_at_the_bound()
     every = max(1, ordinary // heavy) if heavy else ordinary + 1
     with tempfile.TemporaryDirectory() as tmp:
-        app = make_app(Path(tmp), IMPORT_LIMIT=1_000_000)
+        app = make_app(Path(tmp), IMPORT_LIMIT=1_000_000, FOLD_CACHE_EVENTS=events)
         client = app.test_client()
         client.get("/", headers=BROWSER)  # the app's first request: what it loads on first use is start-up's
         if collector == "served":
             from companion.web.server import settle_garbage_collector
 
             settle_garbage_collector()
-        print(f"{ordinary} ordinary nights and {heavy} of {limits.MAX_STAGES:,} stages (one after every {every}); "
+        print(f"FOLD_CACHE_EVENTS={events:,}, derived values {store.DERIVED_EVENTS_PER_EVENT} times that; "
+              f"{ordinary} ordinary nights and {heavy} of {limits.MAX_STAGES:,} stages (one after every {every}); "
               f"collector {collector} (thresholds {gc.get_threshold()}, frozen {gc.get_freeze_count():,}); "
               f"RSS at start {rss_mb():.0f} MB", flush=True)
+        at_start = gc.get_freeze_count()
         timed = Collections()
         timed.start()
         started = time.perf_counter()
@@ -199,10 +205,33 @@ def mixed(ordinary: int, heavy: int, collector: str, top: bool) -> None:
         print("collections while serving:")
         for line in timed.lines():
             print(line)
+        from companion.web.server import freeze_survivors
+
+        if freeze_survivors in gc.callbacks:
+            gc.callbacks.remove(freeze_survivors)
+        frozen = gc.get_freeze_count()
+        gc.unfreeze()
+        print(f"frozen at the end: {frozen:,} objects (start-up's {at_start:,}); unfrozen and collected, "
+              f"{gc.collect():,} were garbage (cycles frozen alive that died later: what freezing leaks); "
+              f"RSS {rss_mb():.0f} MB")
         tracked = gc.get_objects()
-        print(f"objects the collector tracks at the end (not frozen): {len(tracked):,}; by type: "
+        print(f"objects the collector tracks at the end (start-up's among them): {len(tracked):,}; by type: "
               + ", ".join(f"{name} {count:,}" for name, count in Counter(type(o).__name__ for o in tracked).most_common(12)))
         del tracked
+        derived_kinds: Counter[str] = Counter()
+        for (what, _night), _kept in list(store._derived._items.items()):
+            derived_kinds[what.split("/")[0].split("(")[0]] += 1
+        print("derived values kept, by kind: " + ", ".join(f"{k} {n}" for k, n in derived_kinds.most_common()))
+        tracked_now = len(gc.get_objects())
+        for name, forget in (("the folds", store._cache.clear), ("the derived values", store._derived.clear),
+                             ("the pages kept across nights", app.extensions["companion_pages_across_nights"].clear),
+                             ("the compressed bodies", lambda: [kept._map.clear() for kept in gc.get_objects()
+                                                                 if type(kept).__name__ == "_Kept"])):
+            forget()
+            gc.collect()
+            now = len(gc.get_objects())
+            print(f"forgetting {name}: {tracked_now - now:,} tracked objects fewer; RSS {rss_mb():.0f} MB")
+            tracked_now = now
         if top:
             import tracemalloc
 
@@ -222,9 +251,12 @@ def main() -> None:
     parser.add_argument("--heavy", type=int, default=50)
     parser.add_argument("--collector", choices=("served", "python"), default="served")
     parser.add_argument("--top", action="store_true", help="trace allocations and print what is held at the end")
+    parser.add_argument("--derived", type=int, default=store.DERIVED_EVENTS_PER_EVENT,
+                        help="store.DERIVED_EVENTS_PER_EVENT (8: as before issue 37)")
     args = parser.parse_args()
+    store.DERIVED_EVENTS_PER_EVENT = args.derived  # read when the app configures the cache
     if args.mix:
-        mixed(args.ordinary, args.heavy, args.collector, args.top)
+        mixed(args.ordinary, args.heavy, args.collector, args.top, args.events)
     else:
         heavy_only(args.nights, args.events)
 
