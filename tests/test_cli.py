@@ -354,7 +354,7 @@ def test_serving_settles_the_collector_so_that_no_collection_but_a_full_one_walk
     Python's defaults made it: after (1 + 1) x (60 + 1) = 122 young collections, against (10 + 1) x (10 + 1) = 121."""
     import gc
 
-    from companion.web.server import settle_garbage_collector
+    from companion.web.server import freeze_survivors, settle_garbage_collector
 
     before = gc.get_threshold()
     try:
@@ -365,5 +365,40 @@ def test_serving_settles_the_collector_so_that_no_collection_but_a_full_one_walk
         assert (middle + 1) * (old + 1) == 122 >= (10 + 1) * (10 + 1)
         assert gc.get_freeze_count() > 0  # what start-up made is out of every collection's reach
     finally:
+        gc.callbacks.remove(freeze_survivors)
+        gc.unfreeze()
+        gc.set_threshold(*before)
+
+
+def test_what_survives_a_full_collection_while_serving_is_frozen_and_still_freed_once_forgotten():
+    """Issue 37: each full collection walked everything a process keeps, again; after settle_garbage_collector
+    what survives a full collection is frozen, so the next walks only what was kept since.  A kept value
+    forgotten later (acyclic, as the folds and what is derived from them are) is freed all the same."""
+    import gc
+    import weakref
+
+    from companion.web.server import freeze_survivors, settle_garbage_collector
+
+    class Kept:
+        """Stands for a fold kept in the cache."""
+
+    before = gc.get_threshold()
+    try:
+        settle_garbage_collector()
+        settle_garbage_collector()  # a second call adds no second callback
+        assert gc.callbacks.count(freeze_survivors) == 1
+        kept = [Kept()]
+        watch = weakref.ref(kept[0])
+        assert any(thing is kept for thing in gc.get_objects())  # not frozen yet: in reach of collections...
+        frozen = gc.get_freeze_count()
+        gc.collect(1)  # a middle collection freezes nothing
+        assert gc.get_freeze_count() == frozen
+        gc.collect()  # a full collection: what survived it is frozen
+        assert gc.get_freeze_count() > frozen
+        assert not any(thing is kept for thing in gc.get_objects())  # ...frozen: out of reach of every collection
+        kept.clear()  # forgotten: freed by its reference count, frozen or not
+        assert watch() is None
+    finally:
+        gc.callbacks.remove(freeze_survivors)
         gc.unfreeze()
         gc.set_threshold(*before)
