@@ -201,7 +201,8 @@ def settle_garbage_collector() -> None:
     what serving made: the nights kept (bounded by FOLD_CACHE_EVENTS) and each request's
     garbage; the thresholds (GC_YOUNG_THRESHOLD, GC_MIDDLE_THRESHOLD, GC_OLD_THRESHOLD)
     bound what a young or middle collection walks, and leave full collections as rare as
-    Python's defaults made them.
+    Python's defaults made them; and what survives a full collection is frozen in turn
+    (:func:`freeze_survivors`), so that the next walks only what was kept since.
     """
     gc.collect()
     gc.freeze()
