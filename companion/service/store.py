@@ -38,6 +38,12 @@ FOLD_CACHE_SIZE = 256
 FOLD_CACHE_EVENTS = 100_000
 #: what a night's derived values (standings, live parts) take in _derived, per cached fold
 DERIVED_PER_NIGHT = 8
+#: the events behind what _derived keeps may be this many times FOLD_CACHE_EVENTS.  A night's derived values
+#: are a dozen to thirty-odd values (its pages, downloads, standings, history lines), each weighed by the
+#: night's events, so at 8 (what it was until issue 37) they kept the derived values of a dozen nights of
+#: 2,000 stages, half a million objects a full collection walks and most of a process's memory; at 2 they
+#: keep those of the few nights in play (bench/README.md, "Memory and the collector's pauses").
+DERIVED_EVENTS_PER_EVENT = 2
 
 
 def events_in(kept: tuple[int, Any]) -> int:
@@ -49,7 +55,7 @@ _cache: LRU[int, tuple[int, NightPlay]] = LRU(FOLD_CACHE_SIZE, events_in, FOLD_C
 #: (what, night id) -> (version, value): what this process last derived from each night,
 #: weighed like the folds (a value derived from a night grows with its events at most)
 _derived: LRU[tuple[str, int], tuple[int, Any]] = LRU(
-    FOLD_CACHE_SIZE * DERIVED_PER_NIGHT, events_in, FOLD_CACHE_EVENTS * DERIVED_PER_NIGHT
+    FOLD_CACHE_SIZE * DERIVED_PER_NIGHT, events_in, FOLD_CACHE_EVENTS * DERIVED_EVENTS_PER_EVENT
 )
 #: one lock per stripe of night ids, a fixed number: bounded, and never dropped while held
 #: (a lock forgotten while a thread holds it would let a second thread into the same fold)
@@ -64,7 +70,7 @@ def _lock_for(night_id: int) -> threading.Lock:
 def configure_cache(size: int, events: int = FOLD_CACHE_EVENTS) -> None:
     """Keep the folds of at most ``size`` nights and ``events`` events, and their derived values, in this process."""
     _cache.resize(size, events)
-    _derived.resize(size * DERIVED_PER_NIGHT, events * DERIVED_PER_NIGHT)
+    _derived.resize(size * DERIVED_PER_NIGHT, events * DERIVED_EVENTS_PER_EVENT)
 
 
 def clear_cache() -> None:
