@@ -336,7 +336,7 @@ def test_gunicorns_master_imports_none_of_the_apps_modules_so_no_lock_is_made_be
              "print(' '.join(sorted(m for m in sys.modules if m.startswith('companion'))))")
     done = subprocess.run([sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["companion", "companion.web", "companion.web.plumbing.server"]
+    assert done.stdout.split() == ["companion", "companion.web", "companion.web.plumbing", "companion.web.plumbing.server"]
 
 
 #: a gunicorn gevent worker's start, on PostgreSQL: what the master imports, then gevent's patch, then the app
