@@ -19,14 +19,17 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
+from typing import TypeVar
 
-from flask import Flask
-from sqlalchemy import event
+from flask import Flask, current_app
+from sqlalchemy import create_engine, event
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
+
+T = TypeVar("T")
 
 _write_transaction: ContextVar[bool] = ContextVar("write_transaction", default=False)
 
@@ -49,7 +52,11 @@ def write_transaction() -> Iterator[None]:
 
 
 def init_app(app: Flask) -> None:
-    """End each request's session, even when the database went away under it."""
+    """End each request's session, even when the database went away under it; make :func:`read_once`'s engine."""
+    from companion.extensions import db
+
+    with app.app_context():
+        app.extensions[_READS] = _reads_engine(app, db.engine)
 
     @app.teardown_appcontext
     def _let_go_of_a_lost_connection(_error: BaseException | None) -> None:
@@ -114,4 +121,56 @@ def configure_engine(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection) -> None:  # type: ignore[no-untyped-def]
+        if connection.get_execution_options().get(ONE_STATEMENT):
+            return  # a read of one statement (:func:`read_once`): SQLite runs it in a transaction of its own
         connection.exec_driver_sql("BEGIN IMMEDIATE" if _write_transaction.get() else "BEGIN")
+
+
+#: the execution option of :func:`read_once`'s connections on SQLite: no ``BEGIN`` (the connections are in
+#: pysqlite's autocommit mode since they were made, so nothing else begins a transaction either).  Not
+#: SQLAlchemy's ``isolation_level="AUTOCOMMIT"``: on pysqlite it is set and put back on every checkout
+#: (a PRAGMA each time, and pysqlite's own implicit BEGIN switched on again), which made the read twice as slow
+ONE_STATEMENT = "companion_one_statement"
+
+
+_READS = "companion_reads_engine"
+
+
+def _reads_engine(app: Flask, engine: Engine) -> Engine:
+    """The engine :func:`read_once` runs on: the app's own on SQLite; on a server database, a pool of its own
+    in autocommit and without the ping before each checkout (a lost connection is found by the read itself).
+
+    Its pool is closed whenever the app's engine is (tests close theirs after each app).
+    """
+    if engine.dialect.name == "sqlite":
+        return engine.execution_options(**{ONE_STATEMENT: True})
+    options = {**app.config.get("SQLALCHEMY_ENGINE_OPTIONS", {}), "pool_pre_ping": False, "isolation_level": "AUTOCOMMIT"}
+    reads = create_engine(engine.url, **options)
+    event.listen(engine, "engine_disposed", lambda _engine: reads.dispose())
+    return reads
+
+
+def reads_engine(app: Flask) -> Engine:
+    """The engine :func:`read_once` runs on, for ``app`` (on SQLite, the app's own with an option)."""
+    return app.extensions[_READS]
+
+
+def read_once(read: Callable[[Connection], T]) -> T:
+    """``read(connection)``, on a connection outside any transaction, tried again once on a fresh connection
+    if the first one was found lost (the database restarted since it was pooled).
+
+    For what a repeat request of a kept page asks (the night's or the group's version by its link, issue 37):
+    one statement that needs no transaction around it saves the ``BEGIN`` and ``ROLLBACK`` round trips, and on
+    a server database the pool's ping too.  Each statement sees every commit made before it starts, as the
+    first statement of a transaction did.  A database that is down fails the second try as the first: the
+    caller's error (``OperationalError``: the page's 503) is unchanged.
+    """
+    reads = reads_engine(current_app)
+    try:
+        with reads.connect() as connection:
+            return read(connection)
+    except DBAPIError as error:
+        if not error.connection_invalidated:
+            raise
+    with reads.connect() as connection:
+        return read(connection)

@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, func, select
 
+from companion.db.engine import read_once
 from companion.db.models import Group, GroupNight, Night
 from companion.extensions import db
 from companion.games import IllegalAction
@@ -258,8 +259,9 @@ def group_stamp_by_link(key: str, organiser: bool) -> tuple[Any, ...] | None:
     """:func:`group_stamp` of the group whose organiser's (or members') link is ``key``, in one statement and no
     object loaded: all a repeat request for a group's kept page asks the database; None: no such group (the
     web layer's path decides the 404).  The key is compared again in constant time by the caller."""
-    with db.engine.connect() as connection:  # a read of its own, no ORM session: a third of the cost (issue 37)
-        row = connection.execute(_STAMP_BY_LINK[organiser], {"key": key}).first()
+    statement = _STAMP_BY_LINK[organiser]
+    # a read of its own, no ORM session nor transaction (issue 37)
+    row = read_once(lambda connection: connection.execute(statement, {"key": key}).first())
     return None if row is None else (*row[:6], int(row[6]), int(row[7]))
 
 

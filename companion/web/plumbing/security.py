@@ -123,24 +123,45 @@ def reject_unknown_link(app: Flask) -> None:
 LISTS_LINKS = frozenset({"/", "/nights"})
 
 
+#: what every answer carries, as (lower-case name, name, value): made once (issue 37)
+_EVERY = (
+    ("content-security-policy", "Content-Security-Policy", CSP),
+    ("referrer-policy", "Referrer-Policy", "no-referrer"),
+    ("x-content-type-options", "X-Content-Type-Options", "nosniff"),
+    ("x-frame-options", "X-Frame-Options", "DENY"),
+    ("cross-origin-opener-policy", "Cross-Origin-Opener-Policy", "same-origin"),
+)
+_NO_STORE = ("cache-control", "Cache-Control", "no-store")
+#: a night's three links' pages (the table display's too), and a group's two (organiser's, members'),
+#: hold a secret link's figures: no cache may keep them, no search engine list them
+_SECRET_PAGE = (*_EVERY, _NO_STORE, ("x-robots-tag", "X-Robots-Tag", "noindex"))
+#: the front door, the past nights and a player's history list this browser's scorekeeper links:
+#: no cache (a shared computer's, a proxy's) may keep them (issue 21, item 5)
+_LISTING_PAGE = (*_EVERY, _NO_STORE)
+_SECRET_PREFIXES = ("/k/", "/p/", "/d/", "/g/", "/m/")
+_HSTS = ("strict-transport-security", "Strict-Transport-Security", HSTS)
+
+
 def set_headers(response: Response) -> Response:
-    headers = response.headers
-    headers.setdefault("Content-Security-Policy", CSP)
-    headers.setdefault("Referrer-Policy", "no-referrer")
-    headers.setdefault("X-Content-Type-Options", "nosniff")
-    headers.setdefault("X-Frame-Options", "DENY")
-    headers.setdefault("Cross-Origin-Opener-Policy", "same-origin")
-    if request.path.startswith(("/k/", "/p/", "/d/", "/g/", "/m/")):
-        # a night's three links' pages (the table display's too), and a group's two (organiser's, members'),
-        # hold a secret link's figures
-        headers.setdefault("Cache-Control", "no-store")
-        headers.setdefault("X-Robots-Tag", "noindex")
-    elif request.path in LISTS_LINKS or request.path.startswith("/players/"):
-        # the front door, the past nights and a player's history list this browser's scorekeeper
-        # links: no cache (a shared computer's, a proxy's) may keep them (issue 21, item 5)
-        headers.setdefault("Cache-Control", "no-store")
+    """Add each of the security headers the answer does not set itself (a view's own Cache-Control stands).
+
+    The headers are constants chosen by the path's kind; the answer's own header names are read
+    once, instead of a search through them for each header (a sixth of a kept page's time went here).
+    """
+    path = request.path
+    if path.startswith(_SECRET_PREFIXES):
+        wanted = _SECRET_PAGE
+    elif path in LISTS_LINKS or path.startswith("/players/"):
+        wanted = _LISTING_PAGE
+    else:
+        wanted = _EVERY
     if request.is_secure:  # HTTPS seen by the app, or told by a trusted proxy
-        headers.setdefault("Strict-Transport-Security", HSTS)
+        wanted = (*wanted, _HSTS)
+    headers = response.headers
+    present = {name.lower() for name, _ in headers}
+    for lower, name, value in wanted:
+        if lower not in present:
+            headers.add(name, value)
     return response
 
 
