@@ -7,7 +7,6 @@ phone cannot leave.
 
 from __future__ import annotations
 
-from decimal import Decimal
 
 import pytest
 from sqlalchemy import select
@@ -19,14 +18,7 @@ from companion.games import IllegalAction
 from companion.games.napalm import Declare
 from companion.night.file import Money
 
-PLAYERS = ["Ann", "Ben", "Cat", "Dan"]
-NAPALM = {"kind": "napalm", "players": None, "first_dealer": "Ann", "rules": {}}
-
-
-@pytest.fixture
-def night_id(app) -> int:  # type: ignore[no-untyped-def]
-    with app.app_context():
-        return services.open_night("Friday", PLAYERS, Money(Decimal("0.25"), "EUR"), NAPALM).id
+from service.night_support import NAPALM, PLAYERS, night_id  # noqa: F401 (night_id: the fixture)
 
 
 def test_a_new_night_is_kept_by_its_first_phone_alone(app, night_id):

@@ -9,21 +9,13 @@ from __future__ import annotations
 from datetime import timedelta
 from decimal import Decimal
 
-import pytest
 
 from companion import service as services
 from companion.extensions import db
 from companion.games.napalm import Declare
 from companion.night.file import Money
 
-PLAYERS = ["Ann", "Ben", "Cat", "Dan"]
-NAPALM = {"kind": "napalm", "players": None, "first_dealer": "Ann", "rules": {}}
-
-
-@pytest.fixture
-def night_id(app) -> int:  # type: ignore[no-untyped-def]
-    with app.app_context():
-        return services.open_night("Friday", PLAYERS, Money(Decimal("0.25"), "EUR"), NAPALM).id
+from service.night_support import NAPALM, PLAYERS, night_id  # noqa: F401 (night_id: the fixture)
 
 
 def test_a_night_is_found_by_its_own_links_each_in_its_column(app, night_id):
